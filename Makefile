@@ -1,0 +1,38 @@
+# citeq — two commands on a fresh machine: `make run` and `make test`.
+GO       ?= go
+RAW      ?= $(or $(CITEQ_RAW),../shared/data/raw)
+DATA     ?= var
+ADDR     ?= 127.0.0.1:8080
+BIN      := bin/citeq
+STATICCHECK_VERSION := v0.8.2
+
+.PHONY: build run ingest serve test lint bench clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/citeq
+
+# Build, ingest the shared raw files into ./var, serve on 127.0.0.1:8080.
+run: build
+	./$(BIN) ingest --raw $(RAW) --data $(DATA)
+	./$(BIN) serve --data $(DATA) --addr $(ADDR)
+
+ingest: build
+	./$(BIN) ingest --raw $(RAW) --data $(DATA)
+
+serve: build
+	./$(BIN) serve --data $(DATA) --addr $(ADDR)
+
+test:
+	$(GO) vet ./...
+	CITEQ_RAW=$(abspath $(RAW)) $(GO) test -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt wants to change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+bench: build
+	CITEQ_RAW=$(abspath $(RAW)) $(GO) run ./bench/cmd/citeq-bench
+
+clean:
+	rm -rf bin var

@@ -1,0 +1,130 @@
+// Package api is the REST front end: gin routes for the four verbs, structured errors,
+// request logging. Every payload comes from the service layer, which MCP shares.
+package api
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/service"
+)
+
+// MaxBody bounds a request body.
+const MaxBody = 1 << 20
+
+// RequestIDHeader carries the request id, echoed on every response.
+const RequestIDHeader = "X-Request-Id"
+
+// New returns the HTTP handler of the service.
+func New(svc *service.Service, log zerolog.Logger) http.Handler {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.Use(requestLog(log), gin.CustomRecovery(func(c *gin.Context, err any) {
+		log.Error().Interface("panic", err).Str("path", c.Request.URL.Path).Msg("recovered")
+		writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the server failed on this request; it has been logged — retry, and report the X-Request-Id if it persists"})
+	}))
+	r.GET("/v1/health", func(c *gin.Context) {
+		c.Data(http.StatusOK, "application/json", svc.Health())
+	})
+	r.GET("/v1/capabilities", func(c *gin.Context) {
+		c.Data(http.StatusOK, "application/json", svc.Capabilities())
+	})
+	for _, capDef := range capability.All() {
+		path := capDef.Path
+		r.GET("/v1/"+path+"/schema", func(c *gin.Context) {
+			respond(c)(svc.Schema(path))
+		})
+		r.POST("/v1/"+path+"/query", func(c *gin.Context) {
+			body, e := readBody(c)
+			if e != nil {
+				writeErr(c, e)
+				return
+			}
+			respond(c)(svc.QueryJSON(path, body))
+		})
+		r.GET("/v1/"+path+"/query", func(c *gin.Context) {
+			raw, e := service.ParseQuery(c.Request.URL.Query())
+			if e != nil {
+				writeErr(c, e)
+				return
+			}
+			respond(c)(svc.QueryRaw(path, raw))
+		})
+	}
+	r.POST("/v1/evidence/source-row", func(c *gin.Context) {
+		body, e := readBody(c)
+		if e != nil {
+			writeErr(c, e)
+			return
+		}
+		respond(c)(svc.EvidenceJSON(body))
+	})
+	r.NoRoute(func(c *gin.Context) {
+		p := strings.TrimPrefix(c.Request.URL.Path, "/v1/")
+		p = strings.TrimSuffix(strings.TrimSuffix(p, "/query"), "/schema")
+		writeErr(c, &service.Error{Status: 404, Code: service.CodeNotFound,
+			Message: "no endpoint at " + c.Request.URL.Path + " (capability path " + p + " unknown); GET /v1/capabilities lists what is served, each with its /schema and /query paths"})
+	})
+	r.NoMethod(func(c *gin.Context) {
+		writeErr(c, &service.Error{Status: 405, Code: "method_not_allowed",
+			Message: c.Request.Method + " is not served at " + c.Request.URL.Path + "; schema is GET, query is POST or GET, evidence is POST"})
+	})
+	return r
+}
+
+func readBody(c *gin.Context) ([]byte, *service.Error) {
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBody))
+	if err != nil {
+		return nil, &service.Error{Status: 413, Code: service.CodeInvalidRequest, Message: "the request body is over 1 MiB or could not be read; send a params object"}
+	}
+	return body, nil
+}
+
+// respond writes a service result: the payload, or the structured error.
+func respond(c *gin.Context) func([]byte, *service.Error) {
+	return func(body []byte, e *service.Error) {
+		if e != nil {
+			writeErr(c, e)
+			return
+		}
+		c.Data(http.StatusOK, "application/json", body)
+	}
+}
+
+func writeErr(c *gin.Context, e *service.Error) {
+	c.Set("error_code", e.Code)
+	c.Data(e.Status, "application/json", e.Body())
+}
+
+// requestLog gives every request an id (the caller's X-Request-Id or a new one), echoes it,
+// and logs the request once when it ends.
+func requestLog(log zerolog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		id := c.GetHeader(RequestIDHeader)
+		if id == "" || len(id) > 64 {
+			var b [8]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		c.Header(RequestIDHeader, id)
+		c.Next()
+		ev := log.Info()
+		if c.Writer.Status() >= 500 {
+			ev = log.Error()
+		}
+		code, _ := c.Get("error_code")
+		ev.Str("request_id", id).Str("method", c.Request.Method).Str("path", c.Request.URL.Path).
+			Int("status", c.Writer.Status()).Int("bytes", c.Writer.Size()).Dur("latency", time.Since(start)).
+			Interface("error_code", code).Msg("request")
+	}
+}

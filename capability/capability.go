@@ -1,0 +1,208 @@
+// Package capability holds the declarative definition of every capability the service
+// answers: its fields, which of them filter and group, its metrics with unit, aggregation and
+// additivity, its date-range parameters and codebooks. The schema endpoint, the parameter
+// validator, the engine, ingest and the MCP tool schemas all read these definitions, so a
+// capability is described once.
+package capability
+
+import (
+	"sort"
+	"strings"
+)
+
+// Type is the JSON type of a field's values.
+type Type string
+
+// Field types. Dates are ISO 8601 calendar dates (YYYY-MM-DD).
+const (
+	String  Type = "string"
+	Integer Type = "integer"
+	Number  Type = "number"
+	Date    Type = "date"
+	Boolean Type = "boolean"
+)
+
+// Agg is how a metric aggregates its input column over a set of rows.
+type Agg string
+
+// Aggregations.
+const (
+	Sum           Agg = "sum"
+	Count         Agg = "count"          // number of rows
+	CountNonNull  Agg = "count_non_null" // number of rows whose column is not null
+	CountDistinct Agg = "count_distinct" // number of distinct non-null values
+	Avg           Agg = "avg"
+	Min           Agg = "min"
+	Max           Agg = "max"
+)
+
+// Field is one column of a capability's fact table and one member of its detail records.
+type Field struct {
+	Name        string `json:"name"`
+	Type        Type   `json:"type"`
+	Description string `json:"description"`
+	// Filter and GroupBy say whether the field is a filter and a group_by dimension.
+	Filter  bool `json:"filter,omitempty"`
+	GroupBy bool `json:"group_by,omitempty"`
+	// Codebook names the codebook that lists the field's valid values, if any.
+	Codebook string `json:"codebook,omitempty"`
+	// Enum, when set, is the closed list of values the field takes.
+	Enum []string `json:"enum,omitempty"`
+}
+
+// Metric is one aggregate a query can return.
+type Metric struct {
+	Name        string `json:"name"`
+	Unit        string `json:"unit"`
+	Agg         Agg    `json:"aggregation"`
+	Column      string `json:"column,omitempty"`
+	Additive    bool   `json:"additive_across_groups"`
+	Description string `json:"description"`
+	// NullNote names the note that reports how many matched rows had a null Column and so
+	// were not counted (count_distinct metrics).
+	NullNote string `json:"null_note,omitempty"`
+	// UnitColumn, when set, is the field holding each row's unit; a set of rows that mixes
+	// units has no value for this metric (it is null and a mixed_units note says why).
+	UnitColumn string `json:"unit_column,omitempty"`
+}
+
+// DateRange is a pair of parameters <Name>_date_from and <Name>_date_to over a date field.
+type DateRange struct {
+	Name   string `json:"name"`
+	Column string `json:"column"`
+}
+
+// From is the name of the range's lower-bound parameter.
+func (d DateRange) From() string { return d.Name + "_date_from" }
+
+// To is the name of the range's upper-bound parameter.
+func (d DateRange) To() string { return d.Name + "_date_to" }
+
+// Capability is one queryable data set.
+type Capability struct {
+	ID          string `json:"capability"`
+	Path        string `json:"path"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Grain       string `json:"grain"`
+	// Cadence is how often the source publishes a new snapshot: "daily", "weekly",
+	// "monthly", "annual"; "hourly" marks sub-daily data.
+	Cadence   string `json:"cadence"`
+	Publisher string `json:"publisher"`
+	// AsOfRule says how a snapshot's as_of date is derived from its source files.
+	AsOfRule string `json:"as_of_rule"`
+	// NaturalKey lists the fields that identify one row; the gates check it is unique.
+	NaturalKey []string    `json:"natural_key"`
+	Fields     []Field     `json:"fields"`
+	Metrics    []Metric    `json:"metrics"`
+	DateRanges []DateRange `json:"date_ranges"`
+	// Rules are the capability's stated rules and what it does not answer.
+	Rules []string `json:"rules,omitempty"`
+	// SourceView, when true, adds a source_view member to aggregate citations.
+	SourceView bool `json:"-"`
+}
+
+// Field returns the named field.
+func (c *Capability) Field(name string) (Field, bool) {
+	for _, f := range c.Fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+// Metric returns the named metric.
+func (c *Capability) Metric(name string) (Metric, bool) {
+	for _, m := range c.Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// FilterNames lists the filters, as_of first.
+func (c *Capability) FilterNames() []string {
+	out := []string{"as_of"}
+	for _, f := range c.Fields {
+		if f.Filter {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// GroupByNames lists the group_by dimensions.
+func (c *Capability) GroupByNames() []string {
+	var out []string
+	for _, f := range c.Fields {
+		if f.GroupBy {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// MetricNames lists the metrics in definition order.
+func (c *Capability) MetricNames() []string {
+	out := make([]string, len(c.Metrics))
+	for i, m := range c.Metrics {
+		out[i] = m.Name
+	}
+	return out
+}
+
+// ToolName is the capability's name in MCP tools: the identifier with dots as underscores.
+func (c *Capability) ToolName() string { return strings.ReplaceAll(c.ID, ".", "_") }
+
+// Controls are the query controls every capability accepts.
+var Controls = []string{"include_records", "include_evidence", "limit", "order_by", "order", "top_n", "rollup_other"}
+
+// Lineage columns carried by every fact row.
+const (
+	ColSourceID   = "_source_id"
+	ColSourceFile = "_source_file"
+	ColSheet      = "_sheet"
+	ColSourceRow  = "_source_row"
+	ColRawSHA256  = "_raw_file_sha256"
+)
+
+// LineageFields are the lineage columns of every fact table, in storage order.
+var LineageFields = []Field{
+	{Name: ColSourceID, Type: String, Description: "source identifier"},
+	{Name: ColSourceFile, Type: String, Description: "file name as published"},
+	{Name: ColSheet, Type: String, Description: "sheet (or page) of the file"},
+	{Name: ColSourceRow, Type: Integer, Description: "1-based row number as the file numbers it"},
+	{Name: ColRawSHA256, Type: String, Description: "sha256 of the raw file"},
+}
+
+var registry = map[string]*Capability{}
+
+func register(c *Capability) *Capability {
+	registry[c.ID] = c
+	return c
+}
+
+// All lists every defined capability, sorted by identifier.
+func All() []*Capability {
+	out := make([]*Capability, 0, len(registry))
+	for _, c := range registry {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// ByID returns the capability with the given identifier.
+func ByID(id string) *Capability { return registry[id] }
+
+// ByPath returns the capability served under path segment p (e.g. "power/capacity").
+func ByPath(p string) *Capability {
+	for _, c := range registry {
+		if c.Path == p {
+			return c
+		}
+	}
+	return nil
+}

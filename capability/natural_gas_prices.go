@@ -1,0 +1,46 @@
+package capability
+
+// NaturalGasPrices is natural_gas.prices: one row per published price observation, in atoms
+// (henry_hub_daily_spot, us_electric_power_monthly).
+var NaturalGasPrices = register(&Capability{
+	ID:          "natural_gas.prices",
+	Path:        "natural-gas/prices",
+	Title:       "Natural gas prices: Henry Hub daily spot and electric-power prices",
+	Description: "Henry Hub daily spot price (EIA series RNGWHHD, USD per MMBtu) as atom henry_hub_daily_spot; U.S. price of natural gas delivered to electric power consumers (EIA series N3045US3, USD per Mcf, monthly) as atom us_electric_power_monthly.",
+	Grain:       "one price observation (series, period)",
+	Cadence:     "daily",
+	Publisher:   "U.S. Energy Information Administration",
+	AsOfRule:    "the latest release date printed on the Contents sheets of the snapshot's workbooks (RNGWHHDd.xls released 7/10/2024 gives 2024-07-10)",
+	NaturalKey:  []string{"series_id", "period"},
+	Fields: []Field{
+		{Name: "source_id", Type: String, Description: "source identifier"},
+		{Name: "atom", Type: String, Filter: true, GroupBy: true, Enum: []string{"henry_hub_daily_spot", "us_electric_power_monthly"}, Description: "the price series family"},
+		{Name: "series_id", Type: String, Filter: true, GroupBy: true, Description: "EIA source key (RNGWHHD, N3045US3)"},
+		{Name: "series_name", Type: String, Description: "series name as published"},
+		{Name: "area", Type: String, Filter: true, GroupBy: true, Description: "area the price is for (US)"},
+		{Name: "frequency", Type: String, Filter: true, GroupBy: true, Enum: []string{"daily", "monthly"}, Description: "daily or monthly"},
+		{Name: "observation_date", Type: Date, Description: "trading day (daily) or first day of the month (monthly; the workbook's date cell holds the 15th)"},
+		{Name: "period", Type: String, Description: "YYYY-MM-DD (daily) or YYYY-MM (monthly)"},
+		{Name: "year", Type: Integer, Filter: true, GroupBy: true, Description: "calendar year of the observation"},
+		{Name: "month", Type: String, Filter: true, GroupBy: true, Description: "calendar month of the observation, YYYY-MM"},
+		{Name: "price", Type: Number, Description: "price as published (null where the cell is empty)"},
+		{Name: "unit", Type: String, Filter: true, GroupBy: true, Description: "USD/MMBtu or USD/Mcf"},
+		{Name: "release_date", Type: Date, Description: "release date printed on the workbook's Contents sheet"},
+		{Name: "as_of", Type: Date, Description: "snapshot date"},
+		{Name: "source_record_key", Type: String, Description: "series id and period"},
+		{Name: "source_row_number", Type: Integer, Description: "1-based row of the observation on sheet Data 1"},
+		{Name: "raw_file_sha256", Type: String, Description: "sha256 of the raw workbook"},
+	},
+	Metrics: []Metric{
+		{Name: "avg_price", Unit: "unit of the series", Agg: Avg, Column: "price", UnitColumn: "unit", Description: "average of the published prices (empty cells skipped)"},
+		{Name: "min_price", Unit: "unit of the series", Agg: Min, Column: "price", UnitColumn: "unit", Description: "minimum published price"},
+		{Name: "max_price", Unit: "unit of the series", Agg: Max, Column: "price", UnitColumn: "unit", Description: "maximum published price"},
+		{Name: "observation_count", Unit: "count", Agg: CountNonNull, Column: "price", Additive: true, Description: "number of periods with a published price"},
+		{Name: "source_record_count", Unit: "count", Agg: Count, Additive: true, Description: "number of source rows, including periods whose price cell is empty"},
+	},
+	DateRanges: []DateRange{{Name: "observation", Column: "observation_date"}},
+	Rules: []string{
+		"Prices are nominal and as published; the two atoms have different units (USD/MMBtu and USD/Mcf), so price metrics over a set that mixes them are null with a mixed_units note: filter or group by atom.",
+		"Henry Hub values come from the agency's RNGWHHDd.xls workbook; the CSV export of the same series is checked to agree with it where both have a date.",
+	},
+})

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/fetch"
+	"github.com/citeq/citeq/snapshots"
+)
+
+func runIngest(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
+	raw := fs.String("raw", defaultRaw(), "directory holding the agencies' source files")
+	data := fs.String("data", "var", "data directory: raw store, snapshots, catalog")
+	doFetch := fs.Bool("fetch", false, "first download every known source file from its official URL into --raw")
+	mirror := fs.String("mirror", "", "with --fetch: fetch from this scheme://host instead of the agencies' hosts (a mirror)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *doFetch {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		if err := fetchAll(ctx, *raw, *mirror, stdout, stderr); err != nil {
+			return err
+		}
+	}
+	store := &snapshots.Store{Dir: *data}
+	outcomes, err := ingest.Run(*raw, store, ingest.Adapters(), stdout)
+	if err != nil {
+		return err
+	}
+	printOutcomes(stdout, outcomes)
+	return nil
+}
+
+func fetchAll(ctx context.Context, raw, mirror string, stdout, stderr io.Writer) error {
+	var failed []string
+	for _, a := range ingest.Adapters() {
+		for _, src := range a.Known() {
+			res, err := fetch.Fetch(ctx, raw, src, fetch.Options{Mirror: mirror, Progress: stderr})
+			if err != nil {
+				fmt.Fprintf(stdout, "fetch %-45s FAILED: %v\n", src.Dest, err)
+				failed = append(failed, src.Dest)
+				continue
+			}
+			fmt.Fprintf(stdout, "fetch %-45s %s (%d bytes, sha256 %s…)\n", src.Dest, res.Status, res.Bytes, res.SHA256[:12])
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d downloads refused or failed (%s); nothing was replaced for them", len(failed), strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+func printOutcomes(w io.Writer, outcomes []ingest.Outcome) {
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CAPABILITY\tAS_OF\tROWS\tGATES\tRESULT")
+	changed := 0
+	for _, o := range outcomes {
+		passed, total := 0, 0
+		for _, g := range o.Manifest.Gates {
+			total++
+			if g.Passed {
+				passed++
+			}
+		}
+		result := o.Status
+		if o.Unchanged {
+			result += " (unchanged)"
+		} else {
+			changed++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d passed\t%s\n", o.Capability, o.AsOf, o.Rows, passed, total, result)
+		for _, r := range o.Reasons {
+			fmt.Fprintf(tw, "\t\t\t\t  %s\n", r)
+		}
+	}
+	tw.Flush()
+	if changed == 0 {
+		fmt.Fprintln(w, "\nnothing changed: every snapshot was already built from these exact files")
+	}
+}
+
+func runSnapshots(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("snapshots", flag.ContinueOnError)
+	data := fs.String("data", "var", "data directory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	store := &snapshots.Store{Dir: *data}
+	all, err := store.AllManifests()
+	if err != nil {
+		return err
+	}
+	cat, err := store.ReadCatalog()
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CAPABILITY\tAS_OF\tSNAPSHOT\tSTATUS\tROWS\tSOURCES")
+	for _, m := range all {
+		status := m.Status
+		if m.Status == snapshots.Promoted && cat.Promoted[m.Capability][m.AsOf] == m.Fingerprint {
+			status += " (served)"
+		}
+		var files []string
+		for _, s := range m.Sources {
+			files = append(files, s.File)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", m.Capability, m.AsOf, m.Fingerprint, status, m.Rows, strings.Join(files, ", "))
+		for _, g := range m.Gates {
+			mark := "pass"
+			if !g.Passed {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(tw, "\t\t\t  %s %s\t\t%s\n", mark, g.Name, g.Detail)
+		}
+	}
+	if len(all) == 0 {
+		fmt.Fprintf(tw, "no snapshots under %s: run citeq ingest first\n", filepath.Clean(*data))
+	}
+	return tw.Flush()
+}

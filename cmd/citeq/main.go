@@ -1,0 +1,55 @@
+// Command citeq ingests the agencies' source files into gated snapshots and serves cited
+// aggregates over them (REST and MCP).
+//
+//	citeq ingest    [--fetch] [--mirror URL] --raw DIR --data DIR
+//	citeq serve     --data DIR --addr HOST:PORT
+//	citeq snapshots --data DIR
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `citeq — cited aggregates over U.S. public data
+
+usage:
+  citeq ingest    [--fetch] [--mirror URL] [--raw DIR] [--data DIR]
+  citeq serve     [--data DIR] [--addr HOST:PORT]
+  citeq snapshots [--data DIR]
+
+--raw defaults to $CITEQ_RAW, else ../shared/data/raw; --data to ./var; --addr to 127.0.0.1:8080.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "ingest":
+		err = runIngest(os.Args[2:], os.Stdout, os.Stderr)
+	case "serve":
+		err = runServe(os.Args[2:])
+	case "snapshots":
+		err = runSnapshots(os.Args[2:], os.Stdout)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return
+	default:
+		fmt.Fprintf(os.Stderr, "citeq: unknown command %q\n\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "citeq:", err)
+		os.Exit(1)
+	}
+}
+
+func defaultRaw() string {
+	if v := os.Getenv("CITEQ_RAW"); v != "" {
+		return v
+	}
+	return "../shared/data/raw"
+}

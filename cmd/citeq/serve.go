@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/citeq/citeq/api"
+	"github.com/citeq/citeq/service"
+)
+
+// reloadEvery is how often the server looks for newly promoted snapshots.
+const reloadEvery = 2 * time.Second
+
+func runServe(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	data := fs.String("data", "var", "data directory written by citeq ingest")
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	log := zerolog.New(os.Stderr).With().Timestamp().Logger()
+	svc, err := service.New(*data)
+	if err != nil {
+		return err
+	}
+	for _, s := range svc.SnapshotsServed() {
+		log.Info().Str("capability", s.Cap.ID).Str("as_of", s.Manifest.AsOf).Int("rows", s.Table.Rows).Msg("snapshot loaded")
+	}
+	srv := &http.Server{Addr: *addr, Handler: api.New(svc, log), ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	go func() {
+		t := time.NewTicker(reloadEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if changed, err := svc.Reload(); err != nil {
+					log.Error().Err(err).Msg("reload: keeping the snapshots already served")
+				} else if changed {
+					log.Info().Msg("catalog changed: snapshots reloaded")
+				}
+			}
+		}
+	}()
+	errc := make(chan error, 1)
+	go func() {
+		log.Info().Str("addr", *addr).Msg("serving")
+		errc <- srv.ListenAndServe()
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info().Msg("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,470 @@
+package columnar
+
+import (
+	"math"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+)
+
+// Selection is the set of matched rows: all rows, or the ascending row indices in Idx.
+type Selection struct {
+	All bool
+	Idx []int32
+	n   int
+}
+
+// Len is the number of selected rows.
+func (s Selection) Len() int {
+	if s.All {
+		return s.n
+	}
+	return len(s.Idx)
+}
+
+// Row returns the table row of the i-th selected row.
+func (s Selection) Row(i int) int {
+	if s.All {
+		return i
+	}
+	return int(s.Idx[i])
+}
+
+// Predicate keeps the rows whose Dict column code is allowed (nulls never match).
+type Predicate struct {
+	Column string
+	Allow  []bool
+}
+
+// AllowValues returns the Allow mask of a Dict column for the given values; values absent
+// from the dictionary match nothing.
+func (c *Column) AllowValues(values []string) []bool {
+	allow := make([]bool, len(c.Values))
+	for _, v := range values {
+		if code := c.Lookup(v); code >= 0 {
+			allow[code] = true
+		}
+	}
+	return allow
+}
+
+// AllowRange returns the Allow mask of a Dict column for the values v with lo <= v <= hi
+// compared as text (ISO dates compare chronologically); an empty bound is open.
+func (c *Column) AllowRange(lo, hi string) []bool {
+	allow := make([]bool, len(c.Values))
+	for i, v := range c.Values {
+		allow[i] = (lo == "" || v >= lo) && (hi == "" || v <= hi)
+	}
+	return allow
+}
+
+// Filter applies the predicates (all must hold) and returns the selection.
+func (t *Table) Filter(preds []Predicate) Selection {
+	if len(preds) == 0 {
+		return Selection{All: true, n: t.Rows}
+	}
+	first := t.cols[preds[0].Column]
+	allow := preds[0].Allow
+	// First predicate: scan codes in parallel chunks into per-chunk index lists.
+	chunks := (t.Rows + chunkRows - 1) / chunkRows
+	parts := make([][]int32, chunks)
+	parallelFor(t.Rows, func(lo, hi int) {
+		var out []int32
+		codes := first.Codes[lo:hi]
+		for i, code := range codes {
+			if code >= 0 && allow[code] {
+				out = append(out, int32(lo+i))
+			}
+		}
+		parts[lo/chunkRows] = out
+	})
+	total := 0
+	for _, p := range parts {
+		total += len(p)
+	}
+	idx := make([]int32, 0, total)
+	for _, p := range parts {
+		idx = append(idx, p...)
+	}
+	// Later predicates refine the selection in place.
+	for _, p := range preds[1:] {
+		codes, allow := t.cols[p.Column].Codes, p.Allow
+		k := 0
+		for _, r := range idx {
+			if code := codes[r]; code >= 0 && allow[code] {
+				idx[k] = r
+				k++
+			}
+		}
+		idx = idx[:k]
+	}
+	return Selection{Idx: idx}
+}
+
+// Grouping assigns each selected row a dense group id; groups are numbered in key order
+// (each key's dictionary order, nulls last; the first key is the most significant).
+type Grouping struct {
+	Keys []*Column
+	// GID is the group of each selected row (parallel to the selection).
+	GID []uint32
+	// N is the number of groups.
+	N int
+	// Codes holds each group's key codes (-1 for null), Codes[g][k].
+	Codes [][]int32
+}
+
+// denseLimit bounds the slot space of the dense radix grouping; above it a hash map is used.
+const denseLimit = 1 << 22
+
+// Group groups the selection by the Dict columns keys. With no keys every selected row is in
+// one group (none when the selection is empty).
+func (t *Table) Group(sel Selection, keys []string) *Grouping {
+	g := &Grouping{GID: make([]uint32, sel.Len())}
+	for _, k := range keys {
+		g.Keys = append(g.Keys, t.cols[k])
+	}
+	if len(keys) == 0 {
+		if sel.Len() > 0 {
+			g.N = 1
+			g.Codes = [][]int32{{}}
+		}
+		return g
+	}
+	// Mixed-radix slot of a row: each key's code with null mapped to its cardinality.
+	radix := make([]uint64, len(keys))
+	space := uint64(1)
+	for i := len(g.Keys) - 1; i >= 0; i-- {
+		radix[i] = space
+		space *= uint64(len(g.Keys[i].Values) + 1)
+		if space > math.MaxUint32*uint64(1024) {
+			space = math.MaxUint64
+			break
+		}
+	}
+	slot := func(r int) uint64 {
+		var s uint64
+		for i, k := range g.Keys {
+			c := k.Codes[r]
+			if c < 0 {
+				c = int32(len(k.Values))
+			}
+			s += uint64(c) * radix[i]
+		}
+		return s
+	}
+	if space <= denseLimit {
+		slots := make([]uint32, sel.Len())
+		used := make([]bool, space)
+		for i := range slots {
+			s := slot(sel.Row(i))
+			slots[i] = uint32(s)
+			used[s] = true
+		}
+		id := make([]uint32, space)
+		for s, u := range used {
+			if u {
+				id[s] = uint32(g.N)
+				g.Codes = append(g.Codes, g.decode(uint64(s), radix))
+				g.N++
+			}
+		}
+		for i, s := range slots {
+			g.GID[i] = id[s]
+		}
+		return g
+	}
+	// Sparse: hash the composite key, then number groups in key order.
+	ids := map[string]uint32{}
+	var keysSeen []string
+	buf := make([]byte, 4*len(keys))
+	for i := range g.GID {
+		r := sel.Row(i)
+		for k, col := range g.Keys {
+			c := uint32(col.Codes[r])
+			if col.Codes[r] < 0 {
+				c = uint32(len(col.Values))
+			}
+			buf[4*k], buf[4*k+1], buf[4*k+2], buf[4*k+3] = byte(c>>24), byte(c>>16), byte(c>>8), byte(c)
+		}
+		id, ok := ids[string(buf)]
+		if !ok {
+			id = uint32(len(keysSeen))
+			ids[string(buf)] = id
+			keysSeen = append(keysSeen, string(buf))
+		}
+		g.GID[i] = id
+	}
+	order := make([]uint32, len(keysSeen))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	sort.Slice(order, func(a, b int) bool { return keysSeen[order[a]] < keysSeen[order[b]] })
+	rank := make([]uint32, len(order))
+	for newID, old := range order {
+		rank[old] = uint32(newID)
+		key := keysSeen[old]
+		codes := make([]int32, len(keys))
+		for k := range codes {
+			c := int32(uint32(key[4*k])<<24 | uint32(key[4*k+1])<<16 | uint32(key[4*k+2])<<8 | uint32(key[4*k+3]))
+			if int(c) == len(g.Keys[k].Values) {
+				c = -1
+			}
+			codes[k] = c
+		}
+		g.Codes = append(g.Codes, codes)
+	}
+	for i, id := range g.GID {
+		g.GID[i] = rank[id]
+	}
+	g.N = len(order)
+	return g
+}
+
+func (g *Grouping) decode(s uint64, radix []uint64) []int32 {
+	codes := make([]int32, len(g.Keys))
+	for i, k := range g.Keys {
+		c := int32(s / radix[i])
+		s %= radix[i]
+		if int(c) == len(k.Values) {
+			c = -1
+		}
+		codes[i] = c
+	}
+	return codes
+}
+
+// Agg names an aggregation kernel.
+type Agg uint8
+
+// Aggregations.
+const (
+	AggCount Agg = iota
+	AggCountNonNull
+	AggSum
+	AggAvg
+	AggMin
+	AggMax
+	AggCountDistinct
+)
+
+// Result is one aggregate per group. Valid[g] is false where the value is null: a sum, avg,
+// min or max over no non-null input, or a unit-mixing set. NullRows counts the rows whose
+// input was null; Mixed marks groups whose rows mix units.
+type Result struct {
+	Values   []float64
+	Valid    []bool
+	NullRows []int64
+	Mixed    []bool
+}
+
+// Aggregate computes agg over column col (a Float column, or a Dict column for count
+// distinct; unused for counts) for every group of g. When unit names a Dict column, groups
+// whose non-null inputs carry more than one unit are null and marked Mixed.
+func (t *Table) Aggregate(sel Selection, g *Grouping, agg Agg, col, unit string) Result {
+	res := Result{Values: make([]float64, g.N), Valid: make([]bool, g.N), NullRows: make([]int64, g.N), Mixed: make([]bool, g.N)}
+	switch agg {
+	case AggCount:
+		counts := countRows(sel, g)
+		for i, c := range counts {
+			res.Values[i], res.Valid[i] = float64(c), true
+		}
+		return res
+	case AggCountDistinct:
+		t.countDistinct(sel, g, t.cols[col], &res)
+		return res
+	}
+	c := t.cols[col]
+	vals := c.Floats.Float64Values()
+	bitmap := c.Floats.NullBitmapBytes()
+	off := c.Floats.Offset()
+	hasNulls := c.Floats.NullN() > 0
+	valid := func(r int) bool { return !hasNulls || bitutil.BitIsSet(bitmap, off+r) }
+	// Sums are compensated (Neumaier), so a total over millions of rows is as exact as the
+	// inputs and does not depend on their order beyond the last bit.
+	sum := make([]float64, g.N)
+	comp := make([]float64, g.N)
+	nn := make([]int64, g.N)
+	ext := make([]float64, g.N)
+	for i := range g.GID {
+		r := sel.Row(i)
+		gid := g.GID[i]
+		if !valid(r) {
+			res.NullRows[gid]++
+			continue
+		}
+		v := vals[r]
+		switch agg {
+		case AggMin:
+			if nn[gid] == 0 || v < ext[gid] {
+				ext[gid] = v
+			}
+		case AggMax:
+			if nn[gid] == 0 || v > ext[gid] {
+				ext[gid] = v
+			}
+		default:
+			t := sum[gid] + v
+			if math.Abs(sum[gid]) >= math.Abs(v) {
+				comp[gid] += (sum[gid] - t) + v
+			} else {
+				comp[gid] += (v - t) + sum[gid]
+			}
+			sum[gid] = t
+		}
+		nn[gid]++
+	}
+	for gid := range sum {
+		sum[gid] += comp[gid]
+	}
+	for gid := range res.Values {
+		switch agg {
+		case AggCountNonNull:
+			res.Values[gid], res.Valid[gid] = float64(nn[gid]), true
+		case AggSum:
+			res.Values[gid], res.Valid[gid] = sum[gid], nn[gid] > 0
+		case AggAvg:
+			if nn[gid] > 0 {
+				res.Values[gid], res.Valid[gid] = sum[gid]/float64(nn[gid]), true
+			}
+		case AggMin, AggMax:
+			res.Values[gid], res.Valid[gid] = ext[gid], nn[gid] > 0
+		}
+	}
+	if unit != "" {
+		t.markMixed(sel, g, c, t.cols[unit], &res)
+	}
+	return res
+}
+
+func countRows(sel Selection, g *Grouping) []int64 {
+	counts := make([]int64, g.N)
+	for _, gid := range g.GID {
+		counts[gid]++
+	}
+	return counts
+}
+
+// markMixed nulls the groups whose non-null inputs carry more than one unit.
+func (t *Table) markMixed(sel Selection, g *Grouping, c, unit *Column, res *Result) {
+	first := make([]int32, g.N)
+	for i := range first {
+		first[i] = -2
+	}
+	for i, gid := range g.GID {
+		r := sel.Row(i)
+		if c.Floats.IsNull(r) {
+			continue
+		}
+		u := unit.Codes[r]
+		switch first[gid] {
+		case -2:
+			first[gid] = u
+		case u:
+		default:
+			res.Mixed[gid] = true
+		}
+	}
+	for gid, m := range res.Mixed {
+		if m {
+			res.Valid[gid], res.Values[gid] = false, 0
+		}
+	}
+}
+
+// countDistinct counts the distinct non-null codes of a Dict column per group, with a bitset
+// per group when groups × cardinality is small and a hash set otherwise.
+func (t *Table) countDistinct(sel Selection, g *Grouping, c *Column, res *Result) {
+	card := len(c.Values)
+	counts := make([]int64, g.N)
+	if uint64(g.N)*uint64(card) <= 1<<28 {
+		words := (card + 63) / 64
+		bits := make([]uint64, g.N*words)
+		for i, gid := range g.GID {
+			code := c.Codes[sel.Row(i)]
+			if code < 0 {
+				res.NullRows[gid]++
+				continue
+			}
+			w := &bits[int(gid)*words+int(code>>6)]
+			if m := uint64(1) << (code & 63); *w&m == 0 {
+				*w |= m
+				counts[gid]++
+			}
+		}
+	} else {
+		seen := map[uint64]struct{}{}
+		for i, gid := range g.GID {
+			code := c.Codes[sel.Row(i)]
+			if code < 0 {
+				res.NullRows[gid]++
+				continue
+			}
+			k := uint64(gid)<<32 | uint64(code)
+			if _, ok := seen[k]; !ok {
+				seen[k] = struct{}{}
+				counts[gid]++
+			}
+		}
+	}
+	for gid, n := range counts {
+		res.Values[gid], res.Valid[gid] = float64(n), true
+	}
+}
+
+// Source is the lineage of one group within one source file: how many of its rows come from
+// the file, the first few of them, and which sheets they lie on.
+type Source struct {
+	File   int32 // code in the source-file column
+	Rows   int64
+	Sample []int32 // table rows, in source order
+	Sheets []int32 // codes in the sheet column, ascending
+}
+
+// Lineage collects, in the same pass over the selection, each group's sources with up to k
+// sample rows each, from the lineage columns fileCol and sheetCol.
+func (t *Table) Lineage(sel Selection, g *Grouping, fileCol, sheetCol string, k int) [][]Source {
+	files, sheets := t.cols[fileCol].Codes, t.cols[sheetCol].Codes
+	out := make([][]Source, g.N)
+	for i, gid := range g.GID {
+		r := sel.Row(i)
+		f := files[r]
+		list := out[gid]
+		j := 0
+		for j < len(list) && list[j].File != f {
+			j++
+		}
+		if j == len(list) {
+			out[gid] = append(out[gid], Source{File: f})
+			list = out[gid]
+		}
+		s := &list[j]
+		s.Rows++
+		if len(s.Sample) < k {
+			s.Sample = append(s.Sample, int32(r))
+		}
+		if sh := sheets[r]; !containsCode(s.Sheets, sh) {
+			s.Sheets = insertCode(s.Sheets, sh)
+		}
+	}
+	for gid := range out {
+		sort.Slice(out[gid], func(a, b int) bool { return out[gid][a].File < out[gid][b].File })
+	}
+	return out
+}
+
+func containsCode(list []int32, c int32) bool {
+	for _, x := range list {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+func insertCode(list []int32, c int32) []int32 {
+	i := sort.Search(len(list), func(i int) bool { return list[i] >= c })
+	list = append(list, 0)
+	copy(list[i+1:], list[i:])
+	list[i] = c
+	return list
+}

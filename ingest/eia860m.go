@@ -1,0 +1,425 @@
+package ingest
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest/fetch"
+	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/snapshots"
+)
+
+type gateResult = snapshots.Gate
+
+// EIA860M ingests power.capacity from the EIA-860M monthly generator inventory workbooks
+// (<month>_generator<year>.xlsx), one snapshot per workbook, with codebooks from the
+// EIA-860 layout file's code tables and the EIA-861 balancing authority list.
+type EIA860M struct{}
+
+const (
+	eia860mSourceID = "eia860m"
+	eiaPublisher    = "U.S. Energy Information Administration"
+)
+
+// Capability implements Adapter.
+func (EIA860M) Capability() *capability.Capability { return capability.PowerCapacity }
+
+// Version implements Adapter.
+func (EIA860M) Version() string { return "eia860m/1" }
+
+var (
+	generatorFile = regexp.MustCompile(`^(?i)(january|february|march|april|may|june|july|august|september|october|november|december)_generator(\d{4})\.xlsx$`)
+	layoutFile    = regexp.MustCompile(`^LayoutY(\d{4})\.xlsx$`)
+	baFile        = regexp.MustCompile(`^Balancing_Authority_(\d{4})\.xlsx$`)
+)
+
+// Known implements Adapter.
+func (EIA860M) Known() []fetch.Source {
+	return []fetch.Source{
+		{URL: "https://www.eia.gov/electricity/data/eia860m/archive/xls/may_generator2016.xlsx", Kind: fetch.XLSX, Dest: "eia/eia860m/may_generator2016.xlsx"},
+		{URL: "https://www.eia.gov/electricity/data/eia860/xls/eia8602024.zip", Kind: fetch.XLSX, ZipMember: "LayoutY2024.xlsx", Dest: "eia/eia860/LayoutY2024.xlsx"},
+		{URL: "https://www.eia.gov/electricity/data/eia861/archive/zip/f8612018.zip", Kind: fetch.XLSX, ZipMember: "Balancing_Authority_2018.xlsx", Dest: "eia/eia861/Balancing_Authority_2018.xlsx"},
+	}
+}
+
+// Plan implements Adapter: every generator workbook under rawDir is one snapshot; the
+// newest layout file and balancing authority list found are its reference files.
+func (EIA860M) Plan(rawDir string) ([]Plan, error) {
+	gens, err := FindFiles(rawDir, generatorFile.MatchString)
+	if err != nil {
+		return nil, err
+	}
+	if len(gens) == 0 {
+		return nil, nil
+	}
+	var refs []File
+	if p, err := newest(rawDir, layoutFile); err != nil {
+		return nil, err
+	} else if p != "" {
+		y := layoutFile.FindStringSubmatch(filepath.Base(p))[1]
+		refs = append(refs, File{Path: p, SourceID: "eia860", Publisher: eiaPublisher, Role: "reference",
+			URL: fmt.Sprintf("https://www.eia.gov/electricity/data/eia860/xls/eia860%s.zip (zip member %s)", y, filepath.Base(p))})
+	}
+	if p, err := newest(rawDir, baFile); err != nil {
+		return nil, err
+	} else if p != "" {
+		y := baFile.FindStringSubmatch(filepath.Base(p))[1]
+		refs = append(refs, File{Path: p, SourceID: "eia861", Publisher: eiaPublisher, Role: "reference",
+			URL: fmt.Sprintf("https://www.eia.gov/electricity/data/eia861/archive/zip/f861%s.zip (zip member %s)", y, filepath.Base(p))})
+	}
+	var plans []Plan
+	for _, g := range gens {
+		name := filepath.Base(g)
+		month, _ := reportMonthFromName(name)
+		files := []File{{Path: g, SourceID: eia860mSourceID, Publisher: eiaPublisher, Role: "data",
+			URL: "https://www.eia.gov/electricity/data/eia860m/archive/xls/" + name}}
+		plans = append(plans, Plan{AsOfHint: monthEnd(month), Files: append(files, refs...)})
+	}
+	return plans, nil
+}
+
+func newest(rawDir string, re *regexp.Regexp) (string, error) {
+	ps, err := FindFiles(rawDir, re.MatchString)
+	if err != nil || len(ps) == 0 {
+		return "", err
+	}
+	best := ps[0]
+	for _, p := range ps[1:] {
+		if re.FindStringSubmatch(filepath.Base(p))[1] > re.FindStringSubmatch(filepath.Base(best))[1] {
+			best = p
+		}
+	}
+	return best, nil
+}
+
+func reportMonthFromName(name string) (time.Time, bool) {
+	m := generatorFile.FindStringSubmatch(name)
+	if m == nil {
+		return time.Time{}, false
+	}
+	month := strings.ToLower(m[1])
+	t, err := time.Parse("January 2006", strings.ToUpper(month[:1])+month[1:]+" "+m[2])
+	return t, err == nil
+}
+
+func monthEnd(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.AddDate(0, 1, -1).Format("2006-01-02")
+}
+
+// sheetSpec describes one sheet of the inventory.
+type sheetSpec struct {
+	name, lifecycle string
+	// required headers beyond the shared columns A–L.
+	extra []string
+}
+
+var inventorySheets = []sheetSpec{
+	{"Operating", "operating", []string{"Operating Month", "Operating Year", "Status"}},
+	{"Planned", "planned", []string{"Planned Operation Month", "Planned Operation Year", "Status"}},
+	{"Retired", "retired", []string{"Retirement Month", "Retirement Year", "Operating Month", "Operating Year"}},
+	{"Canceled or Postponed", "canceled_or_postponed", nil},
+}
+
+var sharedHeaders = []string{"Entity ID", "Entity Name", "Plant ID", "Plant Name", "Sector", "Plant State", "Generator ID",
+	"Nameplate Capacity (MW)", "Net Summer Capacity (MW)", "Technology", "Energy Source Code", "Prime Mover Code"}
+
+const inventoryHeaderRow = 2
+
+var titleMonth = regexp.MustCompile(`as of ([A-Z][a-z]+ \d{4})`)
+
+var statusCode = regexp.MustCompile(`^\(([A-Z0-9]+)\)`)
+
+// statesAndDC are the jurisdictions counted in default U.S. metrics.
+var statesAndDC = strings.Fields("AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY")
+
+// Build implements Adapter.
+func (a EIA860M) Build(p Plan) (*Build, error) {
+	var data File
+	var refs []File
+	for _, f := range p.Files {
+		if f.Role == "data" {
+			data = f
+		} else {
+			refs = append(refs, f)
+		}
+	}
+	wb, err := grid.Open(data.Path)
+	if err != nil {
+		return nil, err
+	}
+	name := filepath.Base(data.Path)
+	month, _ := reportMonthFromName(name)
+	checks := []gateResult{}
+	// The sheet titles state the report month; they must agree with the file name.
+	titleGate := gateResult{Name: "report_month_consistent", Passed: true}
+	for _, s := range inventorySheets {
+		sh := wb.Sheet(s.name)
+		if sh == nil {
+			continue
+		}
+		m := titleMonth.FindStringSubmatch(sh.Cell(1, 1).Value)
+		if m == nil {
+			continue
+		}
+		t, err := time.Parse("January 2006", m[1])
+		if err != nil {
+			continue
+		}
+		if month.IsZero() {
+			month = t
+		}
+		if !t.Equal(month) {
+			titleGate.Passed = false
+			titleGate.Detail = fmt.Sprintf("sheet %s title says %s but the file name %s says %s", s.name, m[1], name, month.Format("January 2006"))
+		}
+	}
+	if month.IsZero() {
+		return nil, fmt.Errorf("%s: no report month in the file name or the sheet titles", name)
+	}
+	if titleGate.Passed {
+		titleGate.Detail = "sheet titles and file name agree on " + month.Format("January 2006")
+	}
+	checks = append(checks, titleGate)
+	reportMonth := month.Format("2006-01")
+	asOf := monthEnd(month)
+
+	codebooks, fuelGroup, cbCheck, err := a.codebooks(refs)
+	if err != nil {
+		return nil, err
+	}
+	checks = append(checks, cbCheck)
+
+	src := snapshots.Source{SourceID: data.SourceID, Publisher: data.Publisher, URL: data.URL, File: name, SHA256: data.SHA256,
+		Bytes: data.Bytes, Role: "data", Release: reportMonth,
+		Title:      "EIA-860M Preliminary Monthly Electric Generator Inventory, as of " + month.Format("January 2006"),
+		HeaderRows: map[string]int{}}
+	cols := snapshots.Columns(capability.PowerCapacity)
+	idx := map[string]int{}
+	for i, f := range cols {
+		idx[f.Name] = i
+	}
+	var rows []snapshots.Row
+	var bad problems
+	headerGate := gateResult{Name: "headers_present", Passed: true}
+	completeGate := gateResult{Name: "sheets_complete", Passed: true}
+	reconcile := gateResult{Name: "totals_reconcile", Passed: true}
+	var missing, incomplete, unreconciled, counts []string
+	for _, s := range inventorySheets {
+		sh := wb.Sheet(s.name)
+		if sh == nil {
+			missing = append(missing, fmt.Sprintf("sheet %q is missing", s.name))
+			continue
+		}
+		src.HeaderRows[s.name] = inventoryHeaderRow
+		hdr := headerIndex(sh, inventoryHeaderRow)
+		var absent []string
+		for _, h := range append(append([]string{}, sharedHeaders...), s.extra...) {
+			if hdr[h] == 0 {
+				absent = append(absent, h)
+			}
+		}
+		if len(absent) > 0 {
+			missing = append(missing, fmt.Sprintf("sheet %s row %d lacks %q", s.name, inventoryHeaderRow, absent))
+			continue
+		}
+		// The agency closes every sheet with a NOTES footnote; a sheet cut short has none.
+		last := sh.Row(sh.NumRows())
+		if len(last) == 0 || !strings.HasPrefix(strings.TrimSpace(last[0].Value), "NOTES") {
+			incomplete = append(incomplete, fmt.Sprintf("sheet %s ends at row %d without the agency's NOTES footnote", s.name, sh.NumRows()))
+		}
+		get := func(r int, h string) grid.Cell {
+			if c := hdr[h]; c > 0 {
+				return sh.Cell(r, c)
+			}
+			return grid.Cell{}
+		}
+		n0 := len(rows)
+		var sheetMW float64
+		for r := inventoryHeaderRow + 1; r <= sh.NumRows(); r++ {
+			if _, err := cellInt(sh.Cell(r, 1)); err != nil || sh.Cell(r, 1).Kind == grid.Empty {
+				continue // title, blank and footnote rows: not data
+			}
+			row := make(snapshots.Row, len(cols))
+			set := func(field string, v any) { row[idx[field]] = v }
+			num := func(field, h string) {
+				v, err := cellFloat(get(r, h))
+				if err != nil {
+					bad.add("%s!%s%d %s: %v", s.name, grid.ColumnName(hdr[h]), r, h, err)
+				}
+				set(field, v)
+			}
+			integer := func(field, h string) any {
+				v, err := cellInt(get(r, h))
+				if err != nil {
+					bad.add("%s!%s%d %s: %v", s.name, grid.ColumnName(hdr[h]), r, h, err)
+				}
+				set(field, v)
+				return v
+			}
+			text := func(field, h string) any {
+				v := cellText(get(r, h))
+				set(field, v)
+				return v
+			}
+			set("source_id", data.SourceID)
+			set("report_month", reportMonth)
+			set("as_of", asOf)
+			set("lifecycle", s.lifecycle)
+			set("sheet_name", s.name)
+			set("source_row_number", int64(r))
+			text("eia_entity_identity_name", "Entity Name")
+			plant := integer("eia_plant_id", "Plant ID")
+			text("plant_name", "Plant Name")
+			gen := text("generator_id", "Generator ID")
+			text("unit_code", "Unit Code")
+			st := text("state", "Plant State")
+			text("county", "County")
+			text("balancing_authority_code", "Balancing Authority Code")
+			num("lat", "Latitude")
+			num("lon", "Longitude")
+			text("sector", "Sector")
+			text("technology", "Technology")
+			esc := text("energy_source_code", "Energy Source Code")
+			if esc != nil {
+				if g, ok := fuelGroup[esc.(string)]; ok {
+					set("fuel_group", g)
+				}
+			}
+			text("prime_mover_code", "Prime Mover Code")
+			num("nameplate_mw", "Nameplate Capacity (MW)")
+			num("net_summer_mw", "Net Summer Capacity (MW)")
+			num("net_winter_mw", "Net Winter Capacity (MW)")
+			num("nameplate_energy_mwh", "Nameplate Energy Capacity (MWh)")
+			num("dc_net_capacity_mw", "DC Net Capacity (MW)")
+			if status := text("status_raw", "Status"); status != nil {
+				if m := statusCode.FindStringSubmatch(status.(string)); m != nil {
+					set("status_code", s.lifecycle+"."+m[1])
+				} else {
+					bad.add("%s!%s%d Status: %q has no (CODE)", s.name, grid.ColumnName(hdr["Status"]), r, status)
+				}
+			}
+			dates := []struct{ prefix, monthH, yearH string }{
+				{"operating", "Operating Month", "Operating Year"},
+				{"planned_operation", "Planned Operation Month", "Planned Operation Year"},
+				{"planned_retirement", "Planned Retirement Month", "Planned Retirement Year"},
+				{"retirement", "Retirement Month", "Retirement Year"},
+			}
+			for _, d := range dates {
+				mo := integer(d.prefix+"_month", d.monthH)
+				yr := integer(d.prefix+"_year", d.yearH)
+				if mo != nil && yr != nil && mo.(int64) >= 1 && mo.(int64) <= 12 {
+					set(d.prefix+"_date", fmt.Sprintf("%04d-%02d-01", yr.(int64), mo.(int64)))
+				}
+			}
+			scope := "us_territory"
+			if st != nil && contains(statesAndDC, st.(string)) {
+				scope = "us_state_or_dc"
+			}
+			set("region_scope", scope)
+			set("included_in_default_us_metrics", scope == "us_state_or_dc")
+			set("source_record_key", fmt.Sprintf("%s:%s:%s:%v:%v", data.SourceID, reportMonth, s.lifecycle, orEmpty(plant), orEmpty(gen)))
+			set("raw_file_sha256", data.SHA256)
+			set(capability.ColSourceID, data.SourceID)
+			set(capability.ColSourceFile, name)
+			set(capability.ColSheet, s.name)
+			set(capability.ColSourceRow, int64(r))
+			set(capability.ColRawSHA256, data.SHA256)
+			if v, ok := row[idx["nameplate_mw"]].(float64); ok {
+				sheetMW += v
+			}
+			rows = append(rows, row)
+		}
+		// Reconcile with the sheet read a second way: every row with an id in column A is a
+		// generator, and column H (by header) sums to the same nameplate total.
+		dataRows, rawMW := sheetTotals(sh, hdr["Nameplate Capacity (MW)"])
+		got := len(rows) - n0
+		if got != dataRows || math.Abs(rawMW-sheetMW) > 1e-6*math.Max(1, math.Abs(rawMW)) {
+			unreconciled = append(unreconciled, fmt.Sprintf("sheet %s: %d rows / %.3f MW parsed, %d rows / %.3f MW in the sheet", s.name, got, sheetMW, dataRows, rawMW))
+		}
+		counts = append(counts, fmt.Sprintf("%s %d rows %.1f MW", s.name, got, sheetMW))
+	}
+	if len(missing) > 0 {
+		headerGate.Passed = false
+		headerGate.Detail = strings.Join(missing, "; ")
+	} else {
+		headerGate.Detail = "all four sheets have the expected header row"
+	}
+	if len(incomplete) > 0 {
+		completeGate.Passed = false
+		completeGate.Detail = strings.Join(incomplete, "; ")
+	} else {
+		completeGate.Detail = "every sheet ends with its NOTES footnote"
+	}
+	if len(unreconciled) > 0 {
+		reconcile.Passed = false
+		reconcile.Detail = strings.Join(unreconciled, "; ")
+	} else {
+		reconcile.Detail = strings.Join(counts, "; ")
+	}
+	checks = append(checks, headerGate, completeGate, reconcile, bad.gate("cells_parse", "every numeric cell parses or is a published blank"))
+	codebooks = countCodes(codebooks, rows, idx)
+
+	sources := []snapshots.Source{src}
+	for _, f := range refs {
+		sources = append(sources, snapshots.Source{SourceID: f.SourceID, Publisher: f.Publisher, URL: f.URL, File: filepath.Base(f.Path),
+			SHA256: f.SHA256, Bytes: f.Bytes, Role: f.Role})
+	}
+	return &Build{
+		AsOf: asOf, Rows: rows, Sources: sources, Codebooks: codebooks, Checks: checks,
+		Ranges: map[string]snapshots.Range{
+			"nameplate_mw": {Min: 0, Max: 5000}, "net_summer_mw": {Min: -100, Max: 5000}, "net_winter_mw": {Min: -100, Max: 5000},
+			"lat": {Min: -90, Max: 90}, "lon": {Min: -180, Max: 180},
+			"operating_year": {Min: 1870, Max: 2100}, "planned_operation_year": {Min: 1900, Max: 2100},
+			"planned_retirement_year": {Min: 1900, Max: 2150}, "retirement_year": {Min: 1870, Max: 2100},
+			"operating_month": unknownMonth, "planned_operation_month": unknownMonth,
+			"planned_retirement_month": unknownMonth, "retirement_month": unknownMonth,
+		},
+		Required: []string{"lifecycle", "eia_plant_id", "generator_id", "state", "source_record_key"},
+	}, nil
+}
+
+// unknownMonth admits the months 1–12 and the values the agency writes for a month it does
+// not know, 88 and 0
+// (kept as published; the derived date is then null).
+var unknownMonth = snapshots.Range{Min: 1, Max: 12, Also: []float64{0, 88}}
+
+// sheetTotals counts the rows of a sheet whose column A holds an id, and sums column c over them.
+func sheetTotals(sh *grid.Sheet, c int) (int, float64) {
+	n, sum := 0, 0.0
+	for r := inventoryHeaderRow + 1; r <= sh.NumRows(); r++ {
+		a := sh.Cell(r, 1)
+		if a.Kind != grid.Number {
+			continue
+		}
+		n++
+		if f, err := strconv.ParseFloat(strings.TrimSpace(sh.Cell(r, c).Value), 64); err == nil {
+			sum += f
+		}
+	}
+	return n, sum
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func orEmpty(v any) any {
+	if v == nil {
+		return ""
+	}
+	return v
+}

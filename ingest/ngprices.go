@@ -1,0 +1,325 @@
+package ingest
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest/fetch"
+	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/ingest/xls"
+	"github.com/citeq/citeq/snapshots"
+)
+
+// NaturalGasPrices ingests natural_gas.prices from the agency's price workbooks: the Henry Hub
+// daily spot master (RNGWHHDd.xls, atom henry_hub_daily_spot) and the U.S. electric-power
+// series N3045US3 of the monthly price summary (NG_PRI_SUM_DCU_NUS_M.xls, atom
+// us_electric_power_monthly). The CSV export of the Henry Hub page, when present, is a
+// check: it must agree with the workbook on every date both have.
+type NaturalGasPrices struct{}
+
+// Capability implements Adapter.
+func (NaturalGasPrices) Capability() *capability.Capability { return capability.NaturalGasPrices }
+
+// Version implements Adapter.
+func (NaturalGasPrices) Version() string { return "ngprices/1" }
+
+// ngSeries is one series the adapter serves.
+type ngSeries struct {
+	file, sourceID, url, seriesID, atom, frequency string
+}
+
+var ngSeriesList = []ngSeries{
+	{"RNGWHHDd.xls", "ng_henryhub_daily", "https://www.eia.gov/dnav/ng/hist_xls/RNGWHHDd.xls", "RNGWHHD", "henry_hub_daily_spot", "daily"},
+	{"NG_PRI_SUM_DCU_NUS_M.xls", "ng_prices_us_monthly", "https://www.eia.gov/dnav/ng/xls/NG_PRI_SUM_DCU_NUS_M.xls", "N3045US3", "us_electric_power_monthly", "monthly"},
+}
+
+const (
+	henryHubCSV       = "Henry_Hub_Natural_Gas_Spot_Price_daily.csv"
+	henryHubCSVURL    = "https://www.eia.gov/dnav/ng/hist/rngwhhdd.htm"
+	ngDataSheet       = "Data 1"
+	ngHeaderRow       = 3
+	ngSourcekeyRow    = 2
+	ngFirstDataRow    = 4
+	csvFirstDataLine  = 6
+	ngContentsSheet   = "Contents"
+	ngReleaseDateCell = "Release Date:"
+)
+
+// Known implements Adapter. The CSV export has no stable address of its own (the page's
+// button makes it in the browser), so it is not downloaded.
+func (NaturalGasPrices) Known() []fetch.Source {
+	var out []fetch.Source
+	for _, s := range ngSeriesList {
+		out = append(out, fetch.Source{URL: s.url, Kind: fetch.XLS, Dest: "eia/ng_prices/" + s.file})
+	}
+	return out
+}
+
+// Plan implements Adapter: one snapshot from the workbooks found (and the CSV when present).
+func (NaturalGasPrices) Plan(rawDir string) ([]Plan, error) {
+	var files []File
+	for _, s := range ngSeriesList {
+		ps, err := FindFiles(rawDir, func(n string) bool { return n == s.file })
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			files = append(files, File{Path: p, SourceID: s.sourceID, Publisher: eiaPublisher, URL: s.url, Role: "data"})
+		}
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	ps, err := FindFiles(rawDir, func(n string) bool { return n == henryHubCSV })
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		files = append(files, File{Path: p, SourceID: "ng_henryhub_daily", Publisher: eiaPublisher, URL: henryHubCSVURL, Role: "check"})
+	}
+	return []Plan{{Files: files}}, nil
+}
+
+var usDate = regexp.MustCompile(`^(\d{1,2})/(\d{1,2})/(\d{4})$`)
+
+func parseUSDate(s string) (time.Time, error) {
+	m := usDate.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return time.Time{}, fmt.Errorf("%q is not a M/D/YYYY date", s)
+	}
+	mo, _ := strconv.Atoi(m[1])
+	d, _ := strconv.Atoi(m[2])
+	y, _ := strconv.Atoi(m[3])
+	t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
+	if t.Month() != time.Month(mo) || t.Day() != d {
+		return time.Time{}, fmt.Errorf("%q is not a calendar date", s)
+	}
+	return t, nil
+}
+
+func seriesFor(name string) (ngSeries, bool) {
+	for _, s := range ngSeriesList {
+		if s.file == name {
+			return s, true
+		}
+	}
+	return ngSeries{}, false
+}
+
+func unitOf(header string) string {
+	switch {
+	case strings.Contains(header, "Dollars per Million Btu"):
+		return "USD/MMBtu"
+	case strings.Contains(header, "Dollars per Thousand Cubic Feet"):
+		return "USD/Mcf"
+	}
+	return ""
+}
+
+// Build implements Adapter.
+func (NaturalGasPrices) Build(p Plan) (*Build, error) {
+	cols := snapshots.Columns(capability.NaturalGasPrices)
+	idx := map[string]int{}
+	for i, f := range cols {
+		idx[f.Name] = i
+	}
+	b := &Build{
+		Ranges:   map[string]snapshots.Range{"price": {Min: 0, Max: 1000}, "year": {Min: 1900, Max: 2100}},
+		Required: []string{"atom", "series_id", "observation_date", "period", "unit"},
+	}
+	var bad problems
+	henryHub := map[string]float64{} // workbook Henry Hub prices by date, for the CSV check
+	var csvFile *File
+	asOf := ""
+	var found []string
+	for fi := range p.Files {
+		f := &p.Files[fi]
+		name := filepath.Base(f.Path)
+		if f.Role == "check" {
+			csvFile = f
+			continue
+		}
+		s, ok := seriesFor(name)
+		if !ok {
+			return nil, fmt.Errorf("%s: no series is read from this file", name)
+		}
+		wb, err := grid.Open(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		release, err := releaseDate(wb)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if release > asOf {
+			asOf = release
+		}
+		sh := wb.Sheet(ngDataSheet)
+		if sh == nil {
+			return nil, fmt.Errorf("%s: no sheet %q (sheets: %s)", name, ngDataSheet, strings.Join(wb.SheetNames(), ", "))
+		}
+		col := 0
+		for ci, c := range sh.Row(ngSourcekeyRow) {
+			if strings.TrimSpace(c.Value) == s.seriesID {
+				col = ci + 1
+			}
+		}
+		if col == 0 || strings.TrimSpace(sh.Cell(ngHeaderRow, 1).Value) != "Date" {
+			return nil, fmt.Errorf("%s: sheet %s has no Date column in row %d or no series %s in row %d", name, ngDataSheet, ngHeaderRow, s.seriesID, ngSourcekeyRow)
+		}
+		seriesName := normHeader(sh.Cell(ngHeaderRow, col).Value)
+		unit := unitOf(seriesName)
+		if unit == "" {
+			return nil, fmt.Errorf("%s: the unit of series %s cannot be read from its name %q", name, s.seriesID, seriesName)
+		}
+		b.Sources = append(b.Sources, snapshots.Source{SourceID: f.SourceID, Publisher: f.Publisher, URL: f.URL, File: name, SHA256: f.SHA256,
+			Bytes: f.Bytes, Role: "data", Release: release, Title: strings.TrimSpace(sh.Cell(1, 2).Value), HeaderRows: map[string]int{ngDataSheet: ngHeaderRow}})
+		n := 0
+		for r := ngFirstDataRow; r <= sh.NumRows(); r++ {
+			dc := sh.Cell(r, 1)
+			if dc.Kind == grid.Empty {
+				continue
+			}
+			serial, err := strconv.ParseFloat(dc.Value, 64)
+			if err != nil || dc.Kind != grid.Number {
+				bad.add("%s!A%d: date %q is not an Excel date", name, r, dc.Value)
+				continue
+			}
+			d := xls.ExcelSerialToDate(serial)
+			price, err := cellFloat(sh.Cell(r, col))
+			if err != nil {
+				bad.add("%s!%s%d: %v", name, grid.ColumnName(col), r, err)
+			}
+			obs, period := d.Format("2006-01-02"), d.Format("2006-01-02")
+			if s.frequency == "monthly" {
+				obs, period = d.Format("2006-01")+"-01", d.Format("2006-01")
+			}
+			row := make(snapshots.Row, len(cols))
+			set := func(k string, v any) { row[idx[k]] = v }
+			set("source_id", f.SourceID)
+			set("atom", s.atom)
+			set("series_id", s.seriesID)
+			set("series_name", seriesName)
+			set("area", "US")
+			set("frequency", s.frequency)
+			set("observation_date", obs)
+			set("period", period)
+			set("year", int64(d.Year()))
+			set("month", d.Format("2006-01"))
+			set("price", price)
+			set("unit", unit)
+			set("release_date", release)
+			set("source_record_key", s.seriesID+":"+period)
+			set("source_row_number", int64(r))
+			set("raw_file_sha256", f.SHA256)
+			set(capability.ColSourceID, f.SourceID)
+			set(capability.ColSourceFile, name)
+			set(capability.ColSheet, ngDataSheet)
+			set(capability.ColSourceRow, int64(r))
+			set(capability.ColRawSHA256, f.SHA256)
+			b.Rows = append(b.Rows, row)
+			if s.atom == "henry_hub_daily_spot" && price != nil {
+				henryHub[obs] = price.(float64)
+			}
+			n++
+		}
+		found = append(found, fmt.Sprintf("%s: %d rows of %s", name, n, s.seriesID))
+	}
+	for i := range b.Rows {
+		b.Rows[i][idx["as_of"]] = asOf
+	}
+	b.AsOf = asOf
+	b.Checks = append(b.Checks, bad.gate("cells_parse", strings.Join(found, "; ")))
+	if csvFile != nil {
+		g, src, err := csvAgreement(csvFile, henryHub)
+		if err != nil {
+			return nil, err
+		}
+		b.Checks = append(b.Checks, g)
+		b.Sources = append(b.Sources, src)
+	}
+	return b, nil
+}
+
+// releaseDate reads the "Release Date:" cell of the Contents sheet as an ISO date.
+func releaseDate(wb *grid.Workbook) (string, error) {
+	sh := wb.Sheet(ngContentsSheet)
+	if sh == nil {
+		return "", fmt.Errorf("no %s sheet with the release date", ngContentsSheet)
+	}
+	for r := 1; r <= sh.NumRows(); r++ {
+		row := sh.Row(r)
+		for ci, c := range row {
+			if strings.TrimSpace(c.Value) == ngReleaseDateCell && ci+1 < len(row) {
+				t, err := parseUSDate(row[ci+1].Value)
+				if err != nil {
+					return "", fmt.Errorf("release date: %w", err)
+				}
+				return t.Format("2006-01-02"), nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no %q cell on the %s sheet", ngReleaseDateCell, ngContentsSheet)
+}
+
+// csvAgreement checks that every date of the CSV export is in the workbook with the same
+// price (the workbook is the agency's master; the export may lack a few dates).
+func csvAgreement(f *File, master map[string]float64) (gateResult, snapshots.Source, error) {
+	g := gateResult{Name: "csv_export_agrees"}
+	src := snapshots.Source{SourceID: f.SourceID, Publisher: f.Publisher, URL: f.URL, File: filepath.Base(f.Path), SHA256: f.SHA256, Bytes: f.Bytes, Role: "check"}
+	wb, err := grid.Open(f.Path)
+	if err != nil {
+		return g, src, err
+	}
+	sh := wb.Sheets[0]
+	var mismatches []string
+	n := 0
+	for r := csvFirstDataLine; r <= sh.NumRows(); r++ {
+		row := sh.Row(r)
+		if len(row) == 0 {
+			continue
+		}
+		d, err := parseUSDate(row[0].Value)
+		if err != nil {
+			mismatches = append(mismatches, fmt.Sprintf("line %d: %v", r, err))
+			continue
+		}
+		key := d.Format("2006-01-02")
+		n++
+		var val any
+		if len(row) > 1 {
+			val, err = cellFloat(row[1])
+			if err != nil {
+				mismatches = append(mismatches, fmt.Sprintf("line %d: %v", r, err))
+				continue
+			}
+		}
+		want, inMaster := master[key]
+		switch {
+		case val == nil && !inMaster:
+		case val == nil || !inMaster:
+			mismatches = append(mismatches, fmt.Sprintf("line %d (%s): csv %v, workbook %v", r, key, val, want))
+		case math.Abs(val.(float64)-want) > 1e-9:
+			mismatches = append(mismatches, fmt.Sprintf("line %d (%s): csv %v, workbook %v", r, key, val, want))
+		}
+	}
+	if n == 0 {
+		mismatches = append(mismatches, "no data lines")
+	}
+	if len(mismatches) > 0 {
+		if len(mismatches) > 5 {
+			mismatches = append(mismatches[:5], fmt.Sprintf("and %d more", len(mismatches)-5))
+		}
+		g.Detail = strings.Join(mismatches, "; ")
+		return g, src, nil
+	}
+	g.Passed = true
+	g.Detail = fmt.Sprintf("all %d dates of %s agree with the workbook", n, src.File)
+	return g, src, nil
+}

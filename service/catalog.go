@@ -1,0 +1,201 @@
+package service
+
+import (
+	"github.com/citeq/citeq/capability"
+)
+
+// valuesListed is the largest dictionary whose values the schema lists for a dimension.
+const valuesListed = 300
+
+// Capabilities is the discover payload: every served capability with its snapshots.
+func (s *Service) Capabilities() []byte {
+	var list []Obj
+	for _, c := range s.Served() {
+		_, dates := s.served(c.ID)
+		list = append(list, Obj{
+			{"capability", c.ID},
+			{"path", c.Path},
+			{"title", c.Title},
+			{"description", c.Description},
+			{"cadence", c.Cadence},
+			{"publisher", c.Publisher},
+			{"as_of_latest", dates[len(dates)-1]},
+			{"as_of_available", dates},
+			{"endpoints", Obj{
+				{"schema", "/v1/" + c.Path + "/schema"},
+				{"query", "/v1/" + c.Path + "/query"},
+			}},
+			{"mcp_tools", Obj{
+				{"describe", "describe_" + c.ToolName() + "_v1"},
+				{"query", "query_" + c.ToolName() + "_v1"},
+			}},
+		})
+	}
+	if list == nil {
+		list = []Obj{}
+	}
+	return mustJSON(Obj{
+		{"capabilities", list},
+		{"flow", "discover (GET /v1/capabilities) → describe (GET /v1/<path>/schema) → query (POST or GET /v1/<path>/query) → verify (POST /v1/evidence/source-row with a citation's verify member)"},
+		{"evidence", "/v1/evidence/source-row"},
+	})
+}
+
+// Schema is the describe payload of capability path p: filters, groupings, metrics, date
+// ranges, controls, detail fields, citation fields and codebooks (of the latest snapshot).
+func (s *Service) Schema(p string) ([]byte, *Error) {
+	c, e := s.resolve(p)
+	if e != nil {
+		return nil, e
+	}
+	snap, _ := s.snapshot(c, "latest")
+	_, dates := s.served(c.ID)
+	var filters []Obj
+	filters = append(filters, Obj{{"name", "as_of"}, {"type", "date"}, {"description", "snapshot date; latest (default) resolves to the newest, stated in every response"}, {"values", append([]string{"latest"}, dates...)}})
+	for _, f := range c.Fields {
+		if !f.Filter {
+			continue
+		}
+		filters = append(filters, s.fieldDoc(snap, f, true))
+	}
+	var groupBy []string
+	for _, f := range c.Fields {
+		if f.GroupBy {
+			groupBy = append(groupBy, f.Name)
+		}
+	}
+	var metrics []Obj
+	for _, m := range c.Metrics {
+		o := Obj{{"name", m.Name}, {"unit", m.Unit}, {"aggregation", string(m.Agg)}, {"additive_across_groups", m.Additive}, {"description", m.Description}}
+		if m.NullNote != "" {
+			o = append(o, KV{"note", m.NullNote})
+		}
+		metrics = append(metrics, o)
+	}
+	var ranges []Obj
+	for _, r := range c.DateRanges {
+		ranges = append(ranges, Obj{{"from", r.From()}, {"to", r.To()}, {"field", r.Column},
+			{"format", "YYYY-MM-DD, YYYY-MM or YYYY; inclusive; a month or year is its first day in _from and its last day in _to"}})
+	}
+	var fields []Obj
+	for _, f := range c.Fields {
+		o := Obj{{"name", f.Name}, {"type", string(f.Type)}, {"description", f.Description}}
+		if col := snap.Table.Col(f.Name); col != nil && notPublished(snap, f.Name) {
+			o = append(o, KV{"published", false}, KV{"note", "null on every row: as_of " + snap.Manifest.AsOf + " does not publish it"})
+		}
+		fields = append(fields, o)
+	}
+	fields = append(fields, Obj{{"name", "citation"}, {"type", "object"}, {"description", "record-level citation of the row (citation.record fields)"}})
+	codebooks := Obj{}
+	for _, cb := range snap.Codebooks {
+		codebooks = append(codebooks, KV{cb.Name, Obj{{"description", cb.Description}, {"code_count", len(cb.Codes)}, {"codes", cb.Codes}}})
+	}
+	var sources []Obj
+	for _, src := range snap.Manifest.Sources {
+		sources = append(sources, Obj{{"source_id", src.SourceID}, {"publisher", src.Publisher}, {"source_url", src.URL}, {"source_file", src.File},
+			{"raw_file_sha256", src.SHA256}, {"role", src.Role}, {"title", src.Title}, {"release", src.Release}})
+	}
+	doc := Obj{
+		{"capability", c.ID},
+		{"path", c.Path},
+		{"title", c.Title},
+		{"description", c.Description},
+		{"grain", c.Grain},
+		{"cadence", c.Cadence},
+		{"as_of", snap.Manifest.AsOf},
+		{"as_of_available", dates},
+		{"as_of_rule", c.AsOfRule},
+		{"mcp_tools", Obj{{"describe", "describe_" + c.ToolName() + "_v1"}, {"query", "query_" + c.ToolName() + "_v1"}}},
+		{"filters", filters},
+		{"group_by", groupBy},
+		{"date_ranges", orEmpty(ranges)},
+		{"metrics", metrics},
+		{"order_by", c.MetricNames()},
+		{"controls", controlsDoc()},
+		{"ranking", []string{
+			"Without order_by and top_n, all groups are returned in group-key order (nulls last).",
+			"order_by needs group_by and names a metric; it never ranks by a dimension. Ties keep group-key order; null values rank last.",
+			"top_n needs group_by and order_by; the remaining groups fold into one group named (other): additive metrics are summed, non-additive metrics are null, so rows reconcile to summary.totals.",
+			"summary.totals is computed over the whole matched set and is authoritative; group values may be summed only for additive metrics.",
+		}},
+		{"detail_fields", fields},
+		{"citation_fields", Obj{
+			{"record", []string{"source_id", "source_url", "source_file", "sheet", "source_row", "raw_file_sha256", "as_of"}},
+			{"aggregate", aggregateCitationFields(c)},
+		}},
+		{"codebooks", codebooks},
+		{"rules", c.Rules},
+		{"sources", sources},
+	}
+	return mustJSON(doc), nil
+}
+
+func orEmpty(l []Obj) []Obj {
+	if l == nil {
+		return []Obj{}
+	}
+	return l
+}
+
+func aggregateCitationFields(c *capability.Capability) []string {
+	f := []string{"source_id", "publisher", "source_url", "source_file", "raw_file_sha256", "as_of", "source_rows_count", "source_rows_sample", "verify", "lineage_filter"}
+	if c.SourceView {
+		f = append(f, "source_view")
+	}
+	return f
+}
+
+func controlsDoc() []Obj {
+	return []Obj{
+		{{"name", "include_records"}, {"type", "boolean"}, {"default", false}, {"description", "return the matched detail records (in source order), each with its own citation"}},
+		{{"name", "limit"}, {"type", "integer"}, {"default", DefaultLimit}, {"maximum", MaxLimit}, {"description", "the most detail records include_records returns; summary.records_truncated says when more matched"}},
+		{{"name", "include_evidence"}, {"type", "boolean"}, {"default", false}, {"description", "add to every aggregate citation the verified literal cells of its verify row (what the evidence endpoint returns)"}},
+		{{"name", "order_by"}, {"type", "string"}, {"description", "a metric to rank groups by; needs group_by"}},
+		{{"name", "order"}, {"type", "string"}, {"default", "desc"}, {"enum", []string{"desc", "asc"}}},
+		{{"name", "top_n"}, {"type", "integer"}, {"minimum", 1}, {"description", "keep the top N groups; needs group_by and order_by"}},
+		{{"name", "rollup_other"}, {"type", "boolean"}, {"default", true}, {"description", "with top_n: fold the remaining groups into (other); false drops them (summary.totals still covers them)"}},
+	}
+}
+
+// fieldDoc describes a filter: its type, and its valid values when the set is small.
+func (s *Service) fieldDoc(snap *Snapshot, f capability.Field, filter bool) Obj {
+	o := Obj{{"name", f.Name}, {"type", string(f.Type)}, {"description", f.Description}}
+	if f.GroupBy {
+		o = append(o, KV{"group_by", true})
+	}
+	switch {
+	case len(f.Enum) > 0:
+		o = append(o, KV{"values", f.Enum})
+	case f.Codebook != "":
+		o = append(o, KV{"codebook", f.Codebook})
+	}
+	if col := snap.Table.Col(f.Name); col != nil {
+		o = append(o, KV{"distinct_values", len(col.Values)})
+		if len(f.Enum) == 0 && len(col.Values) <= valuesListed {
+			vals := make([]any, len(col.Values))
+			for i, v := range col.Values {
+				vals[i] = typed(f.Type, v)
+			}
+			o = append(o, KV{"values_in_snapshot", vals})
+		}
+		if notPublished(snap, f.Name) {
+			o = append(o, KV{"published", false}, KV{"note", "null on every row: as_of " + snap.Manifest.AsOf + " does not publish it"})
+		}
+	}
+	return o
+}
+
+// notPublished reports whether a column is null on every row of the snapshot.
+func notPublished(snap *Snapshot, name string) bool { return snap.unpublished[name] }
+
+// Health is the liveness payload: the snapshots being served.
+func (s *Service) Health() []byte {
+	var snaps []Obj
+	for _, snap := range s.SnapshotsServed() {
+		snaps = append(snaps, Obj{{"capability", snap.Cap.ID}, {"as_of", snap.Manifest.AsOf}, {"rows", snap.Table.Rows}})
+	}
+	if snaps == nil {
+		snaps = []Obj{}
+	}
+	return mustJSON(Obj{{"status", "ok"}, {"snapshots", snaps}})
+}

@@ -1,0 +1,40 @@
+package service
+
+import "fmt"
+
+// Error is a structured error: the contract's {code, message} with its HTTP status. The
+// message says what to do next.
+type Error struct {
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Body is the error as the JSON document REST and MCP return.
+func (e *Error) Body() []byte {
+	return mustJSON(Obj{{"error", Obj{{"code", e.Code}, {"message", e.Message}}}})
+}
+
+func errf(status int, code, format string, args ...any) *Error {
+	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Error codes beyond the contract's own (invalid_parameter, invalid_filter, invalid_request).
+const (
+	CodeInvalidParameter = "invalid_parameter"
+	CodeInvalidFilter    = "invalid_filter"
+	CodeInvalidRequest   = "invalid_request"
+	CodeNotFound         = "capability_not_found"
+	CodeNotServed        = "capability_not_served"
+	CodeInternal         = "internal_error"
+	// Evidence refusals.
+	CodeEvidenceInvalid     = "invalid_citation"
+	CodeEvidenceUnknownFile = "evidence_file_unknown"
+	CodeEvidenceFileName    = "evidence_file_name_mismatch"
+	CodeEvidenceHash        = "evidence_hash_mismatch"
+	CodeEvidenceSheet       = "evidence_sheet_unknown"
+	CodeEvidenceRow         = "evidence_row_out_of_range"
+	CodeEvidenceUnreadable  = "evidence_file_unreadable"
+)

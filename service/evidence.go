@@ -1,0 +1,209 @@
+package service
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/snapshots"
+)
+
+// Citation is a record-level citation: what the evidence endpoint verifies.
+type Citation struct {
+	SourceID  string `json:"source_id"`
+	SourceURL string `json:"source_url"`
+	File      string `json:"source_file"`
+	Sheet     string `json:"sheet"`
+	Row       int    `json:"source_row"`
+	SHA256    string `json:"raw_file_sha256"`
+	AsOf      string `json:"as_of"`
+}
+
+// EvidenceJSON verifies a citation posted as JSON (a record-level citation, or the verify
+// member of an aggregate citation, or an aggregate citation as a whole).
+func (s *Service) EvidenceJSON(body []byte) ([]byte, *Error) {
+	var probe map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimSpace(body)))
+	if err := dec.Decode(&probe); err != nil || probe == nil {
+		return nil, errf(400, CodeInvalidRequest, "the body must be a citation object {source_id, source_url, source_file, sheet, source_row, raw_file_sha256, as_of}: take the verify member of an aggregate citation or a record's citation")
+	}
+	if v, ok := probe["verify"]; ok {
+		body = v
+	}
+	var c Citation
+	if err := json.Unmarshal(body, &c); err != nil {
+		return nil, errf(400, CodeEvidenceInvalid, "the citation does not parse (%v); source_row is an integer, the other members strings", err)
+	}
+	ev, e := s.verify(c)
+	if e != nil {
+		return nil, e
+	}
+	return mustJSON(ev), nil
+}
+
+func (s *Service) evidenceFor(verify Obj) (Obj, *Error) {
+	var c Citation
+	if err := json.Unmarshal(mustJSON(verify), &c); err != nil {
+		return nil, errf(400, CodeEvidenceInvalid, "%v", err)
+	}
+	return s.verify(c)
+}
+
+// verify re-opens the cited raw file from the raw store, re-hashes it, and returns the
+// literal cells of the cited row with their header names.
+func (s *Service) verify(c Citation) (Obj, *Error) {
+	if c.SHA256 == "" || c.File == "" || c.Sheet == "" || c.Row == 0 {
+		return nil, errf(400, CodeEvidenceInvalid, "a citation needs raw_file_sha256, source_file, sheet and source_row; take them from a record's citation or an aggregate citation's verify member")
+	}
+	path := s.store.Raw().Find(c.SHA256)
+	if path == "" {
+		return nil, errf(400, CodeEvidenceUnknownFile, "no raw file with sha256 %q is in this service's raw store; the hash must be exactly as a citation gives it (64 lowercase hex digits)", c.SHA256)
+	}
+	if filepath.Base(path) != c.File {
+		return nil, errf(400, CodeEvidenceFileName, "the raw file with this sha256 is %q, not %q; cite it by its published file name", filepath.Base(path), c.File)
+	}
+	got, _, err := snapshots.HashFile(path)
+	if err != nil {
+		return nil, errf(400, CodeEvidenceUnreadable, "the raw file %s cannot be read (%v); it cannot be verified", c.File, err)
+	}
+	if got != c.SHA256 {
+		return nil, errf(400, CodeEvidenceHash, "the stored copy of %s now hashes to %s, not the cited %s: it has changed on disk since ingest, so this row cannot be verified; re-fetch the file from %s and re-ingest", c.File, got, c.SHA256, orDash(c.SourceURL))
+	}
+	wb, err := s.evidence.get(got, path)
+	if err != nil {
+		return nil, errf(400, CodeEvidenceUnreadable, "the raw file %s does not parse (%v)", c.File, err)
+	}
+	sh := wb.Sheet(c.Sheet)
+	if sh == nil {
+		return nil, errf(400, CodeEvidenceSheet, "%s has no sheet %q; its sheets are: %s", c.File, c.Sheet, join(wb.SheetNames()))
+	}
+	if c.Row < 1 || c.Row > sh.NumRows() {
+		return nil, errf(400, CodeEvidenceRow, "row %d is outside sheet %s of %s, which has rows 1 to %d", c.Row, c.Sheet, c.File, sh.NumRows())
+	}
+	s.mu.RLock()
+	headerRow := s.headers[got][c.Sheet]
+	citedBy := s.citedBy[got]
+	s.mu.RUnlock()
+	row := sh.Row(c.Row)
+	width := len(row)
+	if headerRow > 0 {
+		width = max(width, len(sh.Row(headerRow)))
+	}
+	cells := make([]Obj, 0, width)
+	for i := 1; i <= width; i++ {
+		cell := sh.Cell(c.Row, i)
+		o := Obj{{"column", grid.ColumnName(i)}}
+		if headerRow > 0 {
+			o = append(o, KV{"header", normSpace(sh.Cell(headerRow, i).Value)})
+		}
+		o = append(o, KV{"value", cell.Value}, KV{"type", kindName(cell.Kind)})
+		cells = append(cells, o)
+	}
+	cit := Obj{{"source_id", c.SourceID}, {"source_url", c.SourceURL}, {"source_file", c.File}, {"sheet", c.Sheet},
+		{"source_row", c.Row}, {"raw_file_sha256", c.SHA256}, {"as_of", c.AsOf}}
+	out := Obj{
+		{"verified", true},
+		{"citation", cit},
+		{"raw_file_sha256", c.SHA256},
+		{"computed_sha256", got},
+		{"source_file", c.File},
+		{"sheet", c.Sheet},
+		{"source_row", c.Row},
+	}
+	if headerRow > 0 {
+		out = append(out, KV{"header_row", headerRow})
+	} else {
+		out = append(out, KV{"header_row", nil})
+	}
+	out = append(out, KV{"cells", cells}, KV{"cited_by", orEmptyObjs(citedBy)})
+	return out, nil
+}
+
+func orEmptyObjs(l []Obj) []Obj {
+	if l == nil {
+		return []Obj{}
+	}
+	return l
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "the publisher"
+	}
+	return s
+}
+
+func normSpace(s string) string {
+	var b bytes.Buffer
+	space := false
+	for _, r := range s {
+		if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func kindName(k grid.Kind) string {
+	switch k {
+	case grid.Text:
+		return "text"
+	case grid.Number:
+		return "number"
+	case grid.Bool:
+		return "boolean"
+	case grid.Error:
+		return "error"
+	}
+	return "empty"
+}
+
+// workbookCache keeps a few parsed raw files, keyed by the hash they were verified against.
+type workbookCache struct {
+	mu    sync.Mutex
+	max   int
+	order []string
+	books map[string]*grid.Workbook
+}
+
+func newWorkbookCache(max int) *workbookCache {
+	return &workbookCache{max: max, books: map[string]*grid.Workbook{}}
+}
+
+func (w *workbookCache) get(sha, path string) (*grid.Workbook, error) {
+	w.mu.Lock()
+	if wb, ok := w.books[sha]; ok {
+		w.mu.Unlock()
+		return wb, nil
+	}
+	w.mu.Unlock()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	wb, err := grid.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.books[sha]; !ok {
+		w.books[sha] = wb
+		w.order = append(w.order, sha)
+		if len(w.order) > w.max {
+			delete(w.books, w.order[0])
+			w.order = w.order[1:]
+		}
+	}
+	return wb, nil
+}

@@ -1,0 +1,595 @@
+package service
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/citeq/citeq/capability"
+)
+
+// Limits of include_records.
+const (
+	DefaultLimit = 100
+	MaxLimit     = 5000
+)
+
+// Params is a validated, canonical query: the same question always yields the same Params,
+// whichever form (POST body, GET q=, GET pairs) it came in.
+type Params struct {
+	AsOf            string
+	Filters         map[string][]string // field → allowed values (canonical text), sorted
+	Ranges          map[string][2]string
+	GroupBy         []string
+	IncludeRecords  bool
+	IncludeEvidence bool
+	Limit           int
+	OrderBy         string
+	Order           string
+	TopN            int
+	RollupOther     bool
+}
+
+// canonical renders the params as the query echo of a response.
+func (p *Params) canonical(c *capability.Capability) Obj {
+	o := Obj{{"as_of", p.AsOf}}
+	var fs Obj
+	for _, name := range c.FilterNames()[1:] {
+		if vals, ok := p.Filters[name]; ok {
+			f, _ := c.Field(name)
+			list := make([]any, len(vals))
+			for i, v := range vals {
+				list[i] = typed(f.Type, v)
+			}
+			fs = append(fs, KV{name, list})
+		}
+	}
+	o = append(o, KV{"filters", orEmptyObj(fs)})
+	for _, r := range c.DateRanges {
+		if b, ok := p.Ranges[r.Name]; ok {
+			if b[0] != "" {
+				o = append(o, KV{r.From(), b[0]})
+			}
+			if b[1] != "" {
+				o = append(o, KV{r.To(), b[1]})
+			}
+		}
+	}
+	o = append(o, KV{"group_by", orEmptyList(p.GroupBy)})
+	if p.OrderBy != "" {
+		o = append(o, KV{"order_by", p.OrderBy})
+	}
+	o = append(o, KV{"order", p.Order})
+	if p.TopN > 0 {
+		o = append(o, KV{"top_n", p.TopN}, KV{"rollup_other", p.RollupOther})
+	}
+	o = append(o, KV{"include_records", p.IncludeRecords})
+	if p.IncludeRecords {
+		o = append(o, KV{"limit", p.Limit})
+	}
+	o = append(o, KV{"include_evidence", p.IncludeEvidence})
+	return o
+}
+
+func orEmptyObj(o Obj) Obj {
+	if o == nil {
+		return Obj{}
+	}
+	return o
+}
+
+func orEmptyList(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+// rawParams is a params object before validation: member → JSON value.
+type rawParams map[string]json.RawMessage
+
+// ParseBody reads a POST body (a JSON params object; an empty body is {}).
+func ParseBody(body []byte) (rawParams, *Error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return rawParams{}, nil
+	}
+	var raw rawParams
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, errf(400, CodeInvalidRequest, "the body is not a JSON object (%v); send a params object such as {\"filters\":{\"state\":\"TX\"},\"group_by\":[\"technology\"]}", err)
+	}
+	if dec.More() {
+		return nil, errf(400, CodeInvalidRequest, "the body holds more than one JSON value; send one params object")
+	}
+	if raw == nil {
+		return nil, errf(400, CodeInvalidRequest, "the body is null; send a params object such as {} or {\"group_by\":[\"state\"]}")
+	}
+	return raw, nil
+}
+
+// ParseQuery reads the GET form: q=<URL-encoded JSON params object>, or plain pairs where
+// repeated keys are lists, group_by may be comma separated, and limit/top_n are integers.
+func ParseQuery(q url.Values) (rawParams, *Error) {
+	if qs, ok := q["q"]; ok {
+		if len(q) > 1 || len(qs) > 1 {
+			return nil, errf(400, CodeInvalidRequest, "q carries the whole params object; do not combine it with other query parameters or repeat it")
+		}
+		return ParseBody([]byte(qs[0]))
+	}
+	raw := rawParams{}
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		vals := q[k]
+		switch k {
+		case "group_by":
+			var list []string
+			for _, v := range vals {
+				for _, part := range strings.Split(v, ",") {
+					if part = strings.TrimSpace(part); part != "" {
+						list = append(list, part)
+					}
+				}
+			}
+			raw[k] = mustJSON(list)
+		case "limit", "top_n":
+			if len(vals) > 1 {
+				return nil, errf(400, CodeInvalidParameter, "%s is given %d times; give it once", k, len(vals))
+			}
+			n, err := strconv.Atoi(strings.TrimSpace(vals[0]))
+			if err != nil {
+				return nil, errf(400, CodeInvalidParameter, "%s must be an integer, got %q", k, vals[0])
+			}
+			raw[k] = mustJSON(n)
+		case "include_records", "include_evidence", "rollup_other":
+			if len(vals) > 1 {
+				return nil, errf(400, CodeInvalidParameter, "%s is given %d times; give it once", k, len(vals))
+			}
+			raw[k] = mustJSON(vals[0])
+		default:
+			if len(vals) == 1 {
+				raw[k] = mustJSON(vals[0])
+			} else {
+				raw[k] = mustJSON(vals)
+			}
+		}
+	}
+	return raw, nil
+}
+
+var (
+	isoDay   = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	isoMonth = regexp.MustCompile(`^\d{4}-\d{2}$`)
+	isoYear  = regexp.MustCompile(`^\d{4}$`)
+)
+
+// Validate turns raw params into Params for capability c, or the first error found.
+func (s *Service) Validate(c *capability.Capability, raw rawParams) (*Params, *Snapshot, *Error) {
+	schemaURL := "/v1/" + c.Path + "/schema"
+	p := &Params{Filters: map[string][]string{}, Ranges: map[string][2]string{}, Order: "desc", RollupOther: true, Limit: DefaultLimit}
+
+	// as_of first: filter values are checked against the snapshot it pins.
+	asOf, err := asOfValue(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := s.snapshot(c, asOf)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.AsOf = snap.Manifest.AsOf
+
+	filters := map[string]json.RawMessage{}
+	if fv, ok := raw["filters"]; ok {
+		var obj map[string]json.RawMessage
+		if e := json.Unmarshal(fv, &obj); e != nil || obj == nil {
+			return nil, nil, errf(400, CodeInvalidFilter, "filters must be an object of filter name → value or list of values, e.g. {\"state\":[\"TX\",\"CA\"]}; see %s", schemaURL)
+		}
+		for k, v := range obj {
+			filters[k] = v
+		}
+	}
+	rangeParams := map[string]capability.DateRange{}
+	for _, r := range c.DateRanges {
+		rangeParams[r.From()] = r
+		rangeParams[r.To()] = r
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := raw[k]
+		switch k {
+		case "filters", "as_of":
+		case "group_by":
+			list, e := stringList(v)
+			if e != nil {
+				return nil, nil, errf(400, CodeInvalidParameter, "group_by must be a list of dimension names (or a comma-separated string): %s", join(c.GroupByNames()))
+			}
+			p.GroupBy = list
+		case "include_records", "include_evidence", "rollup_other":
+			b, e := boolValue(v)
+			if e != nil {
+				return nil, nil, errf(400, CodeInvalidParameter, "%s must be true or false", k)
+			}
+			switch k {
+			case "include_records":
+				p.IncludeRecords = b
+			case "include_evidence":
+				p.IncludeEvidence = b
+			default:
+				p.RollupOther = b
+			}
+		case "limit", "top_n":
+			n, e := intValue(v)
+			if e != nil {
+				return nil, nil, errf(400, CodeInvalidParameter, "%s must be an integer", k)
+			}
+			if k == "limit" {
+				if n < 1 || n > MaxLimit {
+					return nil, nil, errf(400, CodeInvalidParameter, "limit must be between 1 and %d (default %d); it caps the detail records of include_records", MaxLimit, DefaultLimit)
+				}
+				p.Limit = n
+			} else {
+				if n < 1 {
+					return nil, nil, errf(400, CodeInvalidParameter, "top_n must be a positive integer")
+				}
+				p.TopN = n
+			}
+		case "order_by", "order":
+			var str string
+			if e := json.Unmarshal(v, &str); e != nil {
+				return nil, nil, errf(400, CodeInvalidParameter, "%s must be a string", k)
+			}
+			if k == "order" {
+				if str != "asc" && str != "desc" {
+					return nil, nil, errf(400, CodeInvalidParameter, "order must be asc or desc (default desc), got %q", str)
+				}
+				p.Order = str
+			} else {
+				p.OrderBy = str
+			}
+		default:
+			if r, ok := rangeParams[k]; ok {
+				if e := setRange(p, r, k, v); e != nil {
+					return nil, nil, e
+				}
+				continue
+			}
+			if _, dup := filters[k]; dup {
+				return nil, nil, errf(400, CodeInvalidFilter, "filter %s is given both at the top level and inside filters; give it once", k)
+			}
+			filters[k] = v
+		}
+	}
+	if e := s.validateFilters(c, snap, filters, p, schemaURL); e != nil {
+		return nil, nil, e
+	}
+	for name, b := range p.Ranges {
+		if b[0] != "" && b[1] != "" && b[0] > b[1] {
+			return nil, nil, errf(400, CodeInvalidParameter, "%s_date_from (%s) is after %s_date_to (%s)", name, b[0], name, b[1])
+		}
+	}
+	seen := map[string]bool{}
+	for _, g := range p.GroupBy {
+		f, ok := c.Field(g)
+		if !ok || !f.GroupBy {
+			return nil, nil, errf(400, CodeInvalidParameter, "%q is not a group_by dimension of %s; valid: %s (see %s)", g, c.ID, join(c.GroupByNames()), schemaURL)
+		}
+		if seen[g] {
+			return nil, nil, errf(400, CodeInvalidParameter, "group_by lists %s twice", g)
+		}
+		seen[g] = true
+	}
+	if p.OrderBy != "" {
+		if len(p.GroupBy) == 0 {
+			return nil, nil, errf(400, CodeInvalidParameter, "order_by ranks groups, so it needs group_by; add e.g. \"group_by\":[\"%s\"]", c.GroupByNames()[0])
+		}
+		if _, ok := c.Metric(p.OrderBy); !ok {
+			hint := ""
+			if _, isField := c.Field(p.OrderBy); isField {
+				hint = " (order_by ranks groups by a metric, never by a dimension; groups already come in group-key order when order_by is omitted)"
+			}
+			return nil, nil, errf(400, CodeInvalidParameter, "order_by %q is not a metric of %s%s; valid: %s", p.OrderBy, c.ID, hint, join(c.MetricNames()))
+		}
+	}
+	if p.TopN > 0 && (len(p.GroupBy) == 0 || p.OrderBy == "") {
+		return nil, nil, errf(400, CodeInvalidParameter, "top_n needs both group_by and order_by, e.g. {\"group_by\":[\"%s\"],\"order_by\":\"%s\",\"top_n\":%d}", c.GroupByNames()[0], c.Metrics[0].Name, p.TopN)
+	}
+	return p, snap, nil
+}
+
+func asOfValue(raw rawParams) (string, *Error) {
+	var vals []json.RawMessage
+	if v, ok := raw["as_of"]; ok {
+		vals = append(vals, v)
+	}
+	if fv, ok := raw["filters"]; ok {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(fv, &obj) == nil {
+			if v, ok := obj["as_of"]; ok {
+				vals = append(vals, v)
+			}
+		}
+	}
+	if len(vals) > 1 {
+		return "", errf(400, CodeInvalidParameter, "as_of is given twice; give it once")
+	}
+	if len(vals) == 0 {
+		return "latest", nil
+	}
+	var s string
+	if json.Unmarshal(vals[0], &s) != nil || (s != "latest" && !isoDay.MatchString(s)) {
+		return "", errf(400, CodeInvalidParameter, "as_of must be latest or a snapshot date YYYY-MM-DD; GET the schema for the served dates")
+	}
+	return s, nil
+}
+
+func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filters map[string]json.RawMessage, p *Params, schemaURL string) *Error {
+	names := make([]string, 0, len(filters))
+	for k := range filters {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if name == "as_of" {
+			continue
+		}
+		f, ok := c.Field(name)
+		if !ok || !f.Filter {
+			var ranges []string
+			for _, r := range c.DateRanges {
+				ranges = append(ranges, r.From(), r.To())
+			}
+			return errf(400, CodeInvalidFilter, "%q is not a filter or parameter of %s; filters: %s; date ranges: %s; controls: %s (see %s)",
+				name, c.ID, join(c.FilterNames()), join(ranges), join(capability.Controls), schemaURL)
+		}
+		vals, err := filterValues(filters[name])
+		if err != nil || len(vals) == 0 {
+			return errf(400, CodeInvalidFilter, "filter %s takes a value or a non-empty list of values", name)
+		}
+		col := snap.Table.Col(name)
+		var canon []string
+		for _, v := range vals {
+			cv, e := s.checkValue(c, snap, f, col, v, schemaURL)
+			if e != nil {
+				return e
+			}
+			canon = append(canon, cv)
+		}
+		sort.Strings(canon)
+		p.Filters[name] = dedupe(canon)
+	}
+	return nil
+}
+
+// checkValue validates one filter value and returns its canonical text.
+func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capability.Field, col interface {
+	Lookup(string) int32
+}, v string, schemaURL string) (string, *Error) {
+	switch f.Type {
+	case capability.Integer:
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return "", errf(400, CodeInvalidFilter, "filter %s takes integers, got %q", f.Name, v)
+		}
+		return strconv.FormatInt(n, 10), nil
+	case capability.Boolean:
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return "", errf(400, CodeInvalidFilter, "filter %s takes true or false, got %q", f.Name, v)
+		}
+		return strconv.FormatBool(b), nil
+	}
+	if len(f.Enum) > 0 {
+		for _, e := range f.Enum {
+			if e == v {
+				return v, nil
+			}
+		}
+		return "", errf(400, CodeInvalidFilter, "%q is not a value of filter %s; valid: %s", v, f.Name, join(f.Enum))
+	}
+	if f.Codebook != "" {
+		for _, cb := range snap.Codebooks {
+			if cb.Name != f.Codebook {
+				continue
+			}
+			for _, code := range cb.Codes {
+				if code.Code == v {
+					return v, nil
+				}
+			}
+		}
+	}
+	if col.Lookup(v) >= 0 {
+		return v, nil
+	}
+	valid := s.dimensionValues(snap, f.Name, 40)
+	more := ""
+	if f.Codebook != "" {
+		more = fmt.Sprintf("; the codebook %s in %s lists every code", f.Codebook, schemaURL)
+	}
+	return "", errf(400, CodeInvalidFilter, "%q is not a value of filter %s in %s as_of %s (values are case-sensitive, as published); valid values include: %s%s (see %s)",
+		v, f.Name, c.ID, snap.Manifest.AsOf, join(valid), more, schemaURL)
+}
+
+// dimensionValues lists up to max values of a field's dictionary in the snapshot.
+func (s *Service) dimensionValues(snap *Snapshot, field string, max int) []string {
+	col := snap.Table.Col(field)
+	if col == nil {
+		return nil
+	}
+	vals := col.Values
+	if len(vals) > max {
+		out := append([]string{}, vals[:max]...)
+		return append(out, fmt.Sprintf("… (%d in all)", len(vals)))
+	}
+	return vals
+}
+
+func setRange(p *Params, r capability.DateRange, key string, v json.RawMessage) *Error {
+	var str string
+	if err := json.Unmarshal(v, &str); err != nil {
+		var n json.Number
+		if json.Unmarshal(v, &n) != nil {
+			return errf(400, CodeInvalidParameter, "%s must be a date string YYYY-MM-DD, YYYY-MM or YYYY", key)
+		}
+		str = n.String()
+	}
+	upper := strings.HasSuffix(key, "_to")
+	d, ok := normDate(strings.TrimSpace(str), upper)
+	if !ok {
+		return errf(400, CodeInvalidParameter, "%s %q is not a date: use YYYY-MM-DD, YYYY-MM or YYYY (a month or year means its first day in _from and its last day in _to)", key, str)
+	}
+	b := p.Ranges[r.Name]
+	if upper {
+		b[1] = d
+	} else {
+		b[0] = d
+	}
+	p.Ranges[r.Name] = b
+	return nil
+}
+
+// normDate expands YYYY, YYYY-MM or YYYY-MM-DD to a calendar date: the first day of the
+// period for a lower bound, the last for an upper bound.
+func normDate(s string, upper bool) (string, bool) {
+	switch {
+	case isoDay.MatchString(s):
+		t, err := time.Parse("2006-01-02", s)
+		return t.Format("2006-01-02"), err == nil
+	case isoMonth.MatchString(s):
+		t, err := time.Parse("2006-01", s)
+		if err != nil {
+			return "", false
+		}
+		if upper {
+			t = t.AddDate(0, 1, -1)
+		}
+		return t.Format("2006-01-02"), true
+	case isoYear.MatchString(s):
+		t, err := time.Parse("2006", s)
+		if err != nil {
+			return "", false
+		}
+		if upper {
+			t = t.AddDate(1, 0, -1)
+		}
+		return t.Format("2006-01-02"), true
+	}
+	return "", false
+}
+
+func stringList(v json.RawMessage) ([]string, error) {
+	var list []string
+	if err := json.Unmarshal(v, &list); err == nil {
+		return list, nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return nil, err
+	}
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			list = append(list, part)
+		}
+	}
+	return list, nil
+}
+
+func boolValue(v json.RawMessage) (bool, error) {
+	var b bool
+	if err := json.Unmarshal(v, &b); err == nil {
+		return b, nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return false, err
+	}
+	return strconv.ParseBool(s)
+}
+
+func intValue(v json.RawMessage) (int, error) {
+	var n json.Number
+	if err := json.Unmarshal(v, &n); err != nil {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return 0, err
+		}
+		n = json.Number(strings.TrimSpace(s))
+	}
+	i, err := strconv.ParseInt(n.String(), 10, 32)
+	return int(i), err
+}
+
+// filterValues reads one value or a list of values (strings, numbers or booleans) as text.
+func filterValues(v json.RawMessage) ([]string, error) {
+	var list []json.RawMessage
+	if err := json.Unmarshal(v, &list); err != nil {
+		list = []json.RawMessage{v}
+	}
+	out := make([]string, 0, len(list))
+	for _, item := range list {
+		dec := json.NewDecoder(bytes.NewReader(item))
+		dec.UseNumber()
+		var x any
+		if err := dec.Decode(&x); err != nil {
+			return nil, err
+		}
+		switch t := x.(type) {
+		case string:
+			out = append(out, t)
+		case json.Number:
+			out = append(out, t.String())
+		case bool:
+			out = append(out, strconv.FormatBool(t))
+		default:
+			return nil, fmt.Errorf("unsupported filter value %s", item)
+		}
+	}
+	return out, nil
+}
+
+func dedupe(sorted []string) []string {
+	out := sorted[:0]
+	for i, v := range sorted {
+		if i == 0 || v != sorted[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func join(list []string) string { return strings.Join(list, ", ") }
+
+// typed converts a canonical text value to its JSON type.
+func typed(t capability.Type, v string) any {
+	switch t {
+	case capability.Integer:
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n
+		}
+	case capability.Number:
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return f
+		}
+	case capability.Boolean:
+		if b, err := strconv.ParseBool(v); err == nil {
+			return b
+		}
+	}
+	return v
+}

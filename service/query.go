@@ -1,0 +1,510 @@
+package service
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/columnar"
+)
+
+// sampleRows is how many source rows an aggregate citation samples.
+const sampleRows = 5
+
+// OtherGroup is the group value of the remainder row that top_n folds into.
+const OtherGroup = "(other)"
+
+// QueryRaw answers a query on capability path p; it returns the JSON payload, or an error.
+func (s *Service) QueryRaw(p string, raw rawParams) ([]byte, *Error) {
+	c, e := s.resolve(p)
+	if e != nil {
+		return nil, e
+	}
+	params, snap, e := s.Validate(c, raw)
+	if e != nil {
+		return nil, e
+	}
+	return s.run(c, snap, params)
+}
+
+// QueryJSON answers a query given as a JSON params object (POST body, MCP arguments).
+func (s *Service) QueryJSON(p string, body []byte) ([]byte, *Error) {
+	raw, e := ParseBody(body)
+	if e != nil {
+		return nil, e
+	}
+	return s.QueryRaw(p, raw)
+}
+
+// metricResult is one metric over the groups and over the whole matched set.
+type metricResult struct {
+	m      capability.Metric
+	groups columnar.Result
+	total  columnar.Result
+}
+
+func aggOf(a capability.Agg) columnar.Agg {
+	switch a {
+	case capability.Count:
+		return columnar.AggCount
+	case capability.CountNonNull:
+		return columnar.AggCountNonNull
+	case capability.Sum:
+		return columnar.AggSum
+	case capability.Avg:
+		return columnar.AggAvg
+	case capability.Min:
+		return columnar.AggMin
+	case capability.Max:
+		return columnar.AggMax
+	}
+	return columnar.AggCountDistinct
+}
+
+// outRow is one row of the response before rendering.
+type outRow struct {
+	group   []string // dimension values (text)
+	null    []bool   // which dimension values are null
+	other   bool
+	gi      int               // group index in the grouping (-1 for other)
+	sources []columnar.Source
+	members []int // groups folded into (other)
+}
+
+func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *Error) {
+	t := snap.Table
+	var preds []columnar.Predicate
+	for _, name := range c.FilterNames()[1:] {
+		if vals, ok := p.Filters[name]; ok {
+			preds = append(preds, columnar.Predicate{Column: name, Allow: t.Col(name).AllowValues(vals)})
+		}
+	}
+	for _, r := range c.DateRanges {
+		if b, ok := p.Ranges[r.Name]; ok {
+			preds = append(preds, columnar.Predicate{Column: r.Column, Allow: t.Col(r.Column).AllowRange(b[0], b[1])})
+		}
+	}
+	sel := t.Filter(preds)
+	groups := t.Group(sel, p.GroupBy)
+	whole := t.Group(sel, nil)
+	results := make([]metricResult, len(c.Metrics))
+	for i, m := range c.Metrics {
+		results[i] = metricResult{m: m,
+			groups: t.Aggregate(sel, groups, aggOf(m.Agg), m.Column, m.UnitColumn),
+			total:  t.Aggregate(sel, whole, aggOf(m.Agg), m.Column, m.UnitColumn)}
+	}
+	lineage := t.Lineage(sel, groups, capability.ColSourceFile, capability.ColSheet, sampleRows)
+	wholeLineage := t.Lineage(sel, whole, capability.ColSourceFile, capability.ColSheet, sampleRows)
+
+	rows := make([]outRow, groups.N)
+	for gi := range rows {
+		r := outRow{gi: gi, sources: lineage[gi]}
+		for k, col := range groups.Keys {
+			code := groups.Codes[gi][k]
+			if code < 0 {
+				r.group, r.null = append(r.group, ""), append(r.null, true)
+			} else {
+				r.group, r.null = append(r.group, col.Values[code]), append(r.null, false)
+			}
+		}
+		rows[gi] = r
+	}
+	metricIdx := -1
+	if p.OrderBy != "" {
+		for i, m := range c.Metrics {
+			if m.Name == p.OrderBy {
+				metricIdx = i
+			}
+		}
+		rank(rows, results[metricIdx].groups, p.Order == "asc")
+	}
+	if p.TopN > 0 && len(rows) > p.TopN {
+		rest := rows[p.TopN:]
+		rows = rows[:p.TopN]
+		if p.RollupOther {
+			rows = append(rows, foldOther(rest, len(p.GroupBy)))
+		}
+	}
+
+	cites := map[string]Obj{}
+	cite := func(srcs []columnar.Source, group Obj) []string {
+		var refs []string
+		for _, src := range srcs {
+			ref, body := s.aggregateCitation(c, snap, p, src, group)
+			cites[ref] = body
+			refs = append(refs, ref)
+		}
+		return refs
+	}
+
+	var outRows []Obj
+	for _, r := range rows {
+		group := Obj{}
+		for k, name := range p.GroupBy {
+			f, _ := c.Field(name)
+			if r.other {
+				group = append(group, KV{name, OtherGroup})
+			} else if r.null[k] {
+				group = append(group, KV{name, nil})
+			} else {
+				group = append(group, KV{name, typed(f.Type, r.group[k])})
+			}
+		}
+		metrics := Obj{}
+		var notes []Obj
+		for _, mr := range results {
+			metrics = append(metrics, KV{mr.m.Name, rowValue(mr, r)})
+			notes = append(notes, rowNotes(mr, r)...)
+		}
+		refs := cite(r.sources, group)
+		lin := Obj{{"citation_ref", firstOr(refs)}}
+		if len(refs) > 1 {
+			lin = append(lin, KV{"citation_refs", refs})
+		}
+		lin = append(lin, KV{"source_rows_count", sourceRows(r.sources)})
+		row := Obj{{"group", group}, {"metrics", metrics}}
+		if len(notes) > 0 {
+			row = append(row, KV{"notes", notes})
+		}
+		row = append(row, KV{"lineage", lin})
+		outRows = append(outRows, row)
+	}
+	if outRows == nil {
+		outRows = []Obj{}
+	}
+
+	totals := Obj{}
+	units := Obj{}
+	var notes []Obj
+	for _, mr := range results {
+		totals = append(totals, KV{mr.m.Name, num(mr.total, 0)})
+		units = append(units, KV{mr.m.Name, mr.m.Unit})
+		notes = append(notes, totalNotes(c, snap, mr, sel.Len())...)
+	}
+	var totalRefs []string
+	if whole.N > 0 {
+		totalRefs = cite(wholeLineage[0], Obj{})
+	}
+	summary := Obj{
+		{"group_count", groups.N},
+		{"returned_group_count", len(outRows)},
+		{"matched_source_rows", sel.Len()},
+		{"totals", totals},
+		{"units", units},
+		{"notes", orEmptyNotes(notes)},
+		{"citation_refs", orEmptyList(totalRefs)},
+	}
+	doc := Obj{
+		{"capability", c.ID},
+		{"as_of", snap.Manifest.AsOf},
+		{"query", p.canonical(c)},
+		{"summary", summary},
+		{"rows", outRows},
+	}
+	if p.IncludeRecords {
+		recs, e := s.records(c, snap, sel, p.Limit)
+		if e != nil {
+			return nil, e
+		}
+		summary = append(summary, KV{"records_returned", len(recs)}, KV{"records_truncated", len(recs) < sel.Len()})
+		doc[3].V = summary
+		doc = append(doc, KV{"records", recs})
+	}
+	if p.IncludeEvidence {
+		for ref, body := range cites {
+			ev, e := s.evidenceFor(verifyOf(body))
+			if e != nil {
+				ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
+			}
+			cites[ref] = append(body, KV{"evidence", ev})
+		}
+	}
+	doc = append(doc, KV{"citations", sortedCitations(cites)})
+	return mustJSON(doc), nil
+}
+
+func verifyOf(body Obj) Obj {
+	for _, kv := range body {
+		if kv.K == "verify" {
+			return kv.V.(Obj)
+		}
+	}
+	return nil
+}
+
+func orEmptyNotes(n []Obj) []Obj {
+	if n == nil {
+		return []Obj{}
+	}
+	return n
+}
+
+func firstOr(refs []string) any {
+	if len(refs) == 0 {
+		return nil
+	}
+	return refs[0]
+}
+
+func sourceRows(srcs []columnar.Source) int64 {
+	var n int64
+	for _, s := range srcs {
+		n += s.Rows
+	}
+	return n
+}
+
+// rank orders rows by a metric (nulls last whatever the order), ties in group-key order.
+func rank(rows []outRow, res columnar.Result, asc bool) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i].gi, rows[j].gi
+		va, vb := res.Valid[a], res.Valid[b]
+		if va != vb {
+			return va
+		}
+		if !va || res.Values[a] == res.Values[b] {
+			return a < b
+		}
+		if asc {
+			return res.Values[a] < res.Values[b]
+		}
+		return res.Values[a] > res.Values[b]
+	})
+}
+
+// foldOther folds the rows beyond top_n into one (other) row: additive metrics are the sum
+// of the folded groups (so rows reconcile to the totals), non-additive ones are null.
+func foldOther(rest []outRow, keys int) outRow {
+	o := outRow{other: true, gi: -1}
+	byFile := map[int32]*columnar.Source{}
+	for _, r := range rest {
+		o.members = append(o.members, r.gi)
+		for _, src := range r.sources {
+			m := byFile[src.File]
+			if m == nil {
+				m = &columnar.Source{File: src.File}
+				byFile[src.File] = m
+			}
+			m.Rows += src.Rows
+			m.Sample = append(m.Sample, src.Sample...)
+			for _, sh := range src.Sheets {
+				if !containsInt32(m.Sheets, sh) {
+					m.Sheets = append(m.Sheets, sh)
+				}
+			}
+		}
+	}
+	for _, m := range byFile {
+		sort.Slice(m.Sample, func(i, j int) bool { return m.Sample[i] < m.Sample[j] })
+		if len(m.Sample) > sampleRows {
+			m.Sample = m.Sample[:sampleRows]
+		}
+		sort.Slice(m.Sheets, func(i, j int) bool { return m.Sheets[i] < m.Sheets[j] })
+		o.sources = append(o.sources, *m)
+	}
+	sort.Slice(o.sources, func(i, j int) bool { return o.sources[i].File < o.sources[j].File })
+	return o
+}
+
+func containsInt32(l []int32, x int32) bool {
+	for _, v := range l {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func num(r columnar.Result, gi int) Num {
+	if gi < 0 || gi >= len(r.Values) {
+		return Num{}
+	}
+	return Num{V: r.Values[gi], Valid: r.Valid[gi]}
+}
+
+func rowValue(mr metricResult, r outRow) Num {
+	if !r.other {
+		return num(mr.groups, r.gi)
+	}
+	if !mr.m.Additive {
+		return Num{}
+	}
+	var sum Num
+	for _, gi := range r.members {
+		if mr.groups.Valid[gi] {
+			sum.V += mr.groups.Values[gi]
+			sum.Valid = true
+		}
+	}
+	return sum
+}
+
+func rowNotes(mr metricResult, r outRow) []Obj {
+	if r.other {
+		return nil
+	}
+	var out []Obj
+	if mr.m.NullNote != "" && mr.groups.NullRows[r.gi] > 0 {
+		out = append(out, nullNote(mr.m, mr.groups.NullRows[r.gi]))
+	}
+	if mr.groups.Mixed[r.gi] {
+		out = append(out, mixedNote(mr.m))
+	}
+	return out
+}
+
+func nullNote(m capability.Metric, n int64) Obj {
+	return Obj{{"code", m.NullNote}, {"metric", m.Name}, {"count", n},
+		{"message", fmt.Sprintf("%d matched rows have no %s and are not counted in %s", n, m.Column, m.Name)}}
+}
+
+func mixedNote(m capability.Metric) Obj {
+	return Obj{{"code", "mixed_units"}, {"metric", m.Name},
+		{"message", fmt.Sprintf("the matched rows mix units (%s), so %s is null; filter on or group by %s", m.UnitColumn, m.Name, m.UnitColumn)}}
+}
+
+func totalNotes(c *capability.Capability, snap *Snapshot, mr metricResult, matched int) []Obj {
+	var out []Obj
+	if mr.m.NullNote != "" && len(mr.total.NullRows) > 0 {
+		out = append(out, nullNote(mr.m, mr.total.NullRows[0]))
+	}
+	if len(mr.total.Mixed) > 0 && mr.total.Mixed[0] {
+		out = append(out, mixedNote(mr.m))
+	}
+	if matched > 0 && len(mr.total.Valid) > 0 && !mr.total.Valid[0] && !mr.total.Mixed[0] && mr.m.Column != "" {
+		out = append(out, Obj{{"code", "not_published"}, {"metric", mr.m.Name},
+			{"message", fmt.Sprintf("no matched row reports %s (as_of %s publishes it for none of them), so %s is null, not zero", mr.m.Column, snap.Manifest.AsOf, mr.m.Name)}})
+	}
+	return out
+}
+
+// aggregateCitation builds the citation of the rows of one group from one source file.
+func (s *Service) aggregateCitation(c *capability.Capability, snap *Snapshot, p *Params, src columnar.Source, group Obj) (string, Obj) {
+	t := snap.Table
+	file := t.Col(capability.ColSourceFile).Values[src.File]
+	ms := snap.sources[file]
+	var sample []Obj
+	for _, r := range src.Sample {
+		sample = append(sample, Obj{{"sheet", text(t, capability.ColSheet, int(r))}, {"source_row", intText(t, capability.ColSourceRow, int(r))}})
+	}
+	var verify Obj
+	if len(src.Sample) > 0 {
+		verify = s.recordCitation(snap, int(src.Sample[0]))
+	}
+	filters := Obj{}
+	for _, kv := range p.canonical(c) {
+		if kv.K == "filters" {
+			filters = append(filters, kv.V.(Obj)...)
+		}
+	}
+	for _, kv := range group {
+		if kv.V != OtherGroup {
+			filters = append(filters, KV{kv.K, []any{kv.V}})
+		}
+	}
+	lf := Obj{{"source_file", file}, {"raw_file_sha256", ms.SHA256}, {"filters", filters}}
+	var ranges Obj
+	for _, r := range c.DateRanges {
+		if b, ok := p.Ranges[r.Name]; ok {
+			ranges = append(ranges, KV{r.Column, Obj{{"from", b[0]}, {"to", b[1]}}})
+		}
+	}
+	if ranges != nil {
+		lf = append(lf, KV{"date_ranges", ranges})
+	}
+	for _, kv := range group {
+		if kv.V == OtherGroup {
+			lf = append(lf, KV{"excludes", "the groups listed before (other) in rows"})
+			break
+		}
+	}
+	body := Obj{
+		{"source_id", ms.SourceID},
+		{"publisher", ms.Publisher},
+		{"source_url", ms.URL},
+		{"source_file", file},
+		{"raw_file_sha256", ms.SHA256},
+		{"as_of", snap.Manifest.AsOf},
+		{"source_rows_count", src.Rows},
+		{"source_rows_sample", sample},
+		{"verify", verify},
+		{"lineage_filter", lf},
+	}
+	if c.SourceView {
+		var sheets []string
+		for _, sh := range src.Sheets {
+			sheets = append(sheets, t.Col(capability.ColSheet).Values[sh])
+		}
+		body = append(body, KV{"source_view", Obj{{"title", ms.Title}, {"release", ms.Release}, {"sheets", sheets}}})
+	}
+	sum := sha256.Sum256(mustJSON(body))
+	return "c_" + hex.EncodeToString(sum[:8]), body
+}
+
+// recordCitation is the row-level citation of table row r: what the evidence endpoint takes.
+func (s *Service) recordCitation(snap *Snapshot, r int) Obj {
+	t := snap.Table
+	file := text(t, capability.ColSourceFile, r)
+	return Obj{
+		{"source_id", text(t, capability.ColSourceID, r)},
+		{"source_url", snap.sources[file].URL},
+		{"source_file", file},
+		{"sheet", text(t, capability.ColSheet, r)},
+		{"source_row", intText(t, capability.ColSourceRow, r)},
+		{"raw_file_sha256", text(t, capability.ColRawSHA256, r)},
+		{"as_of", snap.Manifest.AsOf},
+	}
+}
+
+func text(t *columnar.Table, col string, r int) string {
+	v, _ := t.Col(col).Text(r)
+	return v
+}
+
+func intText(t *columnar.Table, col string, r int) int64 {
+	v, _ := t.Col(col).Text(r)
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return n
+}
+
+// records renders up to limit matched rows, in source order, each with its citation.
+func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, limit int) ([]Obj, *Error) {
+	n := min(limit, sel.Len())
+	out := make([]Obj, 0, n)
+	for i := 0; i < n; i++ {
+		r := sel.Row(i)
+		rec := make(Obj, 0, len(c.Fields)+1)
+		for _, f := range c.Fields {
+			v, ok := snap.Table.Col(f.Name).Text(r)
+			if !ok {
+				rec = append(rec, KV{f.Name, nil})
+				continue
+			}
+			if f.Type == capability.Number {
+				fv, _ := strconv.ParseFloat(v, 64)
+				rec = append(rec, KV{f.Name, Num{V: fv, Valid: true}})
+				continue
+			}
+			rec = append(rec, KV{f.Name, typed(f.Type, v)})
+		}
+		rec = append(rec, KV{"citation", s.recordCitation(snap, r)})
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+func sortedCitations(m map[string]Obj) Obj {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(Obj, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, KV{k, m[k]})
+	}
+	return out
+}

@@ -1,0 +1,229 @@
+// Package service is the one layer behind every front end: it validates parameters against
+// the capability definitions, runs queries on the columnar engine, builds citations from the
+// lineage columns, verifies evidence, and renders the JSON payloads. REST and MCP call the
+// same methods and so return byte-identical documents.
+package service
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/columnar"
+	"github.com/citeq/citeq/snapshots"
+)
+
+// Snapshot is one promoted snapshot loaded for serving.
+type Snapshot struct {
+	Cap       *capability.Capability
+	Manifest  *snapshots.Manifest
+	Table     *columnar.Table
+	Codebooks []snapshots.Codebook
+	sources   map[string]snapshots.Source // by file name
+	// unpublished lists the fields that are null on every row.
+	unpublished map[string]bool
+}
+
+// Service answers the four verbs over the promoted snapshots of a data directory.
+type Service struct {
+	store *snapshots.Store
+
+	mu       sync.RWMutex
+	byCap    map[string]map[string]*Snapshot // capability → as_of → snapshot
+	loaded   map[string]*Snapshot            // snapshot dir → snapshot
+	headers  map[string]map[string]int       // raw sha256 → sheet → header row
+	citedBy  map[string][]Obj                // raw sha256 → snapshots citing it
+	catStamp time.Time
+
+	evidence *workbookCache
+}
+
+// New loads every promoted snapshot of the data directory.
+func New(dataDir string) (*Service, error) {
+	s := &Service{store: &snapshots.Store{Dir: dataDir}, loaded: map[string]*Snapshot{}, evidence: newWorkbookCache(4)}
+	if _, err := s.Reload(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Store is the data directory the service reads.
+func (s *Service) Store() *snapshots.Store { return s.store }
+
+// Reload re-reads the catalog and loads newly promoted snapshots; it reports whether
+// anything changed. Snapshots are immutable, so one already loaded is kept as is.
+func (s *Service) Reload() (bool, error) {
+	st, err := os.Stat(s.store.CatalogPath())
+	stamp := time.Time{}
+	if err == nil {
+		stamp = st.ModTime()
+	}
+	s.mu.RLock()
+	same := s.byCap != nil && stamp.Equal(s.catStamp)
+	s.mu.RUnlock()
+	if same {
+		return false, nil
+	}
+	ms, err := s.store.PromotedManifests()
+	if err != nil {
+		return false, err
+	}
+	byCap := map[string]map[string]*Snapshot{}
+	loaded := map[string]*Snapshot{}
+	headers := map[string]map[string]int{}
+	citedBy := map[string][]Obj{}
+	for _, m := range ms {
+		c := capability.ByID(m.Capability)
+		if c == nil {
+			continue
+		}
+		s.mu.RLock()
+		snap := s.loaded[m.Dir]
+		s.mu.RUnlock()
+		if snap == nil {
+			snap, err = load(c, m)
+			if err != nil {
+				return false, err
+			}
+		}
+		loaded[m.Dir] = snap
+		if byCap[c.ID] == nil {
+			byCap[c.ID] = map[string]*Snapshot{}
+		}
+		byCap[c.ID][m.AsOf] = snap
+		for _, src := range m.Sources {
+			if headers[src.SHA256] == nil {
+				headers[src.SHA256] = map[string]int{}
+			}
+			for sheet, row := range src.HeaderRows {
+				headers[src.SHA256][sheet] = row
+			}
+			citedBy[src.SHA256] = append(citedBy[src.SHA256], Obj{{"capability", m.Capability}, {"as_of", m.AsOf}, {"role", src.Role}})
+		}
+	}
+	s.mu.Lock()
+	s.byCap, s.loaded, s.headers, s.citedBy, s.catStamp = byCap, loaded, headers, citedBy, stamp
+	s.mu.Unlock()
+	return true, nil
+}
+
+func load(c *capability.Capability, m *snapshots.Manifest) (*Snapshot, error) {
+	var specs []columnar.Spec
+	for _, f := range snapshots.Columns(c) {
+		specs = append(specs, columnar.Spec{Name: f.Name, Dict: dictField(c, f)})
+	}
+	t, err := columnar.Load(m.FactsPath(), specs)
+	if err != nil {
+		return nil, fmt.Errorf("load %s %s: %w", c.ID, m.AsOf, err)
+	}
+	if t.Rows != m.Rows {
+		return nil, fmt.Errorf("load %s %s: %d rows in the fact table, %d in the manifest", c.ID, m.AsOf, t.Rows, m.Rows)
+	}
+	cbs, err := snapshots.ReadCodebooks(m.Dir)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{Cap: c, Manifest: m, Table: t, Codebooks: cbs, sources: map[string]snapshots.Source{}, unpublished: map[string]bool{}}
+	for _, f := range c.Fields {
+		if allNull(t.Col(f.Name), t.Rows) {
+			snap.unpublished[f.Name] = true
+		}
+	}
+	for _, src := range m.Sources {
+		snap.sources[src.File] = src
+	}
+	return snap, nil
+}
+
+// dictField says which columns the engine holds as dictionary codes: everything that
+// filters, groups, ranges or is counted distinct, the units, and the lineage columns.
+func dictField(c *capability.Capability, f capability.Field) bool {
+	if f.Filter || f.GroupBy || f.Type == capability.Date {
+		return true
+	}
+	switch f.Name {
+	case capability.ColSourceID, capability.ColSourceFile, capability.ColSheet, capability.ColRawSHA256:
+		return true
+	}
+	for _, m := range c.Metrics {
+		if m.Column == f.Name && m.Agg == capability.CountDistinct || m.UnitColumn == f.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// served returns the capability's snapshots by as_of, and the as_of dates sorted.
+func (s *Service) served(capID string) (map[string]*Snapshot, []string) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	m := s.byCap[capID]
+	dates := make([]string, 0, len(m))
+	for d := range m {
+		dates = append(dates, d)
+	}
+	sort.Strings(dates)
+	return m, dates
+}
+
+// Served lists the capabilities that have at least one promoted snapshot.
+func (s *Service) Served() []*capability.Capability {
+	var out []*capability.Capability
+	for _, c := range capability.All() {
+		if _, dates := s.served(c.ID); len(dates) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// SnapshotsServed lists every served (capability, as_of) with its row count.
+func (s *Service) SnapshotsServed() []*Snapshot {
+	var out []*Snapshot
+	for _, c := range s.Served() {
+		m, dates := s.served(c.ID)
+		for _, d := range dates {
+			out = append(out, m[d])
+		}
+	}
+	return out
+}
+
+// resolve finds the capability served under path p.
+func (s *Service) resolve(p string) (*capability.Capability, *Error) {
+	c := capability.ByPath(p)
+	if c == nil {
+		return nil, errf(404, CodeNotFound, "no capability at /v1/%s; GET /v1/capabilities lists the served capabilities and their paths", p)
+	}
+	if _, dates := s.served(c.ID); len(dates) == 0 {
+		return nil, errf(404, CodeNotServed, "capability %s is defined but has no promoted snapshot yet; run citeq ingest with its source files, then GET /v1/capabilities", c.ID)
+	}
+	return c, nil
+}
+
+// snapshot resolves as_of ("" or "latest" → newest) for capability c.
+func (s *Service) snapshot(c *capability.Capability, asOf string) (*Snapshot, *Error) {
+	m, dates := s.served(c.ID)
+	if asOf == "" || asOf == "latest" {
+		return m[dates[len(dates)-1]], nil
+	}
+	if snap, ok := m[asOf]; ok {
+		return snap, nil
+	}
+	return nil, errf(400, CodeInvalidParameter, "as_of %q is not a served snapshot of %s; use latest or one of: %s", asOf, c.ID, join(dates))
+}
+
+func allNull(col *columnar.Column, rows int) bool {
+	if rows == 0 {
+		return false
+	}
+	for i := 0; i < rows; i++ {
+		if _, ok := col.Text(i); ok {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,121 @@
+package snapshots
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+)
+
+// Catalog records which snapshot is promoted for each capability and as_of. It lives at
+// DATA/catalog.json and is replaced atomically on every promotion.
+type Catalog struct {
+	// Promoted maps capability → as_of → fingerprint of the promoted snapshot.
+	Promoted map[string]map[string]string `json:"promoted"`
+}
+
+// Store is the data directory: raw store, snapshots and catalog.
+type Store struct {
+	Dir string
+	mu  sync.Mutex
+}
+
+// Raw is the store's raw-file store.
+func (s *Store) Raw() RawStore { return RawStore{Dir: filepath.Join(s.Dir, "raw")} }
+
+// SnapshotDir is the directory of one snapshot.
+func (s *Store) SnapshotDir(capID, asOf, fingerprint string) string {
+	return filepath.Join(s.Dir, "snapshots", capID, asOf, fingerprint)
+}
+
+// CatalogPath is the catalog file.
+func (s *Store) CatalogPath() string { return filepath.Join(s.Dir, "catalog.json") }
+
+// ReadCatalog reads the catalog; a missing catalog is empty.
+func (s *Store) ReadCatalog() (*Catalog, error) {
+	c := &Catalog{Promoted: map[string]map[string]string{}}
+	b, err := os.ReadFile(s.CatalogPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	if err := json.Unmarshal(b, c); err != nil {
+		return nil, fmt.Errorf("catalog %s: %w", s.CatalogPath(), err)
+	}
+	if c.Promoted == nil {
+		c.Promoted = map[string]map[string]string{}
+	}
+	return c, nil
+}
+
+// Promote marks the snapshot of m as the one served for its capability and as_of.
+func (s *Store) Promote(m *Manifest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.ReadCatalog()
+	if err != nil {
+		return err
+	}
+	if c.Promoted[m.Capability] == nil {
+		c.Promoted[m.Capability] = map[string]string{}
+	}
+	c.Promoted[m.Capability][m.AsOf] = m.Fingerprint
+	return WriteJSONAtomic(s.CatalogPath(), c)
+}
+
+// PromotedManifests returns the manifests of every promoted snapshot.
+func (s *Store) PromotedManifests() ([]*Manifest, error) {
+	c, err := s.ReadCatalog()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Manifest
+	for capID, byDate := range c.Promoted {
+		for asOf, fp := range byDate {
+			m, err := ReadManifest(s.SnapshotDir(capID, asOf, fp))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+		}
+	}
+	sortManifests(out)
+	return out, nil
+}
+
+// AllManifests returns every snapshot on disk, promoted or rejected.
+func (s *Store) AllManifests() ([]*Manifest, error) {
+	paths, err := filepath.Glob(filepath.Join(s.Dir, "snapshots", "*", "*", "*", ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("snapshots: %w", err)
+	}
+	var out []*Manifest
+	for _, p := range paths {
+		m, err := ReadManifest(filepath.Dir(p))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	sortManifests(out)
+	return out, nil
+}
+
+func sortManifests(ms []*Manifest) {
+	sort.Slice(ms, func(i, j int) bool {
+		a, b := ms[i], ms[j]
+		if a.Capability != b.Capability {
+			return a.Capability < b.Capability
+		}
+		if a.AsOf != b.AsOf {
+			return a.AsOf < b.AsOf
+		}
+		return a.Fingerprint < b.Fingerprint
+	})
+}

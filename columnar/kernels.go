@@ -117,17 +117,16 @@ type Grouping struct {
 const denseLimit = 1 << 22
 
 // Group groups the selection by the Dict columns keys. With no keys every selected row is in
-// one group (none when the selection is empty).
+// one group, which exists even when the selection is empty (as SQL aggregates without GROUP
+// BY return one row: counts 0, sums null).
 func (t *Table) Group(sel Selection, keys []string) *Grouping {
 	g := &Grouping{GID: make([]uint32, sel.Len())}
 	for _, k := range keys {
 		g.Keys = append(g.Keys, t.cols[k])
 	}
 	if len(keys) == 0 {
-		if sel.Len() > 0 {
-			g.N = 1
-			g.Codes = [][]int32{{}}
-		}
+		g.N = 1
+		g.Codes = [][]int32{{}}
 		return g
 	}
 	// Mixed-radix slot of a row: each key's code with null mapped to its cardinality.

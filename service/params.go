@@ -417,7 +417,7 @@ func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capabil
 	if col.Lookup(v) >= 0 {
 		return v, nil
 	}
-	valid := s.dimensionValues(snap, f.Name, 40)
+	valid := s.dimensionValues(snap, f.Name, 60)
 	more := ""
 	if f.Codebook != "" {
 		more = fmt.Sprintf("; the codebook %s in %s lists every code", f.Codebook, schemaURL)

@@ -69,7 +69,7 @@ type outRow struct {
 	group   []string // dimension values (text)
 	null    []bool   // which dimension values are null
 	other   bool
-	gi      int               // group index in the grouping (-1 for other)
+	gi      int // group index in the grouping (-1 for other)
 	sources []columnar.Source
 	members []int // groups folded into (other)
 }
@@ -184,10 +184,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		units = append(units, KV{mr.m.Name, mr.m.Unit})
 		notes = append(notes, totalNotes(c, snap, mr, sel.Len())...)
 	}
-	var totalRefs []string
-	if whole.N > 0 {
-		totalRefs = cite(wholeLineage[0], Obj{})
-	}
+	totalRefs := cite(wholeLineage[0], Obj{})
 	summary := Obj{
 		{"group_count", groups.N},
 		{"returned_group_count", len(outRows)},

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/internal/testenv"
+	"github.com/citeq/citeq/snapshots"
+)
+
+// agencyMirror serves the shared raw files at the paths of their official URLs, zipping the
+// members of zip downloads on the fly. htmlFor names paths answered with an HTML error page.
+func agencyMirror(t *testing.T, raw string, htmlFor string) *httptest.Server {
+	t.Helper()
+	routes := map[string]func(http.ResponseWriter){}
+	for _, a := range ingest.Adapters() {
+		for _, src := range a.Known() {
+			u, err := url.Parse(src.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := os.ReadFile(filepath.Join(raw, filepath.FromSlash(src.Dest)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if src.ZipMember != "" {
+				var b bytes.Buffer
+				zw := zip.NewWriter(&b)
+				w, _ := zw.Create(src.ZipMember)
+				w.Write(body)
+				zw.Close()
+				body = b.Bytes()
+			}
+			routes[u.Path] = func(w http.ResponseWriter) {
+				w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+				w.Write(body)
+			}
+		}
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if htmlFor != "" && strings.HasSuffix(r.URL.Path, htmlFor) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<!DOCTYPE html><html><body>Service unavailable</body></html>"))
+			return
+		}
+		if h, ok := routes[r.URL.Path]; ok {
+			h(w)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestIngestFetch(t *testing.T) {
+	raw := testenv.Raw(t)
+	srv := agencyMirror(t, raw, "")
+	dir := t.TempDir()
+	rawDir, data := filepath.Join(dir, "raw"), filepath.Join(dir, "var")
+	var out, progress bytes.Buffer
+	if err := runIngest([]string{"--fetch", "--mirror", srv.URL, "--raw", rawDir, "--data", data}, &out, &progress); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	// Every known file arrived byte for byte.
+	for _, a := range ingest.Adapters() {
+		for _, src := range a.Known() {
+			got, _, err := snapshots.HashFile(filepath.Join(rawDir, src.Dest))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, _ := snapshots.HashFile(filepath.Join(raw, src.Dest))
+			if got != want {
+				t.Errorf("%s: sha256 %s, want %s", src.Dest, got, want)
+			}
+		}
+	}
+	if !strings.Contains(progress.String(), "100%") {
+		t.Errorf("no progress bar: %q", progress.String())
+	}
+	text := out.String()
+	for _, want := range []string{"power.capacity", "natural_gas.prices", "promoted"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("closing table lacks %q:\n%s", want, text)
+		}
+	}
+	// A second run downloads nothing new and changes nothing.
+	out.Reset()
+	if err := runIngest([]string{"--fetch", "--mirror", srv.URL, "--raw", rawDir, "--data", data}, &out, &progress); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "unchanged") || !strings.Contains(out.String(), "nothing changed") {
+		t.Errorf("second run:\n%s", out.String())
+	}
+}
+
+func TestIngestFetchRefusesHTML(t *testing.T) {
+	raw := testenv.Raw(t)
+	srv := agencyMirror(t, raw, "RNGWHHDd.xls")
+	dir := t.TempDir()
+	var out, progress bytes.Buffer
+	err := runIngest([]string{"--fetch", "--mirror", srv.URL, "--raw", filepath.Join(dir, "raw"), "--data", filepath.Join(dir, "var")}, &out, &progress)
+	if err == nil || !strings.Contains(out.String(), "HTML") {
+		t.Fatalf("err %v\n%s", err, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "raw", "eia", "ng_prices", "RNGWHHDd.xls")); err == nil {
+		t.Error("the refused download was written")
+	}
+}

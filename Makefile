@@ -25,6 +25,7 @@ serve: build
 test:
 	$(GO) vet ./...
 	CITEQ_RAW=$(abspath $(RAW)) $(GO) test -count=1 ./...
+	CITEQ_RAW=$(abspath $(RAW)) mcp/tscheck/run.sh
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt wants to change:"; echo "$$out"; exit 1; fi

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/mcp"
 	"github.com/citeq/citeq/service"
 )
 
@@ -68,6 +69,11 @@ func New(svc *service.Service, log zerolog.Logger) http.Handler {
 		}
 		respond(c)(svc.EvidenceJSON(body))
 	})
+	// MCP over the streamable HTTP transport: the same service, the same payloads.
+	mcpHandler := gin.WrapH(mcp.New(svc))
+	r.POST("/mcp", mcpHandler)
+	r.GET("/mcp", mcpHandler)
+	r.DELETE("/mcp", mcpHandler)
 	r.NoRoute(func(c *gin.Context) {
 		p := strings.TrimPrefix(c.Request.URL.Path, "/v1/")
 		p = strings.TrimSuffix(strings.TrimSuffix(p, "/query"), "/schema")

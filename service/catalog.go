@@ -199,3 +199,48 @@ func (s *Service) Health() []byte {
 	}
 	return mustJSON(Obj{{"status", "ok"}, {"snapshots", snaps}})
 }
+
+// SmallValues returns the values of a field in the capability's latest snapshot — the enum
+// when it has one, else the codebook's codes or the snapshot's distinct values — when there
+// are at most max of them.
+func (s *Service) SmallValues(c *capability.Capability, field string, max int) ([]string, bool) {
+	f, ok := c.Field(field)
+	if !ok {
+		return nil, false
+	}
+	if len(f.Enum) > 0 {
+		return f.Enum, len(f.Enum) <= max
+	}
+	snap, e := s.snapshot(c, "latest")
+	if e != nil {
+		return nil, false
+	}
+	if f.Codebook != "" {
+		for _, cb := range snap.Codebooks {
+			if cb.Name == f.Codebook {
+				if len(cb.Codes) == 0 || len(cb.Codes) > max {
+					return nil, false
+				}
+				out := make([]string, len(cb.Codes))
+				for i, code := range cb.Codes {
+					out[i] = code.Code
+				}
+				return out, true
+			}
+		}
+	}
+	col := snap.Table.Col(field)
+	if col == nil || len(col.Values) == 0 || len(col.Values) > max {
+		return nil, false
+	}
+	return col.Values, true
+}
+
+// ServedKey identifies the set of served snapshots; it changes whenever one is promoted.
+func (s *Service) ServedKey() string {
+	var b []byte
+	for _, snap := range s.SnapshotsServed() {
+		b = append(b, snap.Cap.ID+"@"+snap.Manifest.AsOf+"/"+snap.Manifest.Fingerprint+";"...)
+	}
+	return string(b)
+}

@@ -1,0 +1,191 @@
+// Package mcp serves the contract's four verbs as MCP tools over the streamable HTTP
+// transport of the official Go SDK: list_capabilities_v1, describe_<capability>_v1,
+// query_<capability>_v1 for every served capability, and get_source_evidence_v1. Tool input
+// schemas are generated from the capability definitions, and every result is the very JSON
+// document REST returns for the same request, as structured content and as text.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/service"
+)
+
+// Version is the server version announced to MCP clients.
+const Version = "v1"
+
+// smallCodebook is the largest value list written into a tool's input schema as an enum.
+const smallCodebook = 60
+
+// Instructions tell an agent how to use the tools.
+const Instructions = `citeq answers questions about U.S. public data with aggregates cited down to the exact source row.
+Flow: 1) list_capabilities_v1 to see what is served and its as_of dates; 2) describe_<capability>_v1 for valid filters, group_by dimensions, metrics (unit, aggregation, additivity) and codebooks; 3) query_<capability>_v1 with filters, group_by, order_by/top_n; 4) get_source_evidence_v1 with a citation's "verify" member to see the literal cells of the cited source row, re-hashed.
+Rules: summary.totals is authoritative; sum group rows only for metrics whose additive_across_groups is true. Every response pins as_of; pass it back to reproduce an answer exactly.`
+
+// Handler is the MCP endpoint. It keeps one MCP server per set of served snapshots, so a
+// newly promoted capability gets its tools without a restart.
+type Handler struct {
+	svc  *service.Service
+	opts *sdk.StreamableHTTPOptions
+
+	mu     sync.Mutex
+	key    string
+	server *sdk.Server
+	http   http.Handler
+}
+
+// New returns the MCP endpoint over svc.
+func New(svc *service.Service) *Handler {
+	h := &Handler{svc: svc, opts: &sdk.StreamableHTTPOptions{}}
+	h.http = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return h.current() }, h.opts)
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.http.ServeHTTP(w, r) }
+
+// current returns the server for the snapshots served now.
+func (h *Handler) current() *sdk.Server {
+	key := h.svc.ServedKey()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.server == nil || key != h.key {
+		h.server, h.key = NewServer(h.svc), key
+	}
+	return h.server
+}
+
+// NewServer builds an MCP server with the tools of every capability served now.
+func NewServer(svc *service.Service) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "citeq", Title: "citeq: cited U.S. public data", Version: Version},
+		&sdk.ServerOptions{Instructions: Instructions})
+	s.AddTool(&sdk.Tool{
+		Name:        "list_capabilities_v1",
+		Title:       "Discover",
+		Description: "Step 1 of discover → describe → query → verify. Lists the served capabilities with their paths, as_of dates and tool names. Same payload as GET /v1/capabilities.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Annotations: readOnly(),
+	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return result(svc.Capabilities(), nil), nil
+	})
+	for _, c := range svc.Served() {
+		c := c
+		s.AddTool(&sdk.Tool{
+			Name:  "describe_" + c.ToolName() + "_v1",
+			Title: "Describe " + c.ID,
+			Description: "Step 2: the schema of " + c.ID + " (" + c.Title + "): valid filters and their values, group_by dimensions, metrics with unit, aggregation and additivity, date-range parameters, controls, detail fields, citation fields and the codebooks. " +
+				"Same payload as GET /v1/" + c.Path + "/schema.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+			Annotations: readOnly(),
+		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return result(svc.Schema(c.Path)), nil
+		})
+		s.AddTool(&sdk.Tool{
+			Name:  "query_" + c.ToolName() + "_v1",
+			Title: "Query " + c.ID,
+			Description: "Step 3: cited aggregates of " + c.ID + " (" + c.Description + ") " +
+				"Arguments are the REST params object: filters, group_by, date ranges, order_by (a metric) with order and top_n (the rest folds into (other)), include_records with limit, include_evidence, rollup_other, as_of. " +
+				"The result is the same document POST /v1/" + c.Path + "/query returns: as_of, summary.totals (authoritative), rows with group, metrics and lineage.citation_ref, and the citations map; pass a citation's verify member to get_source_evidence_v1.",
+			InputSchema: QuerySchema(svc, c),
+			Annotations: readOnly(),
+		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return result(svc.QueryJSON(c.Path, args(req))), nil
+		})
+	}
+	s.AddTool(&sdk.Tool{
+		Name:        "get_source_evidence_v1",
+		Title:       "Verify",
+		Description: "Step 4: re-open the raw file a citation names, re-hash it, and return the literal cells of the cited row with their headers. Pass a record's citation or an aggregate citation's verify member. Same payload as POST /v1/evidence/source-row; a citation that cannot be verified is an error with its code.",
+		InputSchema: json.RawMessage(evidenceSchema),
+		Annotations: readOnly(),
+	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return result(svc.EvidenceJSON(args(req))), nil
+	})
+	return s
+}
+
+func readOnly() *sdk.ToolAnnotations {
+	f := false
+	return &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}
+}
+
+func args(req *sdk.CallToolRequest) []byte {
+	if req.Params == nil || len(req.Params.Arguments) == 0 {
+		return []byte("{}")
+	}
+	return req.Params.Arguments
+}
+
+// result carries a service payload as structured content and as text, byte for byte the
+// REST body; a service error becomes a tool error carrying the same {error:{code,message}}.
+func result(body []byte, e *service.Error) *sdk.CallToolResult {
+	isErr := false
+	if e != nil {
+		body, isErr = e.Body(), true
+	}
+	return &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: string(body)}},
+		StructuredContent: json.RawMessage(body),
+		IsError:           isErr,
+	}
+}
+
+const evidenceSchema = `{"type":"object","properties":{
+"source_id":{"type":"string"},"source_url":{"type":"string"},"source_file":{"type":"string"},
+"sheet":{"type":"string"},"source_row":{"type":"integer","minimum":1},
+"raw_file_sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"as_of":{"type":"string"}},
+"required":["source_file","sheet","source_row","raw_file_sha256"]}`
+
+// QuerySchema is the JSON Schema of query_<capability>_v1's arguments, generated from the
+// capability definition (and, for small codebooks, the latest snapshot's values).
+func QuerySchema(svc *service.Service, c *capability.Capability) json.RawMessage {
+	filters := map[string]any{}
+	for _, f := range c.Fields {
+		if !f.Filter {
+			continue
+		}
+		one := map[string]any{"type": jsonType(f.Type), "description": f.Description}
+		if vals, ok := svc.SmallValues(c, f.Name, smallCodebook); ok && f.Type == capability.String {
+			one["enum"] = vals
+		}
+		filters[f.Name] = map[string]any{"anyOf": []any{one, map[string]any{"type": "array", "items": one, "minItems": 1}}}
+	}
+	metrics := c.MetricNames()
+	props := map[string]any{
+		"filters":          map[string]any{"type": "object", "properties": filters, "additionalProperties": false, "description": "filter name → one value or a list of values"},
+		"group_by":         map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": c.GroupByNames()}, "uniqueItems": true},
+		"order_by":         map[string]any{"type": "string", "enum": metrics, "description": "a metric to rank groups by; needs group_by"},
+		"order":            map[string]any{"type": "string", "enum": []string{"desc", "asc"}, "default": "desc"},
+		"top_n":            map[string]any{"type": "integer", "minimum": 1, "description": "keep the top N groups; needs group_by and order_by; the rest fold into (other)"},
+		"rollup_other":     map[string]any{"type": "boolean", "default": true},
+		"include_records":  map[string]any{"type": "boolean", "default": false},
+		"limit":            map[string]any{"type": "integer", "minimum": 1, "maximum": service.MaxLimit, "default": service.DefaultLimit},
+		"include_evidence": map[string]any{"type": "boolean", "default": false},
+		"as_of":            map[string]any{"type": "string", "description": "latest (default) or a served snapshot date YYYY-MM-DD"},
+	}
+	for _, r := range c.DateRanges {
+		d := map[string]any{"type": "string", "pattern": `^\d{4}(-\d{2}(-\d{2})?)?$`, "description": "YYYY-MM-DD, YYYY-MM or YYYY, inclusive, on " + r.Column}
+		props[r.From()] = d
+		props[r.To()] = d
+	}
+	b, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "additionalProperties": false})
+	return b
+}
+
+func jsonType(t capability.Type) string {
+	switch t {
+	case capability.Integer:
+		return "integer"
+	case capability.Number:
+		return "number"
+	case capability.Boolean:
+		return "boolean"
+	}
+	return "string"
+}

@@ -1,0 +1,168 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/citeq/citeq/api"
+	"github.com/citeq/citeq/internal/testenv"
+	"github.com/citeq/citeq/service"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.Cleanup()
+	os.Exit(code)
+}
+
+func session(t *testing.T) (*httptest.Server, *sdk.ClientSession) {
+	t.Helper()
+	svc, err := service.New(testenv.Data(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.New(svc, zerolog.Nop()))
+	t.Cleanup(srv.Close)
+	client := sdk.NewClient(&sdk.Implementation{Name: "citeq-test", Version: "v1"}, nil)
+	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return srv, cs
+}
+
+func rest(t *testing.T, method, url string, body string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func TestToolsListed(t *testing.T) {
+	_, cs := session(t)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]*sdk.Tool{}
+	for _, tool := range res.Tools {
+		names[tool.Name] = tool
+	}
+	for _, want := range []string{"list_capabilities_v1", "describe_power_capacity_v1", "query_power_capacity_v1",
+		"describe_natural_gas_prices_v1", "query_natural_gas_prices_v1", "get_source_evidence_v1"} {
+		if names[want] == nil {
+			t.Errorf("tool %s missing", want)
+		}
+	}
+	// The query schema is generated from the definition: group_by and order_by enums, small
+	// codebooks as enums, date ranges.
+	schema, _ := json.Marshal(names["query_power_capacity_v1"].InputSchema)
+	for _, want := range []string{`"operating_date_from"`, `"retirement_date_to"`, `"distinct_plant_count"`, `"Batteries"`, `"canceled_or_postponed"`, `"balancing_authority_code"`} {
+		if !bytes.Contains(schema, []byte(want)) {
+			t.Errorf("query schema lacks %s", want)
+		}
+	}
+	if !strings.Contains(names["query_power_capacity_v1"].Description, "verify") {
+		t.Error("query tool description does not tell the flow")
+	}
+}
+
+// TestPayloadsMatchREST: for each verb and a fixed set of queries, the REST body equals the MCP
+// text content byte for byte and the MCP structured content as a JSON value.
+func TestPayloadsMatchREST(t *testing.T) {
+	srv, cs := session(t)
+	ctx := context.Background()
+	type call struct {
+		name, tool, method, path, args string
+		isErr                          bool
+	}
+	calls := []call{
+		{"discover", "list_capabilities_v1", "GET", "/v1/capabilities", `{}`, false},
+		{"describe", "describe_power_capacity_v1", "GET", "/v1/power/capacity/schema", `{}`, false},
+		{"describe prices", "describe_natural_gas_prices_v1", "GET", "/v1/natural-gas/prices/schema", `{}`, false},
+		{"plain", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{}`, false},
+		{"filtered", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{"filters":{"technology":"Batteries","lifecycle":["operating","planned"]}}`, false},
+		{"grouped top_n", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{"filters":{"lifecycle":"operating"},"group_by":["state"],"order_by":"nameplate_mw","top_n":5}`, false},
+		{"records", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{"filters":{"state":"RI"},"include_records":true,"limit":4}`, false},
+		{"evidence included", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query", `{"group_by":["atom"],"observation_date_from":"2021","include_evidence":true}`, false},
+		{"bad filter", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{"filters":{"state":"ZZ"}}`, true},
+		{"bad order_by", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query", `{"group_by":["atom"],"order_by":"atom"}`, true},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			_, want := rest(t, c.method, srv.URL+c.path, c.args)
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			compare(t, res, want, c.isErr)
+		})
+	}
+	// Evidence: a citation taken from the grouped query, over both protocols.
+	_, body := rest(t, "POST", srv.URL+"/v1/power/capacity/query", `{"group_by":["lifecycle"]}`)
+	var r struct {
+		Citations map[string]struct {
+			Verify json.RawMessage `json:"verify"`
+		} `json:"citations"`
+	}
+	json.Unmarshal(body, &r)
+	for ref, c := range r.Citations {
+		_, want := rest(t, "POST", srv.URL+"/v1/evidence/source-row", string(c.Verify))
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_source_evidence_v1", Arguments: c.Verify})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run("evidence "+ref, func(t *testing.T) { compare(t, res, want, false) })
+	}
+	tampered := bytes.Replace(r.Citations[firstKey(r.Citations)].Verify, []byte(`"raw_file_sha256":"`), []byte(`"raw_file_sha256":"0`), 1)
+	_, want := rest(t, "POST", srv.URL+"/v1/evidence/source-row", string(tampered))
+	res, _ := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_source_evidence_v1", Arguments: json.RawMessage(tampered)})
+	t.Run("evidence refused", func(t *testing.T) { compare(t, res, want, true) })
+}
+
+func firstKey[V any](m map[string]V) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}
+
+func compare(t *testing.T, res *sdk.CallToolResult, want []byte, isErr bool) {
+	t.Helper()
+	if res.IsError != isErr {
+		t.Fatalf("isError %v, want %v", res.IsError, isErr)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("%d content items", len(res.Content))
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	if text != string(want) {
+		t.Errorf("text content differs from REST:\n%.400s\n%.400s", text, want)
+	}
+	var a, b any
+	structured, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(structured, &a); err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(want, &b)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("structured content differs from REST:\n%.400s\n%.400s", structured, want)
+	}
+}

@@ -1,0 +1,76 @@
+// Connects to a running citeq server's MCP endpoint with the official TypeScript SDK, and for
+// each verb compares the tool result with the REST response for the same request: the text
+// content and the serialized structured content must equal the REST body byte for byte.
+// Usage: node check.mjs http://127.0.0.1:PORT
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const base = process.argv[2];
+if (!base) {
+  console.error("usage: node check.mjs BASE_URL");
+  process.exit(2);
+}
+
+let passed = 0;
+let failed = 0;
+function check(name, ok, detail) {
+  if (ok) {
+    passed++;
+    console.log(`ok   ${name}`);
+  } else {
+    failed++;
+    console.log(`FAIL ${name}: ${detail ?? ""}`);
+  }
+}
+
+async function rest(method, path, body) {
+  const res = await fetch(base + path, { method, body: method === "POST" ? body : undefined });
+  return { status: res.status, text: await res.text() };
+}
+
+function compare(name, result, restBody, wantError) {
+  check(`${name}: isError ${wantError}`, Boolean(result.isError) === wantError, `isError=${result.isError}`);
+  const text = result.content?.[0]?.text;
+  check(`${name}: text content == REST body`, text === restBody, `${String(text).slice(0, 200)} vs ${restBody.slice(0, 200)}`);
+  const structured = JSON.stringify(result.structuredContent);
+  check(`${name}: structured content == REST body`, structured === restBody, `${structured?.slice(0, 200)} vs ${restBody.slice(0, 200)}`);
+}
+
+const client = new Client({ name: "citeq-tscheck", version: "v1" });
+await client.connect(new StreamableHTTPClientTransport(new URL(base + "/mcp")));
+
+const tools = (await client.listTools()).tools.map((t) => t.name);
+for (const want of ["list_capabilities_v1", "describe_power_capacity_v1", "query_power_capacity_v1",
+  "describe_natural_gas_prices_v1", "query_natural_gas_prices_v1", "get_source_evidence_v1"]) {
+  check(`tool ${want} listed`, tools.includes(want), tools.join(","));
+}
+
+const calls = [
+  ["discover", "list_capabilities_v1", "GET", "/v1/capabilities", {}],
+  ["describe", "describe_power_capacity_v1", "GET", "/v1/power/capacity/schema", {}],
+  ["query grouped top_n", "query_power_capacity_v1", "POST", "/v1/power/capacity/query",
+    { filters: { lifecycle: "operating" }, group_by: ["state"], order_by: "nameplate_mw", top_n: 5 }],
+  ["query records", "query_power_capacity_v1", "POST", "/v1/power/capacity/query",
+    { filters: { state: "CA", technology: "Batteries" }, include_records: true, limit: 5 }],
+  ["query prices", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query",
+    { group_by: ["atom", "year"], observation_date_from: "2020", order_by: "avg_price", top_n: 3 }],
+  ["query error", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", { filters: { state: "ZZ" } }],
+];
+let grouped;
+for (const [name, tool, method, path, args] of calls) {
+  const r = await rest(method, path, JSON.stringify(args));
+  const result = await client.callTool({ name: tool, arguments: args });
+  compare(name, result, r.text, r.status !== 200);
+  if (name === "query grouped top_n") grouped = JSON.parse(r.text);
+}
+
+// Verify every citation of the grouped query over both protocols.
+for (const [ref, cit] of Object.entries(grouped.citations)) {
+  const r = await rest("POST", "/v1/evidence/source-row", JSON.stringify(cit.verify));
+  const result = await client.callTool({ name: "get_source_evidence_v1", arguments: cit.verify });
+  compare(`evidence ${ref}`, result, r.text, false);
+}
+
+await client.close();
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -4,9 +4,11 @@ package api
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,28 +31,43 @@ func New(svc *service.Service, log zerolog.Logger) http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
-	r.Use(requestLog(log), gin.CustomRecovery(func(c *gin.Context, err any) {
+	m := newMetrics(svc)
+	r.Use(requestLog(log), m.middleware, gin.CustomRecovery(func(c *gin.Context, err any) {
 		log.Error().Interface("panic", err).Str("path", c.Request.URL.Path).Msg("recovered")
 		writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the server failed on this request; it has been logged — retry, and report the X-Request-Id if it persists"})
 	}))
+	r.GET("/metrics", m.handler())
 	r.GET("/v1/health", func(c *gin.Context) {
+		c.Header("Cache-Control", "no-store")
 		c.Data(http.StatusOK, "application/json", svc.Health())
 	})
 	r.GET("/v1/capabilities", func(c *gin.Context) {
-		c.Data(http.StatusOK, "application/json", svc.Capabilities())
+		respond(c, latestMaxAge)(svc.Capabilities(), nil)
 	})
 	for _, capDef := range capability.All() {
 		path := capDef.Path
 		r.GET("/v1/"+path+"/schema", func(c *gin.Context) {
-			respond(c)(svc.Schema(path))
+			respond(c, latestMaxAge)(svc.Schema(path))
 		})
+		query := func(c *gin.Context, raw service.RawParams) {
+			maxAge := latestMaxAge
+			if service.Pinned(raw) {
+				maxAge = pinnedMaxAge
+			}
+			respond(c, maxAge)(svc.QueryRaw(path, raw))
+		}
 		r.POST("/v1/"+path+"/query", func(c *gin.Context) {
 			body, e := readBody(c)
 			if e != nil {
 				writeErr(c, e)
 				return
 			}
-			respond(c)(svc.QueryJSON(path, body))
+			raw, e := service.ParseBody(body)
+			if e != nil {
+				writeErr(c, e)
+				return
+			}
+			query(c, raw)
 		})
 		r.GET("/v1/"+path+"/query", func(c *gin.Context) {
 			raw, e := service.ParseQuery(c.Request.URL.Query())
@@ -58,7 +75,7 @@ func New(svc *service.Service, log zerolog.Logger) http.Handler {
 				writeErr(c, e)
 				return
 			}
-			respond(c)(svc.QueryRaw(path, raw))
+			query(c, raw)
 		})
 	}
 	r.POST("/v1/evidence/source-row", func(c *gin.Context) {
@@ -67,10 +84,10 @@ func New(svc *service.Service, log zerolog.Logger) http.Handler {
 			writeErr(c, e)
 			return
 		}
-		respond(c)(svc.EvidenceJSON(body))
+		respond(c, 0)(svc.EvidenceJSON(body))
 	})
 	// MCP over the streamable HTTP transport: the same service, the same payloads.
-	mcpHandler := gin.WrapH(mcp.New(svc))
+	mcpHandler := gin.WrapH(mcp.New(svc, m.tool))
 	r.POST("/mcp", mcpHandler)
 	r.GET("/mcp", mcpHandler)
 	r.DELETE("/mcp", mcpHandler)
@@ -95,15 +112,50 @@ func readBody(c *gin.Context) ([]byte, *service.Error) {
 	return body, nil
 }
 
-// respond writes a service result: the payload, or the structured error.
-func respond(c *gin.Context) func([]byte, *service.Error) {
+// Cache lifetimes: an answer for a pinned as_of never changes; a latest answer may change
+// when a new snapshot is promoted.
+const (
+	pinnedMaxAge = 365 * 24 * 3600
+	latestMaxAge = 60
+)
+
+// respond writes a service result: the payload with its ETag (a hash of the body) and cache
+// lifetime — or 304 when the client already holds it — or the structured error. maxAge 0
+// means the answer must be revalidated every time (evidence re-hashes the file).
+func respond(c *gin.Context, maxAge int) func([]byte, *service.Error) {
 	return func(body []byte, e *service.Error) {
 		if e != nil {
 			writeErr(c, e)
 			return
 		}
+		sum := sha256.Sum256(body)
+		etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+		c.Header("ETag", etag)
+		switch {
+		case maxAge >= pinnedMaxAge:
+			c.Header("Cache-Control", "public, max-age="+strconv.Itoa(maxAge)+", immutable")
+		case maxAge > 0:
+			c.Header("Cache-Control", "public, max-age="+strconv.Itoa(maxAge))
+		default:
+			c.Header("Cache-Control", "no-cache")
+		}
+		if etagMatch(c.GetHeader("If-None-Match"), etag) {
+			c.Status(http.StatusNotModified)
+			return
+		}
 		c.Data(http.StatusOK, "application/json", body)
 	}
+}
+
+// etagMatch implements If-None-Match: a list of entity tags, or *.
+func etagMatch(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t), "W/"))
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
 }
 
 func writeErr(c *gin.Context, e *service.Error) {

@@ -31,8 +31,9 @@ Rules: summary.totals is authoritative; sum group rows only for metrics whose ad
 // Handler is the MCP endpoint. It keeps one MCP server per set of served snapshots, so a
 // newly promoted capability gets its tools without a restart.
 type Handler struct {
-	svc  *service.Service
-	opts *sdk.StreamableHTTPOptions
+	svc     *service.Service
+	opts    *sdk.StreamableHTTPOptions
+	observe Observer
 
 	mu     sync.Mutex
 	key    string
@@ -40,9 +41,16 @@ type Handler struct {
 	http   http.Handler
 }
 
-// New returns the MCP endpoint over svc.
-func New(svc *service.Service) *Handler {
-	h := &Handler{svc: svc, opts: &sdk.StreamableHTTPOptions{}}
+// Observer is told of every tool call: the tool, its capability ("" for none) and the error
+// code ("" on success).
+type Observer func(tool, capability, code string)
+
+// New returns the MCP endpoint over svc; observe may be nil.
+func New(svc *service.Service, observe Observer) *Handler {
+	if observe == nil {
+		observe = func(string, string, string) {}
+	}
+	h := &Handler{svc: svc, opts: &sdk.StreamableHTTPOptions{}, observe: observe}
 	h.http = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return h.current() }, h.opts)
 	return h
 }
@@ -56,13 +64,26 @@ func (h *Handler) current() *sdk.Server {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.server == nil || key != h.key {
-		h.server, h.key = NewServer(h.svc), key
+		h.server, h.key = NewServer(h.svc, h.observe), key
 	}
 	return h.server
 }
 
 // NewServer builds an MCP server with the tools of every capability served now.
-func NewServer(svc *service.Service) *sdk.Server {
+func NewServer(svc *service.Service, observe Observer) *sdk.Server {
+	if observe == nil {
+		observe = func(string, string, string) {}
+	}
+	result := func(tool, capID string) func([]byte, *service.Error) *sdk.CallToolResult {
+		return func(body []byte, e *service.Error) *sdk.CallToolResult {
+			code := ""
+			if e != nil {
+				code = e.Code
+			}
+			observe(tool, capID, code)
+			return toolResult(body, e)
+		}
+	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "citeq", Title: "citeq: cited U.S. public data", Version: Version},
 		&sdk.ServerOptions{Instructions: Instructions})
 	s.AddTool(&sdk.Tool{
@@ -72,7 +93,7 @@ func NewServer(svc *service.Service) *sdk.Server {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		Annotations: readOnly(),
 	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		return result(svc.Capabilities(), nil), nil
+		return result("list_capabilities_v1", "")(svc.Capabilities(), nil), nil
 	})
 	for _, c := range svc.Served() {
 		c := c
@@ -84,7 +105,7 @@ func NewServer(svc *service.Service) *sdk.Server {
 			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 			Annotations: readOnly(),
 		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return result(svc.Schema(c.Path)), nil
+			return result("describe_"+c.ToolName()+"_v1", c.ID)(svc.Schema(c.Path)), nil
 		})
 		s.AddTool(&sdk.Tool{
 			Name:  "query_" + c.ToolName() + "_v1",
@@ -95,7 +116,7 @@ func NewServer(svc *service.Service) *sdk.Server {
 			InputSchema: QuerySchema(svc, c),
 			Annotations: readOnly(),
 		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return result(svc.QueryJSON(c.Path, args(req))), nil
+			return result("query_"+c.ToolName()+"_v1", c.ID)(svc.QueryJSON(c.Path, args(req))), nil
 		})
 	}
 	s.AddTool(&sdk.Tool{
@@ -105,7 +126,7 @@ func NewServer(svc *service.Service) *sdk.Server {
 		InputSchema: json.RawMessage(evidenceSchema),
 		Annotations: readOnly(),
 	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		return result(svc.EvidenceJSON(args(req))), nil
+		return result("get_source_evidence_v1", "")(svc.EvidenceJSON(args(req))), nil
 	})
 	return s
 }
@@ -122,9 +143,9 @@ func args(req *sdk.CallToolRequest) []byte {
 	return req.Params.Arguments
 }
 
-// result carries a service payload as structured content and as text, byte for byte the
+// toolResult carries a service payload as structured content and as text, byte for byte the
 // REST body; a service error becomes a tool error carrying the same {error:{code,message}}.
-func result(body []byte, e *service.Error) *sdk.CallToolResult {
+func toolResult(body []byte, e *service.Error) *sdk.CallToolResult {
 	isErr := false
 	if e != nil {
 		body, isErr = e.Body(), true

@@ -91,16 +91,23 @@ func orEmptyList(l []string) []string {
 	return l
 }
 
-// rawParams is a params object before validation: member → JSON value.
-type rawParams map[string]json.RawMessage
+// RawParams is a params object before validation: member → JSON value.
+type RawParams map[string]json.RawMessage
+
+// Pinned reports whether the params name an exact as_of (not latest): the answer to such a
+// query never changes.
+func Pinned(raw RawParams) bool {
+	a, err := asOfValue(raw)
+	return err == nil && a != "latest"
+}
 
 // ParseBody reads a POST body (a JSON params object; an empty body is {}).
-func ParseBody(body []byte) (rawParams, *Error) {
+func ParseBody(body []byte) (RawParams, *Error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
-		return rawParams{}, nil
+		return RawParams{}, nil
 	}
-	var raw rawParams
+	var raw RawParams
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
@@ -117,14 +124,14 @@ func ParseBody(body []byte) (rawParams, *Error) {
 
 // ParseQuery reads the GET form: q=<URL-encoded JSON params object>, or plain pairs where
 // repeated keys are lists, group_by may be comma separated, and limit/top_n are integers.
-func ParseQuery(q url.Values) (rawParams, *Error) {
+func ParseQuery(q url.Values) (RawParams, *Error) {
 	if qs, ok := q["q"]; ok {
 		if len(q) > 1 || len(qs) > 1 {
 			return nil, errf(400, CodeInvalidRequest, "q carries the whole params object; do not combine it with other query parameters or repeat it")
 		}
 		return ParseBody([]byte(qs[0]))
 	}
-	raw := rawParams{}
+	raw := RawParams{}
 	keys := make([]string, 0, len(q))
 	for k := range q {
 		keys = append(keys, k)
@@ -175,7 +182,7 @@ var (
 )
 
 // Validate turns raw params into Params for capability c, or the first error found.
-func (s *Service) Validate(c *capability.Capability, raw rawParams) (*Params, *Snapshot, *Error) {
+func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *Snapshot, *Error) {
 	schemaURL := "/v1/" + c.Path + "/schema"
 	p := &Params{Filters: map[string][]string{}, Ranges: map[string][2]string{}, Order: "desc", RollupOther: true, Limit: DefaultLimit}
 
@@ -312,7 +319,7 @@ func (s *Service) Validate(c *capability.Capability, raw rawParams) (*Params, *S
 	return p, snap, nil
 }
 
-func asOfValue(raw rawParams) (string, *Error) {
+func asOfValue(raw RawParams) (string, *Error) {
 	var vals []json.RawMessage
 	if v, ok := raw["as_of"]; ok {
 		vals = append(vals, v)

@@ -18,7 +18,7 @@ const sampleRows = 5
 const OtherGroup = "(other)"
 
 // QueryRaw answers a query on capability path p; it returns the JSON payload, or an error.
-func (s *Service) QueryRaw(p string, raw rawParams) ([]byte, *Error) {
+func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *Error) {
 	c, e := s.resolve(p)
 	if e != nil {
 		return nil, e

@@ -217,3 +217,25 @@ func TestSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestUnservedCapabilitySchema: the capacity-factor capability is described (its identifier
+// and tool names chosen by the contract's convention) though no snapshot serves it yet.
+func TestUnservedCapabilitySchema(t *testing.T) {
+	srv := newServer(t, testenv.Data(t))
+	st, body := get(t, srv, "/v1/power/capacity-factor/schema")
+	if st != 200 {
+		t.Fatalf("%d %s", st, body)
+	}
+	s := decode[struct {
+		Capability string            `json:"capability"`
+		Served     bool              `json:"served"`
+		Tools      map[string]string `json:"mcp_tools"`
+	}](t, body)
+	if s.Capability != "power.capacity_factor" || s.Served || s.Tools["query"] != "query_power_capacity_factor_v1" {
+		t.Errorf("%+v", s)
+	}
+	_, caps := get(t, srv, "/v1/capabilities")
+	if strings.Contains(string(caps), "capacity_factor") {
+		t.Error("an unserved capability is listed as available")
+	}
+}

@@ -34,6 +34,8 @@ const (
 	Avg           Agg = "avg"
 	Min           Agg = "min"
 	Max           Agg = "max"
+	// Ratio is the sum of Column divided by the sum of Denominator.
+	Ratio Agg = "ratio"
 )
 
 // Field is one column of a capability's fact table and one member of its detail records.
@@ -64,6 +66,8 @@ type Metric struct {
 	// UnitColumn, when set, is the field holding each row's unit; a set of rows that mixes
 	// units has no value for this metric (it is null and a mixed_units note says why).
 	UnitColumn string `json:"unit_column,omitempty"`
+	// Denominator is the column summed below Column in a Ratio.
+	Denominator string `json:"denominator,omitempty"`
 }
 
 // DateRange is a pair of parameters <Name>_date_from and <Name>_date_to over a date field.

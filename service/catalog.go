@@ -43,13 +43,20 @@ func (s *Service) Capabilities() []byte {
 
 // Schema is the describe payload of capability path p: filters, groupings, metrics, date
 // ranges, controls, detail fields, citation fields and codebooks (of the latest snapshot).
+//
+// A capability that is defined but not served yet is described too (served false, no
+// snapshot dates, no codebooks), so its parameters and tool names can be read ahead.
 func (s *Service) Schema(p string) ([]byte, *Error) {
-	c, e := s.resolve(p)
-	if e != nil {
+	c := capability.ByPath(p)
+	if c == nil {
+		_, e := s.resolve(p)
 		return nil, e
 	}
-	snap, _ := s.snapshot(c, "latest")
+	var snap *Snapshot
 	_, dates := s.served(c.ID)
+	if len(dates) > 0 {
+		snap, _ = s.snapshot(c, "latest")
+	}
 	var filters []Obj
 	filters = append(filters, Obj{{"name", "as_of"}, {"type", "date"}, {"description", "snapshot date; latest (default) resolves to the newest, stated in every response"}, {"values", append([]string{"latest"}, dates...)}})
 	for _, f := range c.Fields {
@@ -67,6 +74,9 @@ func (s *Service) Schema(p string) ([]byte, *Error) {
 	var metrics []Obj
 	for _, m := range c.Metrics {
 		o := Obj{{"name", m.Name}, {"unit", m.Unit}, {"aggregation", string(m.Agg)}, {"additive_across_groups", m.Additive}, {"description", m.Description}}
+		if m.Denominator != "" {
+			o = append(o, KV{"numerator", m.Column}, KV{"denominator", m.Denominator})
+		}
 		if m.NullNote != "" {
 			o = append(o, KV{"note", m.NullNote})
 		}
@@ -80,20 +90,24 @@ func (s *Service) Schema(p string) ([]byte, *Error) {
 	var fields []Obj
 	for _, f := range c.Fields {
 		o := Obj{{"name", f.Name}, {"type", string(f.Type)}, {"description", f.Description}}
-		if col := snap.Table.Col(f.Name); col != nil && notPublished(snap, f.Name) {
+		if snap != nil && notPublished(snap, f.Name) {
 			o = append(o, KV{"published", false}, KV{"note", "null on every row: as_of " + snap.Manifest.AsOf + " does not publish it"})
 		}
 		fields = append(fields, o)
 	}
 	fields = append(fields, Obj{{"name", "citation"}, {"type", "object"}, {"description", "record-level citation of the row (citation.record fields)"}})
 	codebooks := Obj{}
-	for _, cb := range snap.Codebooks {
-		codebooks = append(codebooks, KV{cb.Name, Obj{{"description", cb.Description}, {"code_count", len(cb.Codes)}, {"codes", cb.Codes}}})
-	}
-	var sources []Obj
-	for _, src := range snap.Manifest.Sources {
-		sources = append(sources, Obj{{"source_id", src.SourceID}, {"publisher", src.Publisher}, {"source_url", src.URL}, {"source_file", src.File},
-			{"raw_file_sha256", src.SHA256}, {"role", src.Role}, {"title", src.Title}, {"release", src.Release}})
+	sources := []Obj{}
+	var asOf any
+	if snap != nil {
+		asOf = snap.Manifest.AsOf
+		for _, cb := range snap.Codebooks {
+			codebooks = append(codebooks, KV{cb.Name, Obj{{"description", cb.Description}, {"code_count", len(cb.Codes)}, {"codes", cb.Codes}}})
+		}
+		for _, src := range snap.Manifest.Sources {
+			sources = append(sources, Obj{{"source_id", src.SourceID}, {"publisher", src.Publisher}, {"source_url", src.URL}, {"source_file", src.File},
+				{"raw_file_sha256", src.SHA256}, {"role", src.Role}, {"title", src.Title}, {"release", src.Release}})
+		}
 	}
 	doc := Obj{
 		{"capability", c.ID},
@@ -102,8 +116,9 @@ func (s *Service) Schema(p string) ([]byte, *Error) {
 		{"description", c.Description},
 		{"grain", c.Grain},
 		{"cadence", c.Cadence},
-		{"as_of", snap.Manifest.AsOf},
-		{"as_of_available", dates},
+		{"served", snap != nil},
+		{"as_of", asOf},
+		{"as_of_available", orEmptyList(dates)},
 		{"as_of_rule", c.AsOfRule},
 		{"mcp_tools", Obj{{"describe", "describe_" + c.ToolName() + "_v1"}, {"query", "query_" + c.ToolName() + "_v1"}}},
 		{"filters", filters},
@@ -168,6 +183,9 @@ func (s *Service) fieldDoc(snap *Snapshot, f capability.Field, filter bool) Obj 
 		o = append(o, KV{"values", f.Enum})
 	case f.Codebook != "":
 		o = append(o, KV{"codebook", f.Codebook})
+	}
+	if snap == nil {
+		return o
 	}
 	if col := snap.Table.Col(f.Name); col != nil {
 		o = append(o, KV{"distinct_values", len(col.Values)})

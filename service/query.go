@@ -64,6 +64,25 @@ func aggOf(a capability.Agg) columnar.Agg {
 	return columnar.AggCountDistinct
 }
 
+// aggregate computes metric m per group; a ratio is the quotient of two sums (null where the
+// denominator is null or zero).
+func aggregate(t *columnar.Table, sel columnar.Selection, g *columnar.Grouping, m capability.Metric) columnar.Result {
+	if m.Agg != capability.Ratio {
+		return t.Aggregate(sel, g, aggOf(m.Agg), m.Column, m.UnitColumn)
+	}
+	num := t.Aggregate(sel, g, columnar.AggSum, m.Column, "")
+	den := t.Aggregate(sel, g, columnar.AggSum, m.Denominator, "")
+	for i := range num.Values {
+		num.Valid[i] = num.Valid[i] && den.Valid[i] && den.Values[i] != 0
+		if num.Valid[i] {
+			num.Values[i] /= den.Values[i]
+		} else {
+			num.Values[i] = 0
+		}
+	}
+	return num
+}
+
 // outRow is one row of the response before rendering.
 type outRow struct {
 	group   []string // dimension values (text)
@@ -92,9 +111,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	whole := t.Group(sel, nil)
 	results := make([]metricResult, len(c.Metrics))
 	for i, m := range c.Metrics {
-		results[i] = metricResult{m: m,
-			groups: t.Aggregate(sel, groups, aggOf(m.Agg), m.Column, m.UnitColumn),
-			total:  t.Aggregate(sel, whole, aggOf(m.Agg), m.Column, m.UnitColumn)}
+		results[i] = metricResult{m: m, groups: aggregate(t, sel, groups, m), total: aggregate(t, sel, whole, m)}
 	}
 	lineage := t.Lineage(sel, groups, capability.ColSourceFile, capability.ColSheet, sampleRows)
 	wholeLineage := t.Lineage(sel, whole, capability.ColSourceFile, capability.ColSheet, sampleRows)

@@ -4,6 +4,10 @@
 //	citeq ingest    [--fetch] [--mirror URL] --raw DIR --data DIR
 //	citeq serve     --data DIR --addr HOST:PORT
 //	citeq snapshots --data DIR
+//	citeq query <path> [--filter k=v ...] [--group-by a,b] [--order-by METRIC] [--top N] ... [--json]
+//	citeq describe <path>
+//	citeq capabilities
+//	citeq verify <citation JSON | ->
 package main
 
 import (
@@ -18,7 +22,17 @@ usage:
   citeq serve     [--data DIR] [--addr HOST:PORT]
   citeq snapshots [--data DIR]
 
+client of a running server (--server URL, default $CITEQ_SERVER, else http://127.0.0.1:8080):
+  citeq query <path> [--filter k=v ...] [--group-by a,b] [--order-by METRIC] [--order asc|desc]
+                     [--top N] [--as-of DATE] [--from NAME=DATE] [--to NAME=DATE]
+                     [--records] [--limit N] [--json] [--server URL]
+  citeq describe <path> [--json] [--server URL]
+  citeq capabilities [--json] [--server URL]
+  citeq verify <citation JSON | -> [--json] [--server URL]
+
 --raw defaults to $CITEQ_RAW, else ../shared/data/raw; --data to ./var; --addr to 127.0.0.1:8080.
+A repeated --filter for one name gives a list; --from operating=2015 sets operating_date_from.
+--json prints the server's response body unchanged; verify reads the citation from stdin with -.
 `
 
 func main() {
@@ -34,6 +48,14 @@ func main() {
 		err = runServe(os.Args[2:])
 	case "snapshots":
 		err = runSnapshots(os.Args[2:], os.Stdout)
+	case "query":
+		err = runQuery(os.Args[2:], os.Stdout)
+	case "describe":
+		err = runDescribe(os.Args[2:], os.Stdout)
+	case "capabilities":
+		err = runCapabilities(os.Args[2:], os.Stdout)
+	case "verify":
+		err = runVerify(os.Args[2:], os.Stdin, os.Stdout)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return

@@ -1,0 +1,1096 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/citeq/citeq/capability"
+)
+
+// defaultServer is the server the client commands talk to without --server or $CITEQ_SERVER.
+const defaultServer = "http://127.0.0.1:8080"
+
+// clientTimeout bounds one request of the client commands.
+const clientTimeout = 2 * time.Minute
+
+// recordColumns is how many descriptive fields the records table shows (besides the fields
+// that match a metric, and the source sheet and row).
+const recordColumns = 6
+
+// recordCellWidth is the widest a records table cell is printed; longer values are cut.
+const recordCellWidth = 32
+
+func serverDefault() string {
+	if v := os.Getenv("CITEQ_SERVER"); v != "" {
+		return v
+	}
+	return defaultServer
+}
+
+// apiError is a structured error answered by the server: {"error": {"code", "message"}}.
+type apiError struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *apiError) Error() string { return e.Code + ": " + e.Message }
+
+// client talks HTTP to a running citeq server.
+type client struct {
+	base string
+	hc   *http.Client
+}
+
+func newClient(server string) (*client, error) {
+	s := strings.TrimSpace(server)
+	if s == "" {
+		return nil, errors.New("--server is empty; give the base URL of a citeq server, e.g. " + defaultServer)
+	}
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("--server %q is not an http(s) URL; give the base URL of a citeq server, e.g. %s", server, defaultServer)
+	}
+	return &client{base: strings.TrimRight(s, "/"), hc: &http.Client{Timeout: clientTimeout}}, nil
+}
+
+// get and post return the body of a 200 response; any other status is an *apiError (or a
+// plain error when the body is not the server's error document).
+func (c *client) get(path string) ([]byte, error) { return c.do(http.MethodGet, path, nil) }
+
+func (c *client) post(path string, body []byte) ([]byte, error) {
+	return c.do(http.MethodPost, path, body)
+}
+
+func (c *client) do(method, path string, body []byte) ([]byte, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("cannot reach a citeq server at %s (%v); start one with `make run` (ingests the raw files into ./var and serves on 127.0.0.1:8080) or `citeq serve --data DIR`, or point --server or $CITEQ_SERVER at a running server", c.base, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s%s: reading the response: %v", method, c.base, path, err)
+	}
+	if resp.StatusCode == http.StatusOK {
+		return b, nil
+	}
+	var eb struct {
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &eb) == nil && eb.Error != nil && eb.Error.Code != "" {
+		return nil, &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message}
+	}
+	snippet := strings.TrimSpace(string(b))
+	if len(snippet) > 200 {
+		snippet = snippet[:200] + "..."
+	}
+	return nil, fmt.Errorf("%s %s%s answered %s, not a citeq response: %s (is --server a citeq server?)", method, c.base, path, resp.Status, snippet)
+}
+
+// parseArgs parses flags wherever they stand among the positional arguments (the flag
+// package alone stops at the first non-flag) and returns the positional arguments. After
+// "--" everything is positional.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, " ") }
+
+func (l *listFlag) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// capabilityPath accepts a capability path (power/capacity), its identifier (power.capacity)
+// or an endpoint path (/v1/power/capacity/query) and returns the path.
+func capabilityPath(p string) string {
+	p = strings.Trim(strings.TrimSpace(p), "/")
+	p = strings.TrimPrefix(p, "v1/")
+	p = strings.TrimSuffix(strings.TrimSuffix(p, "/query"), "/schema")
+	if c := capability.ByID(p); c != nil {
+		return c.Path
+	}
+	return p
+}
+
+func onePath(cmd string, pos []string) (string, error) {
+	if len(pos) != 1 || capabilityPath(pos[0]) == "" {
+		return "", fmt.Errorf("%s takes one capability path, e.g. citeq %s power/capacity (citeq capabilities lists them); got %q", cmd, cmd, pos)
+	}
+	return capabilityPath(pos[0]), nil
+}
+
+// writeRaw writes a response body unchanged, adding a newline only on a terminal.
+func writeRaw(w io.Writer, body []byte) error {
+	if _, err := w.Write(body); err != nil {
+		return err
+	}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			_, err = io.WriteString(w, "\n")
+			return err
+		}
+	}
+	return nil
+}
+
+// ---- query ----
+
+// queryFlags are the flags of citeq query; params turns them into the params object.
+type queryFlags struct {
+	filters, groupBy, from, to listFlag
+	orderBy, order, asOf       string
+	top, limit                 int
+	records                    bool
+}
+
+func (q *queryFlags) params(set map[string]bool) (map[string]any, error) {
+	p := map[string]any{}
+	filters := map[string][]string{}
+	var order []string
+	for _, f := range q.filters {
+		k, v, ok := strings.Cut(f, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--filter %q: give name=value, e.g. --filter state=TX (repeat it for a list: --filter state=TX --filter state=CA)", f)
+		}
+		if _, seen := filters[k]; !seen {
+			order = append(order, k)
+		}
+		filters[k] = append(filters[k], v)
+	}
+	if len(filters) > 0 {
+		fo := map[string]any{}
+		for _, k := range order {
+			if vs := filters[k]; len(vs) == 1 {
+				fo[k] = vs[0]
+			} else {
+				fo[k] = vs
+			}
+		}
+		p["filters"] = fo
+	}
+	var groupBy []string
+	for _, g := range q.groupBy {
+		for _, part := range strings.Split(g, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				groupBy = append(groupBy, part)
+			}
+		}
+	}
+	if len(groupBy) > 0 {
+		p["group_by"] = groupBy
+	}
+	for _, r := range []struct {
+		flag   string
+		list   listFlag
+		suffix string
+	}{{"--from", q.from, "_from"}, {"--to", q.to, "_to"}} {
+		for _, f := range r.list {
+			name, d, ok := strings.Cut(f, "=")
+			name = strings.TrimSpace(name)
+			if !ok || name == "" || strings.TrimSpace(d) == "" {
+				return nil, fmt.Errorf("%s %q: give name=DATE, e.g. %s operating=2015 (sets operating_date%s; DATE is YYYY, YYYY-MM or YYYY-MM-DD)", r.flag, f, r.flag, r.suffix)
+			}
+			name = strings.TrimSuffix(strings.TrimSuffix(name, r.suffix), "_date")
+			key := name + "_date" + r.suffix
+			if _, dup := p[key]; dup {
+				return nil, fmt.Errorf("%s %s is given twice; give it once", r.flag, name)
+			}
+			p[key] = strings.TrimSpace(d)
+		}
+	}
+	if q.orderBy != "" {
+		p["order_by"] = q.orderBy
+	}
+	if q.order != "" {
+		p["order"] = q.order
+	}
+	if set["top"] {
+		p["top_n"] = q.top
+	}
+	if q.asOf != "" {
+		p["as_of"] = q.asOf
+	}
+	if q.records {
+		p["include_records"] = true
+	}
+	if set["limit"] {
+		p["limit"] = q.limit
+	}
+	return p, nil
+}
+
+func runQuery(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("query", flag.ContinueOnError)
+	var q queryFlags
+	fs.Var(&q.filters, "filter", "filter name=value; repeat it for several values of one filter")
+	fs.Var(&q.groupBy, "group-by", "group_by dimensions, comma-separated")
+	fs.Var(&q.from, "from", "date range lower bound name=DATE (operating=2015 sets operating_date_from)")
+	fs.Var(&q.to, "to", "date range upper bound name=DATE (operating=2015 sets operating_date_to)")
+	fs.StringVar(&q.orderBy, "order-by", "", "metric to rank groups by")
+	fs.StringVar(&q.order, "order", "", "asc or desc (default desc)")
+	fs.IntVar(&q.top, "top", 0, "keep the top N groups (needs --group-by and --order-by)")
+	fs.StringVar(&q.asOf, "as-of", "", "snapshot date YYYY-MM-DD (default latest)")
+	fs.BoolVar(&q.records, "records", false, "also return the matched detail records")
+	fs.IntVar(&q.limit, "limit", 0, "with --records: the most records returned (server default 100, maximum 5000)")
+	asJSON := fs.Bool("json", false, "print the response body unchanged")
+	server := fs.String("server", serverDefault(), "citeq server base URL ($CITEQ_SERVER)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := onePath("query", pos)
+	if err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	params, err := q.params(set)
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	c, err := newClient(*server)
+	if err != nil {
+		return err
+	}
+	resp, err := c.post("/v1/"+path+"/query", body)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeRaw(stdout, resp)
+	}
+	return printQuery(stdout, resp)
+}
+
+type note struct {
+	Code    string `json:"code"`
+	Metric  string `json:"metric"`
+	Message string `json:"message"`
+}
+
+type queryResponse struct {
+	Capability string `json:"capability"`
+	AsOf       string `json:"as_of"`
+	Query      struct {
+		GroupBy []string `json:"group_by"`
+	} `json:"query"`
+	Summary struct {
+		GroupCount         int64                      `json:"group_count"`
+		ReturnedGroupCount int64                      `json:"returned_group_count"`
+		MatchedSourceRows  int64                      `json:"matched_source_rows"`
+		Totals             map[string]json.RawMessage `json:"totals"`
+		Units              json.RawMessage            `json:"units"`
+		Notes              []note                     `json:"notes"`
+		CitationRefs       []string                   `json:"citation_refs"`
+		RecordsReturned    *int64                     `json:"records_returned"`
+		RecordsTruncated   bool                       `json:"records_truncated"`
+	} `json:"summary"`
+	Rows []struct {
+		Group   map[string]json.RawMessage `json:"group"`
+		Metrics map[string]json.RawMessage `json:"metrics"`
+		Notes   []note                     `json:"notes"`
+		Lineage struct {
+			Ref  *string  `json:"citation_ref"`
+			Refs []string `json:"citation_refs"`
+		} `json:"lineage"`
+	} `json:"rows"`
+	Records   []json.RawMessage          `json:"records"`
+	Citations map[string]json.RawMessage `json:"citations"`
+}
+
+// printQuery renders a query response as an aligned table.
+func printQuery(w io.Writer, body []byte) error {
+	var r queryResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return fmt.Errorf("the query response does not parse: %v", err)
+	}
+	metrics, err := objectKeys(r.Summary.Units)
+	if err != nil {
+		return fmt.Errorf("the query response's summary.units does not parse: %v", err)
+	}
+	var units map[string]string
+	_ = json.Unmarshal(r.Summary.Units, &units)
+
+	fmt.Fprintf(w, "%s  as_of %s  (%s matched; %s, %s shown)\n\n", r.Capability, r.AsOf,
+		count(r.Summary.MatchedSourceRows, "source row"), count(r.Summary.GroupCount, "group"),
+		formatNumber(strconv.FormatInt(r.Summary.ReturnedGroupCount, 10)))
+
+	dims := r.Query.GroupBy
+	t := &table{}
+	labelCols := len(dims)
+	if labelCols == 0 {
+		labelCols = 1
+		t.head = append(t.head, "")
+		t.right = append(t.right, false)
+	}
+	for _, d := range dims {
+		t.head = append(t.head, d)
+		t.right = append(t.right, false)
+	}
+	for _, m := range metrics {
+		t.head = append(t.head, m+" ("+units[m]+")")
+		t.right = append(t.right, true)
+	}
+	t.head = append(t.head, "citation")
+	t.right = append(t.right, false)
+
+	type rowNote struct {
+		label string
+		n     note
+	}
+	var rowNotes []rowNote
+	for _, row := range r.Rows {
+		var cells, label []string
+		if len(dims) == 0 {
+			cells = append(cells, "(all)")
+		}
+		for _, d := range dims {
+			v := plainValue(row.Group[d])
+			cells = append(cells, v)
+			label = append(label, d+"="+v)
+		}
+		for _, m := range metrics {
+			cells = append(cells, metricValue(row.Metrics[m]))
+		}
+		refs := row.Lineage.Refs
+		if len(refs) == 0 && row.Lineage.Ref != nil {
+			refs = []string{*row.Lineage.Ref}
+		}
+		cells = append(cells, strings.Join(refs, ","))
+		t.rows = append(t.rows, cells)
+		for _, n := range row.Notes {
+			rowNotes = append(rowNotes, rowNote{strings.Join(label, " "), n})
+		}
+	}
+	t.rows = append(t.rows, nil)
+	total := []string{"TOTAL"}
+	for i := 1; i < labelCols; i++ {
+		total = append(total, "")
+	}
+	for _, m := range metrics {
+		total = append(total, metricValue(r.Summary.Totals[m]))
+	}
+	total = append(total, strings.Join(r.Summary.CitationRefs, ","))
+	t.rows = append(t.rows, total)
+	t.write(w, "")
+
+	if len(r.Summary.Notes) > 0 || len(rowNotes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, n := range r.Summary.Notes {
+			fmt.Fprintf(w, "  %s: %s: %s\n", n.Metric, n.Code, n.Message)
+		}
+		for _, rn := range rowNotes {
+			fmt.Fprintf(w, "  [%s] %s: %s: %s\n", rn.label, rn.n.Metric, rn.n.Code, rn.n.Message)
+		}
+	}
+	if r.Records != nil {
+		if err := printRecords(w, &r, metrics); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\n%s: --json prints them in full; citeq verify checks any of them against the raw file.\n", count(int64(len(r.Citations)), "citation"))
+	return nil
+}
+
+// recordSkip lists detail fields the records table leaves out: bookkeeping that repeats the
+// snapshot or the citation.
+var recordSkip = map[string]bool{
+	"source_id": true, "report_month": true, "as_of": true, "sheet_name": true, "region_scope": true,
+	"included_in_default_us_metrics": true, "source_record_key": true, "source_row_number": true,
+	"raw_file_sha256": true, "release_date": true, "citation": true,
+}
+
+// printRecords renders the detail records: the first few fields that tell the records apart
+// (not bookkeeping, not null or identical on every record returned), every field a metric
+// aggregates (nameplate_mw, price), and the source sheet and row of the citation.
+func printRecords(w io.Writer, r *queryResponse, metrics []string) error {
+	var returned int64
+	if r.Summary.RecordsReturned != nil {
+		returned = *r.Summary.RecordsReturned
+	}
+	fmt.Fprintf(w, "\nrecords: %s of %s", formatNumber(strconv.FormatInt(returned, 10)), count(r.Summary.MatchedSourceRows, "matched source row"))
+	if r.Summary.RecordsTruncated {
+		fmt.Fprint(w, " (truncated: raise --limit, at most 5000, or narrow the filters)")
+	}
+	fmt.Fprintln(w)
+	if len(r.Records) == 0 {
+		return nil
+	}
+	recs := make([]map[string]json.RawMessage, len(r.Records))
+	var fields []string
+	for i, raw := range r.Records {
+		if err := json.Unmarshal(raw, &recs[i]); err != nil {
+			return fmt.Errorf("a record does not parse: %v", err)
+		}
+		if i == 0 {
+			keys, err := objectKeys(raw)
+			if err != nil {
+				return fmt.Errorf("a record does not parse: %v", err)
+			}
+			fields = keys
+		}
+	}
+	metricField := func(f string) bool {
+		for _, m := range metrics {
+			if m == f || strings.HasSuffix(m, "_"+f) {
+				return true
+			}
+		}
+		return false
+	}
+	var cols []string
+	descriptive := 0
+	for _, f := range fields {
+		if recordSkip[f] {
+			continue
+		}
+		if allNull(recs, f) {
+			continue
+		}
+		if metricField(f) {
+			cols = append(cols, f)
+			continue
+		}
+		if descriptive >= recordColumns || (len(recs) > 1 && constant(recs, f)) {
+			continue
+		}
+		cols = append(cols, f)
+		descriptive++
+	}
+	t := &table{}
+	for _, f := range cols {
+		t.head = append(t.head, f)
+		t.right = append(t.right, numeric(recs, f))
+	}
+	t.head = append(t.head, "sheet", "row")
+	t.right = append(t.right, false, true)
+	for _, rec := range recs {
+		var cells []string
+		for _, f := range cols {
+			cells = append(cells, cut(plainValue(rec[f]), recordCellWidth))
+		}
+		var cit struct {
+			Sheet string `json:"sheet"`
+			Row   int64  `json:"source_row"`
+		}
+		_ = json.Unmarshal(rec["citation"], &cit)
+		cells = append(cells, cit.Sheet, strconv.FormatInt(cit.Row, 10))
+		t.rows = append(t.rows, cells)
+	}
+	t.write(w, "")
+	return nil
+}
+
+func allNull(recs []map[string]json.RawMessage, f string) bool {
+	for _, r := range recs {
+		if v, ok := r[f]; ok && string(v) != "null" {
+			return false
+		}
+	}
+	return true
+}
+
+// numeric reports whether every value of field f is a JSON number or null.
+func numeric(recs []map[string]json.RawMessage, f string) bool {
+	for _, r := range recs {
+		v := bytes.TrimSpace(r[f])
+		if len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) || string(v) == "null" {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func constant(recs []map[string]json.RawMessage, f string) bool {
+	for _, r := range recs[1:] {
+		if !bytes.Equal(r[f], recs[0][f]) {
+			return false
+		}
+	}
+	return true
+}
+
+func cut(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-3]) + "..."
+}
+
+// ---- describe ----
+
+type schemaDoc struct {
+	Capability    string   `json:"capability"`
+	Path          string   `json:"path"`
+	Title         string   `json:"title"`
+	Grain         string   `json:"grain"`
+	AsOf          string   `json:"as_of"`
+	AsOfAvailable []string `json:"as_of_available"`
+	Filters       []struct {
+		Name           string   `json:"name"`
+		Type           string   `json:"type"`
+		GroupBy        bool     `json:"group_by"`
+		Values         []string `json:"values"`
+		Codebook       string   `json:"codebook"`
+		DistinctValues *int     `json:"distinct_values"`
+		Published      *bool    `json:"published"`
+	} `json:"filters"`
+	GroupBy    []string `json:"group_by"`
+	DateRanges []struct {
+		From   string `json:"from"`
+		To     string `json:"to"`
+		Field  string `json:"field"`
+		Format string `json:"format"`
+	} `json:"date_ranges"`
+	Metrics []struct {
+		Name        string `json:"name"`
+		Unit        string `json:"unit"`
+		Aggregation string `json:"aggregation"`
+		Additive    bool   `json:"additive_across_groups"`
+		Description string `json:"description"`
+	} `json:"metrics"`
+	Controls []struct {
+		Name        string          `json:"name"`
+		Type        string          `json:"type"`
+		Default     json.RawMessage `json:"default"`
+		Minimum     json.RawMessage `json:"minimum"`
+		Maximum     json.RawMessage `json:"maximum"`
+		Enum        []string        `json:"enum"`
+		Description string          `json:"description"`
+	} `json:"controls"`
+	Codebooks json.RawMessage `json:"codebooks"`
+}
+
+func runDescribe(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("describe", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the response body unchanged")
+	server := fs.String("server", serverDefault(), "citeq server base URL ($CITEQ_SERVER)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := onePath("describe", pos)
+	if err != nil {
+		return err
+	}
+	c, err := newClient(*server)
+	if err != nil {
+		return err
+	}
+	body, err := c.get("/v1/" + path + "/schema")
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeRaw(stdout, body)
+	}
+	return printSchema(stdout, body)
+}
+
+func printSchema(w io.Writer, body []byte) error {
+	var s schemaDoc
+	if err := json.Unmarshal(body, &s); err != nil {
+		return fmt.Errorf("the schema response does not parse: %v", err)
+	}
+	fmt.Fprintf(w, "%s  (path %s)  as_of %s  (available: %s)\n", s.Capability, s.Path, s.AsOf, strings.Join(s.AsOfAvailable, ", "))
+	fmt.Fprintf(w, "%s; grain: %s\n", s.Title, s.Grain)
+
+	fmt.Fprintln(w, "\nfilters:")
+	t := &table{head: []string{"name", "type", "group_by", "values"}}
+	for _, f := range s.Filters {
+		var vals string
+		switch {
+		case f.Codebook != "":
+			vals = "codebook " + f.Codebook
+			if f.DistinctValues != nil {
+				vals += fmt.Sprintf(" (%d in snapshot)", *f.DistinctValues)
+			}
+		case len(f.Values) > 0 && f.DistinctValues == nil:
+			vals = strings.Join(f.Values, ", ")
+		case len(f.Values) > 0:
+			vals = count(int64(len(f.Values)), "value") + ": " + strings.Join(f.Values, ", ")
+		case f.DistinctValues != nil:
+			vals = count(int64(*f.DistinctValues), "value") + " in snapshot"
+		}
+		if f.Published != nil && !*f.Published {
+			vals += "; not published in as_of " + s.AsOf
+		}
+		t.rows = append(t.rows, []string{f.Name, f.Type, yesNo(f.GroupBy), vals})
+	}
+	t.write(w, "  ")
+
+	fmt.Fprintln(w, "\ngroup_by:")
+	fmt.Fprintf(w, "  %s\n", strings.Join(s.GroupBy, ", "))
+
+	fmt.Fprintln(w, "\ndate ranges (YYYY-MM-DD, YYYY-MM or YYYY; inclusive):")
+	if len(s.DateRanges) == 0 {
+		fmt.Fprintln(w, "  none")
+	} else {
+		t = &table{head: []string{"from", "to", "field"}}
+		for _, r := range s.DateRanges {
+			t.rows = append(t.rows, []string{r.From, r.To, r.Field})
+		}
+		t.write(w, "  ")
+	}
+
+	fmt.Fprintln(w, "\nmetrics:")
+	t = &table{head: []string{"name", "unit", "aggregation", "additive", "description"}}
+	for _, m := range s.Metrics {
+		t.rows = append(t.rows, []string{m.Name, m.Unit, m.Aggregation, yesNo(m.Additive), m.Description})
+	}
+	t.write(w, "  ")
+
+	fmt.Fprintln(w, "\ncontrols:")
+	t = &table{head: []string{"name", "type", "default", "description"}}
+	for _, c := range s.Controls {
+		def := ""
+		if len(c.Default) > 0 {
+			def = plainValue(c.Default)
+		}
+		desc := c.Description
+		if len(c.Enum) > 0 {
+			desc = strings.Join(c.Enum, " or ")
+		}
+		if len(c.Maximum) > 0 {
+			desc += " (maximum " + plainValue(c.Maximum) + ")"
+		}
+		if len(c.Minimum) > 0 {
+			desc += " (minimum " + plainValue(c.Minimum) + ")"
+		}
+		t.rows = append(t.rows, []string{c.Name, c.Type, def, desc})
+	}
+	t.write(w, "  ")
+
+	fmt.Fprintln(w, "\ncodebooks:")
+	names, err := objectKeys(s.Codebooks)
+	if err != nil {
+		return fmt.Errorf("the schema's codebooks do not parse: %v", err)
+	}
+	if len(names) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	var books map[string]struct {
+		Codes []struct {
+			InAgencyTable *bool `json:"in_agency_table"`
+		} `json:"codes"`
+	}
+	_ = json.Unmarshal(s.Codebooks, &books)
+	for _, n := range names {
+		out := 0
+		for _, c := range books[n].Codes {
+			if c.InAgencyTable != nil && !*c.InAgencyTable {
+				out++
+			}
+		}
+		fmt.Fprintf(w, "  %s: %d codes, %d not in the agency table\n", n, len(books[n].Codes), out)
+	}
+	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// ---- capabilities ----
+
+func runCapabilities(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("capabilities", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the response body unchanged")
+	server := fs.String("server", serverDefault(), "citeq server base URL ($CITEQ_SERVER)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("capabilities takes no arguments, got %q", pos)
+	}
+	c, err := newClient(*server)
+	if err != nil {
+		return err
+	}
+	body, err := c.get("/v1/capabilities")
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeRaw(stdout, body)
+	}
+	var doc struct {
+		Capabilities []struct {
+			Capability string   `json:"capability"`
+			Path       string   `json:"path"`
+			Latest     string   `json:"as_of_latest"`
+			Available  []string `json:"as_of_available"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return fmt.Errorf("the capabilities response does not parse: %v", err)
+	}
+	if len(doc.Capabilities) == 0 {
+		fmt.Fprintf(stdout, "the server at %s serves no capability yet: run citeq ingest, then the server picks the snapshots up\n", c.base)
+		return nil
+	}
+	t := &table{head: []string{"capability", "path", "as_of latest", "as_of available"}}
+	for _, cp := range doc.Capabilities {
+		t.rows = append(t.rows, []string{cp.Capability, cp.Path, cp.Latest, strings.Join(cp.Available, ", ")})
+	}
+	t.write(stdout, "")
+	return nil
+}
+
+// ---- verify ----
+
+func runVerify(args []string, stdin io.Reader, stdout io.Writer) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the response body unchanged")
+	server := fs.String("server", serverDefault(), "citeq server base URL ($CITEQ_SERVER)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errors.New("verify takes one citation: its JSON as the argument, or - to read it from stdin (a record's citation, an aggregate citation or its verify member)")
+	}
+	var in []byte
+	if pos[0] == "-" {
+		if in, err = io.ReadAll(stdin); err != nil {
+			return fmt.Errorf("reading the citation from stdin: %v", err)
+		}
+	} else {
+		in = []byte(pos[0])
+	}
+	in = citationBody(bytes.TrimSpace(in))
+	if len(in) == 0 {
+		return errors.New("the citation is empty; give a citation's JSON (a record's citation, an aggregate citation or its verify member)")
+	}
+	c, err := newClient(*server)
+	if err != nil {
+		return err
+	}
+	body, err := c.post("/v1/evidence/source-row", in)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeRaw(stdout, body)
+	}
+	return printEvidence(stdout, body)
+}
+
+// citationBody unwraps what is handy to paste but is not itself a citation: a whole detail
+// record (its citation member) or a one-member object keyed by a citation_ref. Anything else
+// goes to the server as given (it takes a record-level citation, an aggregate citation or
+// its verify member, and says what is wrong with anything else).
+func citationBody(in []byte) []byte {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(in, &obj) != nil {
+		return in
+	}
+	if c, ok := obj["citation"]; ok && len(obj) > 1 && bytes.HasPrefix(bytes.TrimSpace(c), []byte("{")) {
+		return c
+	}
+	if len(obj) == 1 {
+		for k, v := range obj {
+			if strings.HasPrefix(k, "c_") && bytes.HasPrefix(bytes.TrimSpace(v), []byte("{")) {
+				return v
+			}
+		}
+	}
+	return in
+}
+
+func printEvidence(w io.Writer, body []byte) error {
+	var ev struct {
+		Verified  bool   `json:"verified"`
+		Cited     string `json:"raw_file_sha256"`
+		Computed  string `json:"computed_sha256"`
+		File      string `json:"source_file"`
+		Sheet     string `json:"sheet"`
+		Row       int64  `json:"source_row"`
+		HeaderRow *int64 `json:"header_row"`
+		Citation  struct {
+			URL  string `json:"source_url"`
+			AsOf string `json:"as_of"`
+		} `json:"citation"`
+		Cells []struct {
+			Column string `json:"column"`
+			Header string `json:"header"`
+			Value  string `json:"value"`
+			Type   string `json:"type"`
+		} `json:"cells"`
+		CitedBy []struct {
+			Capability string `json:"capability"`
+			AsOf       string `json:"as_of"`
+			Role       string `json:"role"`
+		} `json:"cited_by"`
+	}
+	if err := json.Unmarshal(body, &ev); err != nil {
+		return fmt.Errorf("the evidence response does not parse: %v", err)
+	}
+	state := "VERIFIED"
+	if !ev.Verified {
+		state = "NOT VERIFIED"
+	}
+	header := "no header row"
+	if ev.HeaderRow != nil {
+		header = "header row " + strconv.FormatInt(*ev.HeaderRow, 10)
+	}
+	fmt.Fprintf(w, "%s  file %s  sheet %s  row %d  (%s)\n", state, ev.File, ev.Sheet, ev.Row, header)
+	if ev.Citation.URL != "" {
+		fmt.Fprintf(w, "source_url       %s\n", ev.Citation.URL)
+	}
+	fmt.Fprintf(w, "cited sha256     %s\n", ev.Cited)
+	match := "matches"
+	if ev.Cited != ev.Computed {
+		match = "DIFFERS"
+	}
+	fmt.Fprintf(w, "computed sha256  %s  (%s)\n", ev.Computed, match)
+	if len(ev.CitedBy) > 0 {
+		var by []string
+		for _, c := range ev.CitedBy {
+			by = append(by, c.Capability+" "+c.AsOf+" ("+c.Role+")")
+		}
+		fmt.Fprintf(w, "cited by         %s\n", strings.Join(by, ", "))
+	}
+	fmt.Fprintln(w)
+	t := &table{head: []string{"column", "header", "value", "type"}}
+	for _, c := range ev.Cells {
+		v := c.Value
+		if strings.TrimSpace(v) != v || v == "" {
+			v = strconv.Quote(v)
+		}
+		t.rows = append(t.rows, []string{c.Column, c.Header, v, c.Type})
+	}
+	t.write(w, "")
+	return nil
+}
+
+// ---- formatting ----
+
+// table is an aligned text table: columns two spaces apart, right-aligned where right says so.
+// A nil row prints as a rule.
+type table struct {
+	head  []string
+	right []bool
+	rows  [][]string
+}
+
+func (t *table) write(w io.Writer, indent string) {
+	n := len(t.head)
+	width := make([]int, n)
+	for i, h := range t.head {
+		width[i] = len([]rune(h))
+	}
+	for _, r := range t.rows {
+		for i, c := range r {
+			if i < n {
+				width[i] = max(width[i], len([]rune(c)))
+			}
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i := 0; i < n; i++ {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i < len(t.right) && t.right[i] {
+				b.WriteString(pad + c)
+			} else {
+				b.WriteString(c + pad)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line(t.head)
+	total := 2 * (n - 1)
+	for _, wd := range width {
+		total += wd
+	}
+	for _, r := range t.rows {
+		if r == nil {
+			fmt.Fprintln(w, indent+strings.Repeat("-", total))
+			continue
+		}
+		line(r)
+	}
+}
+
+// objectKeys lists the members of a JSON object in document order.
+func objectKeys(raw json.RawMessage) ([]string, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}
+
+// plainValue prints a JSON value as text: a string unquoted, null as "null", anything else
+// as written.
+func plainValue(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "null"
+	}
+	var s string
+	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// metricValue prints a metric: a number through formatNumber, null as "null".
+func metricValue(raw json.RawMessage) string {
+	v := plainValue(raw)
+	if v == "null" || v == "" {
+		return "null"
+	}
+	if _, err := strconv.ParseFloat(v, 64); err != nil {
+		return v
+	}
+	return formatNumber(v)
+}
+
+// formatNumber writes a JSON number with thousands separators: an integer without decimals,
+// any other number rounded to at most 3 decimals (trailing zeros dropped).
+func formatNumber(s string) string {
+	if !strings.ContainsAny(s, ".eE") {
+		neg := strings.HasPrefix(s, "-")
+		return sign(neg) + group(strings.TrimPrefix(s, "-"))
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	out := strconv.FormatFloat(f, 'f', 3, 64)
+	neg := strings.HasPrefix(out, "-")
+	out = strings.TrimPrefix(out, "-")
+	intPart, frac, _ := strings.Cut(out, ".")
+	frac = strings.TrimRight(frac, "0")
+	if strings.Trim(intPart, "0") == "" && frac == "" {
+		neg = false // no "-0"
+	}
+	if frac != "" {
+		return sign(neg) + group(intPart) + "." + frac
+	}
+	return sign(neg) + group(intPart)
+}
+
+// count writes n with its noun, in the plural unless n is 1: "20,187 source rows".
+func count(n int64, noun string) string {
+	if n != 1 {
+		noun += "s"
+	}
+	return formatNumber(strconv.FormatInt(n, 10)) + " " + noun
+}
+
+func sign(neg bool) string {
+	if neg {
+		return "-"
+	}
+	return ""
+}
+
+// group puts a comma between every three digits of an unsigned integer.
+func group(digits string) string {
+	if len(digits) <= 3 {
+		return digits
+	}
+	var b strings.Builder
+	head := len(digits) % 3
+	if head > 0 {
+		b.WriteString(digits[:head])
+	}
+	for i := head; i < len(digits); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(digits[i : i+3])
+	}
+	return b.String()
+}

@@ -26,6 +26,8 @@ test:
 	$(GO) vet ./...
 	CITEQ_RAW=$(abspath $(RAW)) $(GO) test -count=1 ./...
 	CITEQ_RAW=$(abspath $(RAW)) mcp/tscheck/run.sh
+	@tmp=$$(mktemp -d) && CITEQ_RAW=$(abspath $(RAW)) CITEQ_OPENAPI_OUT=$$tmp/openapi.json $(GO) test -count=1 -run TestWriteOpenAPI ./service \
+		&& scripts/openapi-lint.sh $$tmp/openapi.json; rc=$$?; rm -rf $$tmp; exit $$rc
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt wants to change:"; echo "$$out"; exit 1; fi

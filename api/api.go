@@ -6,18 +6,22 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/rs/zerolog"
 
+	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/mcp"
 	"github.com/citeq/citeq/service"
+	"github.com/citeq/citeq/webhooks"
 )
 
 // MaxBody bounds a request body.
@@ -26,11 +30,35 @@ const MaxBody = 1 << 20
 // RequestIDHeader carries the request id, echoed on every response.
 const RequestIDHeader = "X-Request-Id"
 
-// New returns the HTTP handler of the service.
+// Config configures the handler beyond the service itself.
+type Config struct {
+	Log zerolog.Logger
+	// Gate, when set, authenticates callers, counts queries against the free quota, and
+	// enables the webhook endpoints (which need keys). Without it every query is free.
+	Gate *access.Gate
+	// Guard checks webhook callback URLs.
+	Guard webhooks.Guard
+	// TrustedProxies lists the proxies (CIDRs or addresses) whose X-Forwarded-For names the
+	// client address counted for callers without a key; none by default, so the counted
+	// address is the connection's.
+	TrustedProxies []string
+}
+
+// New returns the HTTP handler of the service, without accounts.
 func New(svc *service.Service, log zerolog.Logger) http.Handler {
+	h, _ := NewWith(svc, Config{Log: log})
+	return h
+}
+
+// NewWith returns the HTTP handler of the service.
+func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
+	log := cfg.Log
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
+	if err := r.SetTrustedProxies(cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("trusted proxies: %w", err)
+	}
 	m := newMetrics(svc)
 	r.Use(requestLog(log), m.middleware, gin.CustomRecovery(func(c *gin.Context, err any) {
 		log.Error().Interface("panic", err).Str("path", c.Request.URL.Path).Msg("recovered")
@@ -41,6 +69,10 @@ func New(svc *service.Service, log zerolog.Logger) http.Handler {
 		c.Header("Cache-Control", "no-store")
 		c.Data(http.StatusOK, "application/json", svc.Health())
 	})
+	openapi := newOpenAPICache(svc)
+	r.GET("/v1/openapi.json", func(c *gin.Context) {
+		respond(c, latestMaxAge)(openapi.get(), nil)
+	})
 	r.GET("/v1/capabilities", func(c *gin.Context) {
 		respond(c, latestMaxAge)(svc.Capabilities(), nil)
 	})
@@ -50,11 +82,32 @@ func New(svc *service.Service, log zerolog.Logger) http.Handler {
 			respond(c, latestMaxAge)(svc.Schema(path))
 		})
 		query := func(c *gin.Context, raw service.RawParams) {
+			var caller access.Caller
+			if cfg.Gate != nil {
+				var e *service.Error
+				if caller, e = cfg.Gate.Identify(c, c.GetHeader("Authorization"), c.ClientIP()); e != nil {
+					writeErr(c, e)
+					return
+				}
+			}
+			q, e := svc.Prepare(path, raw)
+			if e != nil {
+				writeErr(c, e)
+				return
+			}
+			if cfg.Gate != nil {
+				remaining, e := cfg.Gate.CountQuery(c, caller)
+				c.Header(access.RemainingHeader, remaining)
+				if e != nil {
+					writeErr(c, e)
+					return
+				}
+			}
 			maxAge := latestMaxAge
-			if service.Pinned(raw) {
+			if q.Pinned() {
 				maxAge = pinnedMaxAge
 			}
-			respond(c, maxAge)(svc.QueryRaw(path, raw))
+			respond(c, maxAge)(svc.Run(q))
 		}
 		r.POST("/v1/"+path+"/query", func(c *gin.Context) {
 			body, e := readBody(c)
@@ -87,10 +140,18 @@ func New(svc *service.Service, log zerolog.Logger) http.Handler {
 		respond(c, 0)(svc.EvidenceJSON(body))
 	})
 	// MCP over the streamable HTTP transport: the same service, the same payloads.
-	mcpHandler := gin.WrapH(mcp.New(svc, m.tool))
+	mcpHTTP := mcp.New(svc, m.tool, cfg.Gate)
+	mcpHandler := func(c *gin.Context) {
+		// The MCP tools count queries like REST: they see the connection's client address.
+		c.Request.Header.Set(mcp.ClientAddrHeader, c.ClientIP())
+		mcpHTTP.ServeHTTP(c.Writer, c.Request)
+	}
 	r.POST("/mcp", mcpHandler)
 	r.GET("/mcp", mcpHandler)
 	r.DELETE("/mcp", mcpHandler)
+	if cfg.Gate != nil {
+		registerWebhooks(r, svc, cfg.Gate, cfg.Guard)
+	}
 	r.NoRoute(func(c *gin.Context) {
 		p := strings.TrimPrefix(c.Request.URL.Path, "/v1/")
 		p = strings.TrimSuffix(strings.TrimSuffix(p, "/query"), "/schema")
@@ -101,7 +162,7 @@ func New(svc *service.Service, log zerolog.Logger) http.Handler {
 		writeErr(c, &service.Error{Status: 405, Code: "method_not_allowed",
 			Message: c.Request.Method + " is not served at " + c.Request.URL.Path + "; schema is GET, query is POST or GET, evidence is POST"})
 	})
-	return r
+	return r, nil
 }
 
 func readBody(c *gin.Context) ([]byte, *service.Error) {
@@ -131,11 +192,16 @@ func respond(c *gin.Context, maxAge int) func([]byte, *service.Error) {
 		sum := sha256.Sum256(body)
 		etag := `"` + hex.EncodeToString(sum[:16]) + `"`
 		c.Header("ETag", etag)
+		// Answers to a key holder are for that holder only; shared caches may keep the others.
+		scope := "public"
+		if c.GetHeader("Authorization") != "" {
+			scope = "private"
+		}
 		switch {
 		case maxAge >= pinnedMaxAge:
-			c.Header("Cache-Control", "public, max-age="+strconv.Itoa(maxAge)+", immutable")
+			c.Header("Cache-Control", scope+", max-age="+strconv.Itoa(maxAge)+", immutable")
 		case maxAge > 0:
-			c.Header("Cache-Control", "public, max-age="+strconv.Itoa(maxAge))
+			c.Header("Cache-Control", scope+", max-age="+strconv.Itoa(maxAge))
 		default:
 			c.Header("Cache-Control", "no-cache")
 		}
@@ -185,4 +251,24 @@ func requestLog(log zerolog.Logger) gin.HandlerFunc {
 			Int("status", c.Writer.Status()).Int("bytes", c.Writer.Size()).Dur("latency", time.Since(start)).
 			Interface("error_code", code).Msg("request")
 	}
+}
+
+// openAPICache keeps the OpenAPI document of the snapshots served now.
+type openAPICache struct {
+	svc  *service.Service
+	mu   sync.Mutex
+	key  string
+	body []byte
+}
+
+func newOpenAPICache(svc *service.Service) *openAPICache { return &openAPICache{svc: svc} }
+
+func (o *openAPICache) get() []byte {
+	key := o.svc.ServedKey()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.body == nil || key != o.key {
+		o.body, o.key = o.svc.OpenAPI(), key
+	}
+	return o.body
 }

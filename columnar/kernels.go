@@ -134,11 +134,12 @@ func (t *Table) Group(sel Selection, keys []string) *Grouping {
 	space := uint64(1)
 	for i := len(g.Keys) - 1; i >= 0; i-- {
 		radix[i] = space
-		space *= uint64(len(g.Keys[i].Values) + 1)
-		if space > math.MaxUint32*uint64(1024) {
-			space = math.MaxUint64
+		card := uint64(len(g.Keys[i].Values) + 1)
+		if space > denseLimit/card {
+			space = math.MaxUint64 // beyond the dense limit: use the hash path
 			break
 		}
+		space *= card
 	}
 	slot := func(r int) uint64 {
 		var s uint64

@@ -290,6 +290,9 @@ const chunkRows = 1 << 16
 
 // parallelFor runs fn over [0, n) in fixed chunks on up to GOMAXPROCS goroutines.
 func parallelFor(n int, fn func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
 	chunks := (n + chunkRows - 1) / chunkRows
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	if workers <= 1 {

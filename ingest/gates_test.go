@@ -4,11 +4,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/xuri/excelize/v2"
 
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/internal/testenv"
@@ -33,63 +30,12 @@ type damage struct {
 	wantGates []string
 }
 
-// rebuild writes a copy of the real workbook with each sheet's rows passed through edit.
 func rebuild(t *testing.T, src, dst string, edit func(string, [][]string) [][]string) {
-	t.Helper()
-	in, err := excelize.OpenFile(src, excelize.Options{RawCellValue: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out := excelize.NewFile()
-	for i, sheet := range in.GetSheetList() {
-		rows, err := in.GetRows(sheet, excelize.Options{RawCellValue: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows = edit(sheet, rows)
-		if i == 0 {
-			if err := out.SetSheetName("Sheet1", sheet); err != nil {
-				t.Fatal(err)
-			}
-		} else if _, err := out.NewSheet(sheet); err != nil {
-			t.Fatal(err)
-		}
-		sw, err := out.NewStreamWriter(sheet)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for r, row := range rows {
-			vals := make([]any, len(row))
-			for c, v := range row {
-				// Numbers stay numbers; text that only looks numeric ("01") stays text.
-				if f, err := strconv.ParseFloat(v, 64); err == nil && strconv.FormatFloat(f, 'f', -1, 64) == v {
-					vals[c] = f
-				} else {
-					vals[c] = v
-				}
-			}
-			cell, _ := excelize.CoordinatesToCellName(1, r+1)
-			if err := sw.SetRow(cell, vals); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := sw.Flush(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := out.SaveAs(dst); err != nil {
-		t.Fatal(err)
-	}
+	testenv.RebuildWorkbook(t, src, dst, edit)
 }
 
 func retitle(month string) func(string, [][]string) [][]string {
-	return func(_ string, rows [][]string) [][]string {
-		if len(rows) > 0 && len(rows[0]) > 0 {
-			rows[0][0] = strings.Replace(rows[0][0], "May 2016", month, 1)
-		}
-		return rows
-	}
+	return testenv.Retitle("May 2016", month)
 }
 
 // TestGatesRejectDamagedFiles feeds damaged copies of the real workbook after the real one

@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
 )
@@ -34,6 +35,7 @@ type Handler struct {
 	svc     *service.Service
 	opts    *sdk.StreamableHTTPOptions
 	observe Observer
+	gate    *access.Gate
 
 	mu     sync.Mutex
 	key    string
@@ -45,12 +47,16 @@ type Handler struct {
 // code ("" on success).
 type Observer func(tool, capability, code string)
 
-// New returns the MCP endpoint over svc; observe may be nil.
-func New(svc *service.Service, observe Observer) *Handler {
+// ClientAddrHeader carries the caller's network address from the HTTP front end to the
+// tools (the front end sets it; a client's own value is overwritten).
+const ClientAddrHeader = "X-Citeq-Client-Addr"
+
+// New returns the MCP endpoint over svc; observe and gate may be nil (no quota).
+func New(svc *service.Service, observe Observer, gate *access.Gate) *Handler {
 	if observe == nil {
 		observe = func(string, string, string) {}
 	}
-	h := &Handler{svc: svc, opts: &sdk.StreamableHTTPOptions{}, observe: observe}
+	h := &Handler{svc: svc, opts: &sdk.StreamableHTTPOptions{}, observe: observe, gate: gate}
 	h.http = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return h.current() }, h.opts)
 	return h
 }
@@ -64,13 +70,14 @@ func (h *Handler) current() *sdk.Server {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.server == nil || key != h.key {
-		h.server, h.key = NewServer(h.svc, h.observe), key
+		h.server, h.key = NewServer(h.svc, h.observe, h.gate), key
 	}
 	return h.server
 }
 
-// NewServer builds an MCP server with the tools of every capability served now.
-func NewServer(svc *service.Service, observe Observer) *sdk.Server {
+// NewServer builds an MCP server with the tools of every capability served now. With a gate,
+// query tools count against the caller's free quota exactly as REST queries do.
+func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.Server {
 	if observe == nil {
 		observe = func(string, string, string) {}
 	}
@@ -116,7 +123,13 @@ func NewServer(svc *service.Service, observe Observer) *sdk.Server {
 			InputSchema: QuerySchema(svc, c),
 			Annotations: readOnly(),
 		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return result("query_"+c.ToolName()+"_v1", c.ID)(svc.QueryJSON(c.Path, args(req))), nil
+			done := result("query_"+c.ToolName()+"_v1", c.ID)
+			body, remaining, e := query(ctx, svc, gate, c, req)
+			res := done(body, e)
+			if remaining != "" {
+				res.Meta = sdk.Meta{"free_queries_remaining": remaining}
+			}
+			return res, nil
 		})
 	}
 	s.AddTool(&sdk.Tool{
@@ -129,6 +142,38 @@ func NewServer(svc *service.Service, observe Observer) *sdk.Server {
 		return result("get_source_evidence_v1", "")(svc.EvidenceJSON(args(req))), nil
 	})
 	return s
+}
+
+// query runs a query tool call: identify the caller, validate, count, run — the same
+// sequence as a REST query.
+func query(ctx context.Context, svc *service.Service, gate *access.Gate, c *capability.Capability, req *sdk.CallToolRequest) ([]byte, string, *service.Error) {
+	var caller access.Caller
+	if gate != nil {
+		var hdr http.Header
+		if req.Extra != nil {
+			hdr = req.Extra.Header
+		}
+		var e *service.Error
+		if caller, e = gate.Identify(ctx, hdr.Get("Authorization"), hdr.Get(ClientAddrHeader)); e != nil {
+			return nil, "", e
+		}
+	}
+	raw, e := service.ParseBody(args(req))
+	if e != nil {
+		return nil, "", e
+	}
+	q, e := svc.Prepare(c.Path, raw)
+	if e != nil {
+		return nil, "", e
+	}
+	remaining := ""
+	if gate != nil {
+		if remaining, e = gate.CountQuery(ctx, caller); e != nil {
+			return nil, remaining, e
+		}
+	}
+	body, e := svc.Run(q)
+	return body, remaining, e
 }
 
 func readOnly() *sdk.ToolAnnotations {

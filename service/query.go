@@ -17,8 +17,19 @@ const sampleRows = 5
 // OtherGroup is the group value of the remainder row that top_n folds into.
 const OtherGroup = "(other)"
 
-// QueryRaw answers a query on capability path p; it returns the JSON payload, or an error.
-func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *Error) {
+// Prepared is a validated query, ready to run.
+type Prepared struct {
+	c      *capability.Capability
+	snap   *Snapshot
+	params *Params
+	pinned bool
+}
+
+// Pinned reports whether the query names an exact as_of (its answer never changes).
+func (q *Prepared) Pinned() bool { return q.pinned }
+
+// Prepare resolves capability path p and validates raw params against it.
+func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	c, e := s.resolve(p)
 	if e != nil {
 		return nil, e
@@ -27,7 +38,19 @@ func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return s.run(c, snap, params)
+	return &Prepared{c: c, snap: snap, params: params, pinned: Pinned(raw)}, nil
+}
+
+// Run answers a prepared query with its JSON payload.
+func (s *Service) Run(q *Prepared) ([]byte, *Error) { return s.run(q.c, q.snap, q.params) }
+
+// QueryRaw answers a query on capability path p; it returns the JSON payload, or an error.
+func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *Error) {
+	q, e := s.Prepare(p, raw)
+	if e != nil {
+		return nil, e
+	}
+	return s.Run(q)
 }
 
 // QueryJSON answers a query given as a JSON params object (POST body, MCP arguments).

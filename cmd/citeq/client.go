@@ -88,6 +88,9 @@ func (c *client) do(method, path string, body []byte) ([]byte, error) {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
+	if key := os.Getenv("CITEQ_API_KEY"); key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		var ue *url.Error

@@ -10,10 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/fetch"
 	"github.com/citeq/citeq/snapshots"
+	"github.com/citeq/citeq/state"
+	"github.com/citeq/citeq/webhooks"
 )
 
 func runIngest(args []string, stdout, stderr io.Writer) error {
@@ -22,6 +25,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "var", "data directory: raw store, snapshots, catalog")
 	doFetch := fs.Bool("fetch", false, "first download every known source file from its official URL into --raw")
 	mirror := fs.String("mirror", "", "with --fetch: fetch from this scheme://host instead of the agencies' hosts (a mirror)")
+	stateDSN := fs.String("state", "", "state store whose webhook outbox receives snapshot.promoted events: empty for SQLite at DATA/state.db, or postgres://…")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -34,10 +38,37 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	}
 	store := &snapshots.Store{Dir: *data}
 	outcomes, err := ingest.Run(*raw, store, ingest.Adapters(), stdout)
+	printOutcomes(stdout, outcomes)
 	if err != nil {
 		return err
 	}
-	printOutcomes(stdout, outcomes)
+	return emitPromotions(*stateDSN, *data, outcomes, stdout)
+}
+
+// emitPromotions queues a snapshot.promoted event for every snapshot this run promoted; a
+// running server's delivery worker sends them to the subscribers.
+func emitPromotions(dsn, dataDir string, outcomes []ingest.Outcome, stdout io.Writer) error {
+	var promos []webhooks.Promotion
+	for _, o := range outcomes {
+		if o.Status == snapshots.Promoted && !o.Unchanged {
+			promos = append(promos, webhooks.Promotion{DataPoint: o.Capability, AsOf: o.AsOf, PreviousAsOf: o.PreviousAsOf,
+				Rows: o.Rows, PreviousRows: o.PreviousRows, Snapshot: o.Manifest.Fingerprint})
+		}
+	}
+	if len(promos) == 0 {
+		return nil
+	}
+	ctx := context.Background()
+	st, err := state.Open(ctx, dsn, dataDir)
+	if err != nil {
+		return fmt.Errorf("snapshots promoted, but the webhook outbox cannot be opened: %w", err)
+	}
+	defer st.Close()
+	n, err := webhooks.Emit(ctx, st, promos, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d snapshot.promoted events queued: %d webhook deliveries\n", len(promos), n)
 	return nil
 }
 

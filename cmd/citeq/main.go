@@ -1,9 +1,10 @@
 // Command citeq ingests the agencies' source files into gated snapshots and serves cited
 // aggregates over them (REST and MCP).
 //
-//	citeq ingest    [--fetch] [--mirror URL] --raw DIR --data DIR
-//	citeq serve     --data DIR --addr HOST:PORT
+//	citeq ingest    [--fetch] [--mirror URL] --raw DIR --data DIR [--state DSN]
+//	citeq serve     --data DIR --addr HOST:PORT [--state DSN] [--allow-insecure-callbacks]
 //	citeq snapshots --data DIR
+//	citeq keys      create|list|plan|revoke
 //	citeq query <path> [--filter k=v ...] [--group-by a,b] [--order-by METRIC] [--top N] ... [--json]
 //	citeq describe <path>
 //	citeq capabilities
@@ -18,9 +19,12 @@ import (
 const usage = `citeq — cited aggregates over U.S. public data
 
 usage:
-  citeq ingest    [--fetch] [--mirror URL] [--raw DIR] [--data DIR]
-  citeq serve     [--data DIR] [--addr HOST:PORT]
+  citeq ingest    [--fetch] [--mirror URL] [--raw DIR] [--data DIR] [--state DSN]
+  citeq serve     [--data DIR] [--addr HOST:PORT] [--state DSN] [--trusted-proxy CIDR ...]
+                  [--allow-insecure-callbacks]   (local testing only: http and loopback callbacks)
   citeq snapshots [--data DIR]
+  citeq keys create [--plan free|monthly|annual] [--owner NAME]   (prints the key once)
+  citeq keys list | keys plan KEY_ID PLAN | keys revoke KEY_ID      ([--data DIR] [--state DSN])
 
 client of a running server (--server URL, default $CITEQ_SERVER, else http://127.0.0.1:8080):
   citeq query <path> [--filter k=v ...] [--group-by a,b] [--order-by METRIC] [--order asc|desc]
@@ -29,8 +33,10 @@ client of a running server (--server URL, default $CITEQ_SERVER, else http://127
   citeq describe <path> [--json] [--server URL]
   citeq capabilities [--json] [--server URL]
   citeq verify <citation JSON | -> [--json] [--server URL]
+(an API key in $CITEQ_API_KEY is sent as Authorization: Bearer)
 
---raw defaults to $CITEQ_RAW, else ../shared/data/raw; --data to ./var; --addr to 127.0.0.1:8080.
+--raw defaults to $CITEQ_RAW, else ../shared/data/raw; --data to ./var; --addr to 127.0.0.1:8080;
+--state to SQLite at DATA/state.db (postgres://… to share keys, quotas and subscriptions).
 A repeated --filter for one name gives a list; --from operating=2015 sets operating_date_from.
 --json prints the server's response body unchanged; verify reads the citation from stdin with -.
 `
@@ -46,6 +52,8 @@ func main() {
 		err = runIngest(os.Args[2:], os.Stdout, os.Stderr)
 	case "serve":
 		err = runServe(os.Args[2:])
+	case "keys":
+		err = runKeys(os.Args[2:], os.Stdout)
 	case "snapshots":
 		err = runSnapshots(os.Args[2:], os.Stdout)
 	case "query":

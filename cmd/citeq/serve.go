@@ -12,8 +12,11 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/api"
 	"github.com/citeq/citeq/service"
+	"github.com/citeq/citeq/state"
+	"github.com/citeq/citeq/webhooks"
 )
 
 // reloadEvery is how often the server looks for newly promoted snapshots.
@@ -23,6 +26,10 @@ func runServe(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	data := fs.String("data", "var", "data directory written by citeq ingest")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
+	stateDSN := fs.String("state", "", "state store: empty for SQLite at DATA/state.db, or postgres://… to share keys, quotas and subscriptions between replicas")
+	insecure := fs.Bool("allow-insecure-callbacks", false, "FOR LOCAL TESTING ONLY: accept http and loopback webhook callbacks")
+	var proxies listFlag
+	fs.Var(&proxies, "trusted-proxy", "a proxy address or CIDR whose X-Forwarded-For names the client (repeatable; none by default)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -31,12 +38,27 @@ func runServe(args []string) error {
 	if err != nil {
 		return err
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	store, err := state.Open(ctx, *stateDSN, *data)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	guard := webhooks.Guard{AllowInsecure: *insecure}
+	if *insecure {
+		log.Warn().Msg("--allow-insecure-callbacks: http and loopback webhook callbacks are accepted; never use this in production")
+	}
+	handler, err := api.NewWith(svc, api.Config{Log: log, Gate: &access.Gate{Store: store}, Guard: guard, TrustedProxies: proxies})
+	if err != nil {
+		return err
+	}
+	worker := &webhooks.Worker{Store: store, Guard: guard, Log: &log}
+	go worker.Run(ctx)
 	for _, s := range svc.SnapshotsServed() {
 		log.Info().Str("capability", s.Cap.ID).Str("as_of", s.Manifest.AsOf).Int("rows", s.Table.Rows).Msg("snapshot loaded")
 	}
-	srv := &http.Server{Addr: *addr, Handler: api.New(svc, log), ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
+	srv := &http.Server{Addr: *addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		t := time.NewTicker(reloadEvery)
 		defer t.Stop()

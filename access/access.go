@@ -1,0 +1,116 @@
+// Package access decides who is calling and whether a query may run: API keys presented as
+// "Authorization: Bearer <key>", the free quota of 25 queries (per key, or per client address
+// for callers without a key), and the paid plans that lift it. REST and MCP both go through
+// it, so a query counts the same whichever way it arrives.
+package access
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/citeq/citeq/service"
+	"github.com/citeq/citeq/state"
+)
+
+// RemainingHeader is the response header that says how many free queries remain
+// ("unlimited" for a paid plan).
+const RemainingHeader = "X-Free-Queries-Remaining"
+
+// Error codes.
+const (
+	CodeKeyRequired     = "api_key_required"
+	CodeInvalidKey      = "invalid_api_key"
+	CodeRevokedKey      = "api_key_revoked"
+	CodePaymentRequired = "payment_required"
+)
+
+// Caller is who is calling: a key, or (without one) a client address.
+type Caller struct {
+	Key  *state.Key
+	Addr string
+}
+
+// Subject is the quota counter of the caller.
+func (c Caller) Subject() string {
+	if c.Key != nil {
+		return "key:" + c.Key.ID
+	}
+	return "ip:" + c.Addr
+}
+
+// Paid reports whether the caller's plan lifts the free quota.
+func (c Caller) Paid() bool {
+	return c.Key != nil && (c.Key.Plan == state.PlanMonthly || c.Key.Plan == state.PlanAnnual)
+}
+
+// Gate authenticates callers and counts their queries.
+type Gate struct {
+	Store state.Store
+	// FreeQueries is the free quota (state.FreeQueries when 0).
+	FreeQueries int
+}
+
+// Identify reads the caller from an Authorization header value and the client address. No
+// header is an anonymous caller; a header that is not a valid, live key is an error (never a
+// silent fall back to the address).
+func (g *Gate) Identify(ctx context.Context, authorization, addr string) (Caller, *service.Error) {
+	authorization = strings.TrimSpace(authorization)
+	if authorization == "" {
+		return Caller{Addr: addr}, nil
+	}
+	scheme, secret, ok := strings.Cut(authorization, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
+		return Caller{}, &service.Error{Status: 401, Code: CodeInvalidKey, Message: "present the API key as the header \"Authorization: Bearer <key>\""}
+	}
+	key, err := g.Store.LookupKey(ctx, strings.TrimSpace(secret))
+	switch {
+	case errors.Is(err, state.ErrRevoked):
+		return Caller{}, &service.Error{Status: 401, Code: CodeRevokedKey, Message: "this API key has been revoked; ask the operator for a new one (citeq keys create)"}
+	case errors.Is(err, state.ErrNotFound):
+		return Caller{}, &service.Error{Status: 401, Code: CodeInvalidKey, Message: "this API key is not known; check it was copied whole (it starts with cq_), or ask the operator for one (citeq keys create)"}
+	case err != nil:
+		return Caller{}, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the key store failed; retry shortly"}
+	}
+	return Caller{Key: &key, Addr: addr}, nil
+}
+
+// RequireKey is Identify for endpoints that need a key (webhooks).
+func (g *Gate) RequireKey(ctx context.Context, authorization, addr string) (Caller, *service.Error) {
+	if strings.TrimSpace(authorization) == "" {
+		return Caller{}, &service.Error{Status: 401, Code: CodeKeyRequired, Message: "this endpoint needs an API key: send \"Authorization: Bearer <key>\" (an operator creates one with citeq keys create)"}
+	}
+	return g.Identify(ctx, authorization, addr)
+}
+
+func (g *Gate) free() int {
+	if g.FreeQueries > 0 {
+		return g.FreeQueries
+	}
+	return state.FreeQueries
+}
+
+// CountQuery counts one query of the caller and returns the value of the remaining-queries
+// header, or payment_required once the free queries are used.
+func (g *Gate) CountQuery(ctx context.Context, c Caller) (string, *service.Error) {
+	if c.Paid() {
+		return "unlimited", nil
+	}
+	used, allowed, err := g.Store.ConsumeQuery(ctx, c.Subject(), g.free())
+	if err != nil {
+		return "", &service.Error{Status: 500, Code: service.CodeInternal, Message: "the quota store failed; retry shortly"}
+	}
+	if !allowed {
+		who := "this API key"
+		if c.Key == nil {
+			who = "callers without an API key from this address"
+		}
+		return "0", &service.Error{Status: 402, Code: CodePaymentRequired, Message: fmt.Sprintf(
+			"the %d free queries of %s are used. Subscribe to a paid plan for unlimited queries: monthly, 49 USD a month, or annual, 490 USD a year; "+
+				"the operator upgrades a key with citeq keys plan <key id> monthly|annual (or creates one with citeq keys create --plan monthly). "+
+				"Discover, describe and verify stay free.", g.free(), who)}
+	}
+	return strconv.Itoa(max(0, g.free()-used)), nil
+}

@@ -1,0 +1,167 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/citeq/citeq/access"
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/service"
+	"github.com/citeq/citeq/state"
+	"github.com/citeq/citeq/webhooks"
+)
+
+// CodeSubscriptionNotFound answers a delete of a subscription the caller does not own
+// (unknown, deleted, or another key's: the three are not told apart).
+const CodeSubscriptionNotFound = "subscription_not_found"
+
+// Eligible reports whether a capability can be subscribed to: served, and not sub-daily.
+func Eligible(svc *service.Service, id string) (*capability.Capability, bool) {
+	for _, c := range svc.Served() {
+		if c.ID == id {
+			return c, c.Cadence != "hourly"
+		}
+	}
+	return capability.ByID(id), false
+}
+
+func eligibleList(svc *service.Service) string {
+	var ids []string
+	for _, c := range svc.Served() {
+		if c.Cadence != "hourly" {
+			ids = append(ids, c.ID)
+		}
+	}
+	sort.Strings(ids)
+	return strings.Join(ids, ", ")
+}
+
+func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, guard webhooks.Guard) {
+	auth := func(c *gin.Context) (access.Caller, bool) {
+		caller, e := gate.RequireKey(c, c.GetHeader("Authorization"), c.ClientIP())
+		if e != nil {
+			writeErr(c, e)
+			return caller, false
+		}
+		return caller, true
+	}
+	noStore := func(c *gin.Context, body any) {
+		c.Header("Cache-Control", "no-store")
+		b, _ := json.Marshal(body)
+		c.Data(http.StatusOK, "application/json", b)
+	}
+	r.POST("/v1/webhooks/subscriptions", func(c *gin.Context) {
+		caller, ok := auth(c)
+		if !ok {
+			return
+		}
+		body, e := readBody(c)
+		if e != nil {
+			writeErr(c, e)
+			return
+		}
+		var req struct {
+			DataPoint   string `json:"data_point"`
+			CallbackURL string `json:"callback_url"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "send {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"} (" + err.Error() + ")"})
+			return
+		}
+		capDef, eligible := Eligible(svc, req.DataPoint)
+		switch {
+		case req.DataPoint == "":
+			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point is required: the identifier of a served capability, one of: " + eligibleList(svc)})
+			return
+		case capDef == nil || (!eligible && capDef.Cadence != "hourly"):
+			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " is not a served capability; subscribe to one of: " + eligibleList(svc)})
+			return
+		case !eligible:
+			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " changes more often than daily (" + capDef.Cadence + "), so it cannot be subscribed to; eligible: " + eligibleList(svc)})
+			return
+		}
+		if err := guard.CheckURL(c, req.CallbackURL); err != nil {
+			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: err.Error() + "; give a public https URL"})
+			return
+		}
+		sub, err := gate.Store.CreateSubscription(c, caller.Key.ID, req.DataPoint, req.CallbackURL)
+		if err != nil {
+			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the subscription could not be stored; retry"})
+			return
+		}
+		noStore(c, map[string]any{
+			"id": sub.ID, "data_point": sub.DataPoint, "callback_url": sub.CallbackURL, "status": "active",
+			"created_at": sub.CreatedAt.UTC().Format(time.RFC3339), "signing_secret": sub.Secret,
+			"signature": "each delivery carries " + webhooks.SignatureHeader + ": t=<unix seconds>,v1=<hex HMAC-SHA256(signing_secret, t + \".\" + body)>; the signing secret is shown only now",
+		})
+	})
+	r.GET("/v1/webhooks/subscriptions", func(c *gin.Context) {
+		caller, ok := auth(c)
+		if !ok {
+			return
+		}
+		subs, err := gate.Store.ListSubscriptions(c, caller.Key.ID)
+		if err != nil {
+			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the subscriptions could not be read; retry"})
+			return
+		}
+		list := []map[string]any{}
+		for _, s := range subs {
+			list = append(list, map[string]any{"id": s.ID, "data_point": s.DataPoint, "callback_url": s.CallbackURL, "status": "active",
+				"created_at": s.CreatedAt.UTC().Format(time.RFC3339)})
+		}
+		noStore(c, map[string]any{"subscriptions": list})
+	})
+	r.DELETE("/v1/webhooks/subscriptions/:id", func(c *gin.Context) {
+		caller, ok := auth(c)
+		if !ok {
+			return
+		}
+		id := c.Param("id")
+		err := gate.Store.DeleteSubscription(c, caller.Key.ID, id)
+		switch {
+		case errors.Is(err, state.ErrNotFound):
+			writeErr(c, &service.Error{Status: 404, Code: CodeSubscriptionNotFound, Message: "no subscription " + id + " of this key; GET /v1/webhooks/subscriptions lists yours"})
+			return
+		case err != nil:
+			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the subscription could not be deleted; retry"})
+			return
+		}
+		noStore(c, map[string]any{"id": id, "deleted": true})
+	})
+	r.GET("/v1/webhooks/deliveries", func(c *gin.Context) {
+		caller, ok := auth(c)
+		if !ok {
+			return
+		}
+		ds, err := gate.Store.ListDeliveries(c, caller.Key.ID, 100)
+		if err != nil {
+			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the deliveries could not be read; retry"})
+			return
+		}
+		list := []map[string]any{}
+		for _, d := range ds {
+			item := map[string]any{"event_id": d.EventID, "subscription_id": d.SubscriptionID, "status": d.Status, "attempts": d.Attempts}
+			if d.Status == state.DeliveryPending {
+				item["next_attempt"] = d.NextAttempt.UTC().Format(time.RFC3339)
+			}
+			if d.LastError != "" {
+				item["last_error"] = d.LastError
+			}
+			if d.DeliveredAt != nil {
+				item["delivered_at"] = d.DeliveredAt.UTC().Format(time.RFC3339)
+			}
+			list = append(list, item)
+		}
+		noStore(c, map[string]any{"deliveries": list})
+	})
+}

@@ -1,0 +1,931 @@
+package service
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/citeq/citeq/capability"
+)
+
+// extraPaths lets later endpoints describe themselves in the OpenAPI document without
+// editing OpenAPI: each function returns a path ("" for none) and its path item (method →
+// operation), built with Obj like the rest of the document. An item for a path that is
+// already described adds its methods to it; a tag its operations use that the document does
+// not declare is declared for them. Register from an init function of this package.
+var extraPaths []func(s *Service) (path string, item Obj)
+
+// OpenAPI is the OpenAPI 3.1 document of the API, generated from the capability definitions
+// of every served capability: the same served set gives the same bytes.
+func (s *Service) OpenAPI() []byte {
+	served := s.Served()
+	// The flow names capability paths <path>, which Markdown would read as a tag.
+	flow := oaPayloadString(s.Capabilities(), "flow")
+	genericFlow := strings.ReplaceAll(flow, "<path>", "{path}")
+
+	tags := []Obj{{{"name", "discover"}, {"description", "What is served, and this document."}}}
+	paths := Obj{
+		{"/v1/health", Obj{{"get", oaOp{
+			id: "health_get", tags: []string{"service"}, summary: "Liveness and the snapshots being served",
+			desc: "Answers while the service is up, with every snapshot it serves (capability, as_of, row count). Never cached.",
+			ok:   oaJSONOK("The service is up.", oaSref("Health"), "Cache-Control"),
+		}.build()}}},
+		{"/v1/capabilities", Obj{{"get", oaOp{
+			id: "capabilities_get", tags: []string{"discover"}, summary: "List the served capabilities",
+			desc: "Discover: every capability with a promoted snapshot, its path, cadence, publisher and the as_of dates it serves.\n\nFlow: " + genericFlow + ".",
+			ok:   oaJSONOK("The served capabilities.", oaSref("Capabilities"), "ETag", "Cache-Control"), cached: true,
+		}.build()}}},
+		{"/v1/openapi.json", Obj{{"get", oaOp{
+			id: "openapi_get", tags: []string{"discover"}, summary: "This OpenAPI document",
+			desc: "The OpenAPI 3.1 description of every endpoint, generated from the definitions of the served capabilities.",
+			ok:   oaJSONOK("The OpenAPI document.", Obj{{"type", "object"}, {"description", "an OpenAPI 3.1.0 document"}}),
+		}.build()}}},
+		{"/metrics", Obj{{"get", oaOp{
+			id: "metrics_get", tags: []string{"service"}, summary: "Prometheus metrics",
+			desc: "Process, request and snapshot metrics in the Prometheus text exposition format. It is not versioned and lies outside /v1.",
+			ok: Obj{{"description", "The metrics, as Prometheus text."}, {"headers", oaHeaders()},
+				{"content", Obj{{"text/plain", Obj{{"schema", Obj{{"type", "string"}}}}}}}},
+		}.build()}}},
+	}
+	schemas := oaSharedSchemas(served)
+	for _, c := range served {
+		tags = append(tags, Obj{{"name", c.ID}, {"description", c.Title + ". " + c.Description}})
+		paths = append(paths, s.oaCapabilityPaths(c, flow)...)
+		schemas = append(schemas, s.oaCapabilitySchemas(c)...)
+	}
+	tags = append(tags,
+		Obj{{"name", "evidence"}, {"description", "Verify a citation against the raw file the agency published."}},
+		Obj{{"name", "service"}, {"description", "Liveness and metrics."}})
+	paths = append(paths, KV{"/v1/evidence/source-row", Obj{{"post", oaEvidenceOperation().build()}}})
+
+	for _, extra := range extraPaths {
+		p, item := extra(s)
+		if p == "" {
+			continue
+		}
+		paths = oaMergePath(paths, p, item)
+		tags = oaDeclareTags(tags, item)
+	}
+
+	doc := Obj{
+		{"openapi", "3.1.0"},
+		{"info", Obj{
+			{"title", "citeq"},
+			{"version", "v1"},
+			{"summary", "Aggregates of U.S. public data, every number cited to the exact row of the file the agency published."},
+			{"description", oaInfoDescription(genericFlow)},
+		}},
+		{"servers", []Obj{{{"url", "/"}, {"description", "the host serving this document"}}}},
+		// No endpoint described here needs credentials ({} allows an anonymous call); an
+		// endpoint that does states its own security, e.g. [{"bearerAuth": []}].
+		{"security", []Obj{{}, {{"bearerAuth", []string{}}}}},
+		{"tags", tags},
+		{"paths", paths},
+		{"components", Obj{
+			{"schemas", schemas},
+			{"responses", oaErrorResponses()},
+			{"parameters", oaSharedParameters()},
+			{"headers", oaHeaderComponents()},
+			{"securitySchemes", Obj{{"bearerAuth", Obj{
+				{"type", "http"}, {"scheme", "bearer"},
+				{"description", "A bearer token, for endpoints that need to know the caller; such an endpoint states `security: [{bearerAuth: []}]`. The others take anonymous calls and ignore a token."}}}}},
+		}},
+	}
+	return mustJSON(doc)
+}
+
+func oaInfoDescription(flow string) string {
+	return strings.Join([]string{
+		"citeq answers questions about U.S. public data with aggregates in which every number is cited down to the exact row of the exact file the agency published; that row can be re-fetched and hash-verified.",
+		"**Flow**: " + flow + ".",
+		"**Reproducible**: every response pins an `as_of` snapshot (`latest` resolves to the exact date), and the same question gives the same bytes whether it is asked by POST, GET with `q=` or GET with plain pairs.",
+		"**Citations**: each row carries `lineage.citation_ref`, a key of `citations`; an aggregate citation names the source file and its sha256, samples the cited rows and carries `verify`, a record-level citation that `POST /v1/evidence/source-row` takes as is.",
+		"**Errors** are `{\"error\": {\"code\", \"message\"}}` with the HTTP status; the message says what to do next.",
+	}, "\n\n")
+}
+
+// oaCapabilityPaths describes the schema and query endpoints of capability c.
+func (s *Service) oaCapabilityPaths(c *capability.Capability, flow string) Obj {
+	tool := c.ToolName()
+	base := "/v1/" + c.Path
+	pfx := oaSchemaPrefix(c)
+	tags := []string{c.ID}
+	ranking := oaPayloadStrings(s.oaSchemaPayload(c), "ranking")
+
+	schemaOp := oaOp{
+		id: "schema_" + tool + "_get", tags: tags, summary: "Describe " + c.ID,
+		desc: "Describe: the filters of " + c.ID + " with their types and values, group_by dimensions, metrics (unit, aggregation, additivity), date ranges, controls, ranking rules, detail fields, citation fields, codebooks, rules and sources of the latest snapshot.",
+		ok:   oaJSONOK("The description of "+c.ID+".", oaSref("CapabilitySchema"), "ETag", "Cache-Control"), cached: true,
+		errs: []string{"404"},
+	}.build()
+
+	desc := strings.Join([]string{
+		c.Title + ". " + c.Description,
+		"Flow: " + strings.ReplaceAll(flow, "<path>", c.Path) + ".",
+		"The params object holds `filters` (each a value or a list of values; a filter may also be given at the top level), `group_by`, the date ranges, `as_of` and the controls. POST takes it as the body; GET takes it as `q=` (URL-encoded JSON, alone) or as plain pairs. All three forms give the same bytes.",
+		"Ranking:\n\n- " + strings.Join(ranking, "\n- "),
+		"Every group row carries `lineage.citation_ref`, a key of `citations`; post a citation's `verify` member to `/v1/evidence/source-row` to re-hash the file and read the row.",
+	}, "\n\n")
+
+	body := Obj{
+		{"description", "The params object. An empty body is `{}`: one ungrouped row over the latest snapshot."},
+		{"required", false},
+		{"content", Obj{{"application/json", Obj{
+			{"schema", oaSref(pfx + "QueryParams")},
+			{"example", oaQueryExample(c)},
+		}}}},
+	}
+	ok := oaJSONOK("The aggregate answer with its citations.", oaSref(pfx+"QueryResponse"), "ETag", "Cache-Control")
+	post := oaOp{id: "query_" + tool + "_post", tags: tags, summary: "Query " + c.ID + " (params object as the body)", desc: desc,
+		body: body, ok: ok, cached: true, errs: []string{"400", "404", "413"}}.build()
+	get := oaOp{id: "query_" + tool + "_get", tags: tags, summary: "Query " + c.ID + " (params as query pairs or q=)", desc: desc,
+		params: oaQueryParameters(c), ok: ok, cached: true, errs: []string{"400", "404"}}.build()
+	return Obj{
+		{base + "/schema", Obj{{"get", schemaOp}}},
+		{base + "/query", Obj{{"post", post}, {"get", get}}},
+	}
+}
+
+func oaEvidenceOperation() oaOp {
+	body := Obj{
+		{"description", "A record-level citation (a record's `citation`), an aggregate citation's `verify` member, or a whole aggregate citation (its `verify` member is used)."},
+		{"required", true},
+		{"content", Obj{{"application/json", Obj{
+			{"schema", oaSref("EvidenceRequest")},
+			{"example", Obj{{"source_id", "eia860m"}, {"source_file", "may_generator2016.xlsx"}, {"sheet", "Operating"}, {"source_row", 22},
+				{"raw_file_sha256", "b196f74ef36c02c34e956ffaed9fc2d996abb1319b87e7a0f77d3d9f3ff18fe5"}, {"as_of", "2016-05-31"}}},
+		}}}},
+	}
+	return oaOp{
+		id: "evidence_source_row_post", tags: []string{"evidence"}, summary: "Verify a cited source row",
+		desc: "Verify: finds the raw file by its sha256 in the raw store, checks its name, re-hashes it, opens the sheet and returns every cell of the cited row as stored (a numeric cell as its stored decimal, a published blank as \" \"), with the snapshots built from that file. A citation that cannot be verified is a 400 with its own code, never a guess. The answer is revalidated on every call (Cache-Control: no-cache).",
+		body: body, ok: oaJSONOK("The row, verified.", oaSref("EvidenceResponse"), "ETag", "Cache-Control"), cached: true,
+		errs: []string{"400", "413"},
+	}
+}
+
+// oaOp is one operation of the document.
+type oaOp struct {
+	id, summary, desc string
+	tags              []string
+	params            []Obj // besides X-Request-Id (and If-None-Match when cached)
+	body              Obj   // the request body, if any
+	ok                Obj   // the 200 response
+	// cached operations answer with an ETag and take If-None-Match (304 when it matches).
+	cached bool
+	// errs are the statuses of the operation's own errors; 405 and 500 apply to every one.
+	errs []string
+}
+
+func (op oaOp) build() Obj {
+	o := Obj{{"operationId", op.id}, {"tags", op.tags}, {"summary", op.summary}, {"description", op.desc}}
+	params := []Obj{oaPref("RequestId")}
+	if op.cached {
+		params = append(params, oaPref("IfNoneMatch"))
+	}
+	o = append(o, KV{"parameters", append(params, op.params...)})
+	if op.body != nil {
+		o = append(o, KV{"requestBody", op.body})
+	}
+	responses := Obj{{"200", op.ok}}
+	if op.cached {
+		responses = append(responses, KV{"304", oaRref("NotModified")})
+	}
+	for _, status := range append(append([]string{}, op.errs...), "405", "500") {
+		responses = append(responses, KV{status, oaRref(oaErrorResponseName(status, op.id))})
+	}
+	return append(o, KV{"responses", responses})
+}
+
+// oaJSONOK is a 200 answer in JSON with the X-Request-Id header and the named others.
+func oaJSONOK(desc string, schema Obj, headers ...string) Obj {
+	return Obj{{"description", desc}, {"headers", oaHeaders(headers...)}, {"content", Obj{{"application/json", Obj{{"schema", schema}}}}}}
+}
+
+// oaHeaders refers to response headers of components/headers: X-Request-Id and the named.
+func oaHeaders(names ...string) Obj {
+	o := Obj{}
+	for _, n := range append([]string{"X-Request-Id"}, names...) {
+		o = append(o, KV{n, Obj{{"$ref", "#/components/headers/" + n}}})
+	}
+	return o
+}
+
+func oaHeaderComponents() Obj {
+	return Obj{
+		{"X-Request-Id", Obj{
+			{"description", "The request id: the caller's X-Request-Id when given (64 characters at most), else a new one. Every log line of the request carries it."},
+			{"schema", Obj{{"type", "string"}, {"maxLength", 64}}}}},
+		{"ETag", Obj{
+			{"description", "A strong entity tag of the body; send it back in If-None-Match to get 304 while the answer is unchanged."},
+			{"schema", Obj{{"type", "string"}}}}},
+		{"Cache-Control", Obj{
+			{"description", "How long the answer may be reused: a long, immutable lifetime for a query that pins as_of (its answer never changes), a short one for an answer over latest (a newer snapshot may be promoted), no-cache for evidence (re-verified on every call) and no-store for health."},
+			{"schema", Obj{{"type", "string"}}}}},
+	}
+}
+
+func oaSref(name string) Obj { return Obj{{"$ref", "#/components/schemas/" + name}} }
+func oaRref(name string) Obj { return Obj{{"$ref", "#/components/responses/" + name}} }
+func oaPref(name string) Obj { return Obj{{"$ref", "#/components/parameters/" + name}} }
+
+// oaErrorResponseName picks the error response of a status for an operation: a 400 of the
+// evidence endpoint has other codes than a 400 of a query.
+func oaErrorResponseName(status, opID string) string {
+	switch status {
+	case "400":
+		if strings.HasPrefix(opID, "evidence_") {
+			return "EvidenceBadRequest"
+		}
+		return "QueryBadRequest"
+	case "404":
+		return "NotFound"
+	case "405":
+		return "MethodNotAllowed"
+	case "413":
+		return "PayloadTooLarge"
+	}
+	return "InternalError"
+}
+
+func oaErrorResponses() Obj {
+	resp := func(desc, code, message string, codes ...string) Obj {
+		schema := oaSref("Error")
+		if len(codes) > 0 {
+			schema = Obj{{"allOf", []Obj{oaSref("Error"), {{"type", "object"}, {"properties", Obj{{"error", Obj{{"type", "object"}, {"properties", Obj{{"code", Obj{{"enum", codes}}}, {"message", Obj{{"type", "string"}}}}}}}}}}}}}
+		}
+		return Obj{{"description", desc}, {"headers", oaHeaders()}, {"content", Obj{{"application/json", Obj{
+			{"schema", schema},
+			{"example", Obj{{"error", Obj{{"code", code}, {"message", message}}}}},
+		}}}}}
+	}
+	return Obj{
+		{"NotModified", Obj{{"description", "The If-None-Match entity tag matches: the answer has not changed, and has no body."},
+			{"headers", oaHeaders("ETag", "Cache-Control")}}},
+		{"QueryBadRequest", resp(oaCodeList([][2]string{
+			{CodeInvalidFilter, "unknown filter, unknown value, badly typed value"},
+			{CodeInvalidParameter, "bad group_by, order_by, order, top_n, limit, as_of (the message lists the served dates), date format or range"},
+			{CodeInvalidRequest, "malformed JSON, not one JSON object, `q=` mixed with other pairs"},
+		}), CodeInvalidParameter, `order must be asc or desc (default desc), got "up"`,
+			CodeInvalidFilter, CodeInvalidParameter, CodeInvalidRequest)},
+		{"EvidenceBadRequest", resp(oaCodeList([][2]string{
+			{CodeInvalidRequest, "the body is not a JSON object"},
+			{CodeEvidenceInvalid, "a citation without file, sheet, row or hash, or badly typed"},
+			{CodeEvidenceUnknownFile, "no raw file with that sha256 (a tampered hash)"},
+			{CodeEvidenceFileName, "the hash is of a file with another name"},
+			{CodeEvidenceHash, "the stored file changed on disk since ingest"},
+			{CodeEvidenceUnreadable, "the stored file cannot be read or parsed"},
+			{CodeEvidenceSheet, "no such sheet"},
+			{CodeEvidenceRow, "the row is outside the sheet"},
+		}), CodeEvidenceInvalid, "a citation needs raw_file_sha256, source_file, sheet and source_row; take them from a record's citation or an aggregate citation's verify member",
+			CodeInvalidRequest, CodeEvidenceInvalid, CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow)},
+		{"NotFound", resp(oaCodeList([][2]string{
+			{CodeNotFound, "no capability (or endpoint) at that path"},
+			{CodeNotServed, "the capability is defined but has no promoted snapshot (a query; its schema is described all the same)"},
+		}), CodeNotFound, "no capability at /v1/power/capacitys; GET /v1/capabilities lists the served capabilities and their paths",
+			CodeNotFound, CodeNotServed)},
+		{"MethodNotAllowed", resp(oaCodeList([][2]string{{oaCodeMethodNotAllowed, "the path is served, but not for this method (e.g. DELETE on a query path)"}}),
+			oaCodeMethodNotAllowed, "DELETE is not served at /v1/power/capacity/query; schema is GET, query is POST or GET, evidence is POST",
+			oaCodeMethodNotAllowed)},
+		{"PayloadTooLarge", resp(oaCodeList([][2]string{{CodeInvalidRequest, "the body is over 1 MiB"}}),
+			CodeInvalidRequest, "the request body is over 1 MiB or could not be read; send a params object",
+			CodeInvalidRequest)},
+		{"InternalError", resp(oaCodeList([][2]string{{CodeInternal, "a bug; logged with the request id"}}),
+			CodeInternal, "the server failed on this request; it has been logged — retry, and report the X-Request-Id if it persists",
+			CodeInternal)},
+	}
+}
+
+// oaCodeMethodNotAllowed is the code of a 405, which the REST layer answers.
+const oaCodeMethodNotAllowed = "method_not_allowed"
+
+func oaCodeList(codes [][2]string) string {
+	lines := make([]string, len(codes))
+	for i, c := range codes {
+		lines[i] = "- `" + c[0] + "`: " + c[1]
+	}
+	return "Error codes:\n\n" + strings.Join(lines, "\n")
+}
+
+func oaSharedParameters() Obj {
+	q := func(name, desc string, schema Obj) Obj {
+		return Obj{{"name", name}, {"in", "query"}, {"required", false}, {"description", desc}, {"schema", schema}}
+	}
+	ctl := oaControls()
+	return Obj{
+		{"RequestId", Obj{{"name", "X-Request-Id"}, {"in", "header"}, {"required", false},
+			{"description", "A request id to log and echo; a new one is made when absent or over 64 characters."},
+			{"schema", Obj{{"type", "string"}}}}},
+		{"IfNoneMatch", Obj{{"name", "If-None-Match"}, {"in", "header"}, {"required", false},
+			{"description", "Entity tags of answers held (or *): when one is the answer's ETag, the answer is 304 with no body."},
+			{"schema", Obj{{"type", "string"}}}}},
+		{"IncludeRecords", q("include_records", ctl["include_records"], oaBoolSchema(false))},
+		{"IncludeEvidence", q("include_evidence", ctl["include_evidence"], oaBoolSchema(false))},
+		{"Limit", q("limit", ctl["limit"], oaLimitSchema())},
+		{"Order", q("order", "the ranking direction of order_by", oaOrderSchema())},
+		{"TopN", q("top_n", ctl["top_n"], oaTopNSchema())},
+		{"RollupOther", q("rollup_other", ctl["rollup_other"], oaBoolSchema(true))},
+	}
+}
+
+// oaControls are the descriptions of the query controls, as the schema endpoint gives them.
+func oaControls() map[string]string {
+	out := map[string]string{}
+	for _, o := range controlsDoc() {
+		var name, desc string
+		for _, kv := range o {
+			switch kv.K {
+			case "name":
+				name, _ = kv.V.(string)
+			case "description":
+				desc, _ = kv.V.(string)
+			}
+		}
+		out[name] = desc
+	}
+	return out
+}
+
+func oaBoolSchema(def bool) Obj { return Obj{{"type", "boolean"}, {"default", def}} }
+func oaLimitSchema() Obj {
+	return Obj{{"type", "integer"}, {"minimum", 1}, {"maximum", MaxLimit}, {"default", DefaultLimit}}
+}
+func oaOrderSchema() Obj {
+	return Obj{{"type", "string"}, {"enum", []string{"desc", "asc"}}, {"default", "desc"}}
+}
+func oaTopNSchema() Obj { return Obj{{"type", "integer"}, {"minimum", 1}} }
+
+// oaQueryParameters are the GET query pairs of capability c: q, as_of, every filter, the date
+// ranges and the controls.
+func oaQueryParameters(c *capability.Capability) []Obj {
+	pfx := oaSchemaPrefix(c)
+	params := []Obj{
+		{{"name", "q"}, {"in", "query"}, {"required", false},
+			{"description", "The whole params object as URL-encoded JSON (what POST takes as the body). It cannot be combined with other query parameters."},
+			{"content", Obj{{"application/json", Obj{{"schema", oaSref(pfx + "QueryParams")}}}}}},
+		{{"name", "as_of"}, {"in", "query"}, {"required", false}, {"description", oaAsOfDescription}, {"schema", oaSref(pfx + "AsOf")}},
+	}
+	for _, f := range c.Fields {
+		if !f.Filter {
+			continue
+		}
+		params = append(params, Obj{{"name", f.Name}, {"in", "query"}, {"required", false},
+			{"description", oaFilterDescription(c, f) + " Repeat the pair for a list of values."},
+			{"style", "form"}, {"explode", true},
+			{"schema", Obj{{"type", "array"}, {"items", oaValueSchema(f)}, {"minItems", 1}}}})
+	}
+	names := c.GroupByNames()
+	params = append(params, Obj{{"name", "group_by"}, {"in", "query"}, {"required", false},
+		{"description", "Dimensions to group by: repeat the pair, or give them comma-separated (`group_by=" + strings.Join(names[:min(2, len(names))], ",") + "`)."},
+		{"style", "form"}, {"explode", true},
+		{"schema", Obj{{"type", "array"}, {"items", Obj{{"anyOf", []Obj{
+			{{"type", "string"}, {"enum", names}},
+			{{"type", "string"}, {"pattern", oaCommaListPattern(names)}, {"description", "comma-separated dimensions"}},
+		}}}}}}})
+	for _, r := range c.DateRanges {
+		for _, name := range []string{r.From(), r.To()} {
+			params = append(params, Obj{{"name", name}, {"in", "query"}, {"required", false},
+				{"description", oaRangeDescription(r, name)}, {"schema", oaSref("DateBound")}})
+		}
+	}
+	params = append(params,
+		oaPref("IncludeRecords"), oaPref("Limit"), oaPref("IncludeEvidence"),
+		Obj{{"name", "order_by"}, {"in", "query"}, {"required", false}, {"description", oaControls()["order_by"]},
+			{"schema", Obj{{"type", "string"}, {"enum", c.MetricNames()}}}},
+		oaPref("Order"), oaPref("TopN"), oaPref("RollupOther"))
+	return params
+}
+
+const oaAsOfDescription = "The snapshot to answer from: `latest` (the default) or a served as_of date YYYY-MM-DD; the response states the exact date."
+
+func oaFilterDescription(c *capability.Capability, f capability.Field) string {
+	d := strings.TrimSuffix(f.Description, ".") + "."
+	switch {
+	case len(f.Enum) > 0:
+	case f.Codebook != "":
+		d += " Valid values: the codebook " + f.Codebook + " of GET /v1/" + c.Path + "/schema (a code of the agency's table matches nothing when no row carries it)."
+	case f.Type == capability.String:
+		d += fmt.Sprintf(" Values are case-sensitive, as published; GET /v1/%s/schema lists the snapshot's values when there are at most %d.", c.Path, valuesListed)
+	}
+	return d
+}
+
+func oaRangeDescription(r capability.DateRange, name string) string {
+	if strings.HasSuffix(name, "_to") {
+		return "Upper bound (inclusive) on " + r.Column + ": YYYY-MM-DD, YYYY-MM or YYYY (a month or year means its last day)."
+	}
+	return "Lower bound (inclusive) on " + r.Column + ": YYYY-MM-DD, YYYY-MM or YYYY (a month or year means its first day)."
+}
+
+func oaCommaListPattern(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = regexp.QuoteMeta(n)
+	}
+	alt := "(" + strings.Join(quoted, "|") + ")"
+	return `^\s*` + alt + `\s*(,\s*` + alt + `\s*)*$`
+}
+
+// oaSchemaPrefix names the capability's component schemas: power.capacity → PowerCapacity.
+func oaSchemaPrefix(c *capability.Capability) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(c.ID, func(r rune) bool { return r == '.' || r == '_' || r == '-' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
+}
+
+// oaJSONType is the JSON Schema type of a field type.
+func oaJSONType(t capability.Type) string {
+	switch t {
+	case capability.Integer, capability.Number, capability.Boolean:
+		return string(t)
+	}
+	return "string"
+}
+
+// oaValueSchema is the schema of one value of field f.
+func oaValueSchema(f capability.Field) Obj {
+	o := Obj{{"type", oaJSONType(f.Type)}}
+	if f.Type == capability.Date {
+		o = append(o, KV{"format", "date"})
+	}
+	if len(f.Enum) > 0 {
+		o = append(o, KV{"enum", f.Enum})
+	}
+	return o
+}
+
+// oaNullableSchema is the schema of one value of field f, or null.
+func oaNullableSchema(f capability.Field, desc string) Obj {
+	o := Obj{{"type", []string{oaJSONType(f.Type), "null"}}}
+	if f.Type == capability.Date {
+		o = append(o, KV{"format", "date"})
+	}
+	if len(f.Enum) > 0 {
+		vals := make([]any, 0, len(f.Enum)+1)
+		for _, e := range f.Enum {
+			vals = append(vals, e)
+		}
+		o = append(o, KV{"enum", append(vals, nil)})
+	}
+	if desc != "" {
+		o = append(o, KV{"description", desc})
+	}
+	return o
+}
+
+// oaFilterSchema is a filter's value in a params object: one value or a non-empty list.
+func oaFilterSchema(f capability.Field, desc string) Obj {
+	return Obj{{"description", desc}, {"oneOf", []Obj{
+		oaValueSchema(f),
+		{{"type", "array"}, {"items", oaValueSchema(f)}, {"minItems", 1}},
+	}}}
+}
+
+func oaObject(desc string, props Obj, required ...string) Obj {
+	o := Obj{{"type", "object"}}
+	if desc != "" {
+		o = append(o, KV{"description", desc})
+	}
+	if len(required) > 0 {
+		o = append(o, KV{"required", required})
+	}
+	return append(o, KV{"properties", props})
+}
+
+func oaStr(desc string) Obj     { return oaWithDesc(Obj{{"type", "string"}}, desc) }
+func oaInteger(desc string) Obj { return oaWithDesc(Obj{{"type", "integer"}}, desc) }
+func oaBoolean(desc string) Obj { return oaWithDesc(Obj{{"type", "boolean"}}, desc) }
+func oaDate(desc string) Obj    { return oaWithDesc(Obj{{"type", "string"}, {"format", "date"}}, desc) }
+func oaArray(items Obj, desc string) Obj {
+	return oaWithDesc(Obj{{"type", "array"}, {"items", items}}, desc)
+}
+func oaMapOf(values Obj, desc string) Obj {
+	return oaWithDesc(Obj{{"type", "object"}, {"additionalProperties", values}}, desc)
+}
+
+func oaWithDesc(o Obj, desc string) Obj {
+	if desc == "" {
+		return o
+	}
+	return append(o, KV{"description", desc})
+}
+
+const (
+	oaSha256Pattern      = `^[0-9a-f]{64}$`
+	oaCitationRefPattern = `^c_[0-9a-f]{16}$`
+)
+
+// oaCapabilitySchemas are the component schemas of capability c: its params object, filters,
+// the query echo, the response, rows, groups, metrics and detail records.
+func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
+	pfx := oaSchemaPrefix(c)
+	ctl := oaControls()
+	_, dates := s.served(c.ID)
+
+	filterProps := Obj{{"as_of", oaSref(pfx + "AsOf")}}
+	echoFilters := Obj{}
+	var topFilters Obj
+	for _, f := range c.Fields {
+		if !f.Filter {
+			continue
+		}
+		d := oaFilterDescription(c, f)
+		filterProps = append(filterProps, KV{f.Name, oaFilterSchema(f, d)})
+		topFilters = append(topFilters, KV{f.Name, oaFilterSchema(f, d+" The same as filters."+f.Name+"; give it in one place only.")})
+		echoFilters = append(echoFilters, KV{f.Name, oaArray(oaValueSchema(f), "")})
+	}
+	groupBy := Obj{{"type", "array"}, {"items", Obj{{"type", "string"}, {"enum", c.GroupByNames()}}}, {"uniqueItems", true},
+		{"description", "Dimensions to group by, in order (a comma-separated string is also taken)."}}
+
+	params := Obj{
+		{"as_of", oaSref(pfx + "AsOf")},
+		{"filters", oaWithAdditional(oaObject("Filter name → a value or a non-empty list of values (any of them matches). as_of may also be given here.", filterProps), false)},
+		{"group_by", groupBy},
+	}
+	echo := Obj{
+		{"as_of", oaDate("the exact snapshot date")},
+		{"filters", oaWithAdditional(oaObject("the filters as validated: each a sorted list of distinct values", echoFilters), false)},
+	}
+	for _, r := range c.DateRanges {
+		params = append(params,
+			KV{r.From(), oaWithDesc(oaSref("DateBound"), oaRangeDescription(r, r.From()))},
+			KV{r.To(), oaWithDesc(oaSref("DateBound"), oaRangeDescription(r, r.To()))})
+		echo = append(echo,
+			KV{r.From(), oaDate("lower bound, expanded to a day")},
+			KV{r.To(), oaDate("upper bound, expanded to a day")})
+	}
+	metricEnum := Obj{{"type", "string"}, {"enum", c.MetricNames()}}
+	params = append(params,
+		KV{"include_records", oaWithDesc(oaBoolSchema(false), ctl["include_records"])},
+		KV{"include_evidence", oaWithDesc(oaBoolSchema(false), ctl["include_evidence"])},
+		KV{"limit", oaWithDesc(oaLimitSchema(), ctl["limit"])},
+		KV{"order_by", oaWithDesc(metricEnum, ctl["order_by"])},
+		KV{"order", oaWithDesc(oaOrderSchema(), "the ranking direction of order_by")},
+		KV{"top_n", oaWithDesc(oaTopNSchema(), ctl["top_n"])},
+		KV{"rollup_other", oaWithDesc(oaBoolSchema(true), ctl["rollup_other"])},
+	)
+	params = append(params, topFilters...)
+	echo = append(echo,
+		KV{"group_by", oaArray(Obj{{"type", "string"}, {"enum", c.GroupByNames()}}, "")},
+		KV{"order_by", metricEnum},
+		KV{"order", Obj{{"type", "string"}, {"enum", []string{"desc", "asc"}}}},
+		KV{"top_n", oaInteger("given only with top_n")},
+		KV{"rollup_other", oaBoolean("given only with top_n")},
+		KV{"include_records", Obj{{"type", "boolean"}}},
+		KV{"limit", oaInteger("given only with include_records")},
+		KV{"include_evidence", Obj{{"type", "boolean"}}},
+	)
+
+	metrics := Obj{}
+	units := Obj{}
+	for _, m := range c.Metrics {
+		metrics = append(metrics, KV{m.Name, Obj{{"type", []string{"number", "null"}}, {"description", m.Description + " (" + m.Unit + ", " + string(m.Agg) + ")"}}})
+		units = append(units, KV{m.Name, Obj{{"type", "string"}, {"const", m.Unit}}})
+	}
+	group := Obj{}
+	for _, f := range c.Fields {
+		if !f.GroupBy {
+			continue
+		}
+		if f.Type == capability.String && len(f.Enum) == 0 {
+			group = append(group, KV{f.Name, oaNullableSchema(f, f.Description+"; "+OtherGroup+" in the row top_n folds the rest into")})
+			continue
+		}
+		group = append(group, KV{f.Name, Obj{{"description", f.Description + "; " + OtherGroup + " in the row top_n folds the rest into"},
+			{"anyOf", []Obj{oaNullableSchema(f, ""), {{"type", "string"}, {"const", OtherGroup}}}}}})
+	}
+	record := Obj{}
+	names := make([]string, 0, len(c.Fields)+1)
+	for _, f := range c.Fields {
+		record = append(record, KV{f.Name, oaNullableSchema(f, f.Description)})
+		names = append(names, f.Name)
+	}
+	record = append(record, KV{"citation", oaSref("RecordCitation")})
+	names = append(names, "citation")
+
+	summary := oaObject("", Obj{
+		{"group_count", oaInteger("number of groups in the matched set, before top_n folds any")},
+		{"returned_group_count", oaInteger("number of rows returned")},
+		{"matched_source_rows", oaInteger("source rows the filters and date ranges match")},
+		{"totals", oaWithDesc(oaSref(pfx+"Metrics"), "each metric over the whole matched set, computed directly (never by summing rows)")},
+		{"units", oaSref(pfx + "Units")},
+		{"notes", oaArray(oaSref("Note"), "")},
+		{"citation_refs", oaArray(oaSref("CitationRef"), "the citations of the whole matched set, keys of citations")},
+		{"records_returned", oaInteger("with include_records: the records returned")},
+		{"records_truncated", oaBoolean("with include_records: true when more records matched than limit")},
+	}, "group_count", "returned_group_count", "matched_source_rows", "totals", "units", "notes", "citation_refs")
+
+	row := oaObject("One group (or the (other) row of top_n).", Obj{
+		{"group", oaSref(pfx + "Group")},
+		{"metrics", oaSref(pfx + "Metrics")},
+		{"notes", oaArray(oaSref("Note"), "present when a metric of the row has a note")},
+		{"lineage", oaObject("", Obj{
+			{"citation_ref", Obj{{"type", []string{"string", "null"}}, {"pattern", oaCitationRefPattern}, {"description", "the first citation of the group's rows (null when the group has no rows); a key of citations"}}},
+			{"citation_refs", oaArray(oaSref("CitationRef"), "present when the group spans several source files: one citation per file")},
+			{"source_rows_count", oaInteger("source rows of the group")},
+		}, "citation_ref", "source_rows_count")},
+	}, "group", "metrics", "lineage")
+
+	response := oaObject("The answer to a query of "+c.ID+".", Obj{
+		{"capability", Obj{{"type", "string"}, {"const", c.ID}}},
+		{"as_of", oaDate("the snapshot answered from (latest resolved)")},
+		{"query", oaSref(pfx + "CanonicalQuery")},
+		{"summary", summary},
+		{"rows", oaArray(oaSref(pfx+"Row"), "the groups, in group-key order or ranked by order_by")},
+		{"records", oaArray(oaSref(pfx+"Record"), "with include_records: the matched detail records in source order, up to limit")},
+		{"citations", oaWithDesc(Obj{{"type", "object"}, {"propertyNames", Obj{{"pattern", oaCitationRefPattern}}}, {"additionalProperties", oaSref("AggregateCitation")}},
+			"the aggregate citations, de-duplicated, keyed by citation_ref")},
+	}, "capability", "as_of", "query", "summary", "rows", "citations")
+
+	asOf := Obj{{"type", "string"}, {"pattern", "^(latest|[0-9]{4}-[0-9]{2}-[0-9]{2})$"}, {"default", "latest"},
+		{"description", oaAsOfDescription}, {"examples", append([]string{"latest"}, dates...)}}
+
+	return Obj{
+		{pfx + "AsOf", asOf},
+		{pfx + "QueryParams", append(oaWithAdditional(oaObject("The params object of a "+c.ID+" query. Unknown members are refused (400 invalid_filter).", params), false),
+			KV{"dependentRequired", Obj{{"order_by", []string{"group_by"}}, {"top_n", []string{"group_by", "order_by"}}}})},
+		{pfx + "CanonicalQuery", oaObject("The params as validated and canonicalized: the same question always echoes the same query.", echo,
+			"as_of", "filters", "group_by", "order", "include_records", "include_evidence")},
+		{pfx + "QueryResponse", response},
+		{pfx + "Row", row},
+		{pfx + "Group", oaObject("The row's value of each group_by dimension, in group_by order (null where the source has none).", group)},
+		{pfx + "Metrics", oaObject("Each metric: a number, or null when no matched row reports its column (SQL semantics; see notes).", metrics, c.MetricNames()...)},
+		{pfx + "Units", oaObject("The unit of each metric.", units, c.MetricNames()...)},
+		{pfx + "Record", oaObject("One matched detail record with its record-level citation.", record, names...)},
+	}
+}
+
+func oaWithAdditional(o Obj, allowed bool) Obj { return append(o, KV{"additionalProperties", allowed}) }
+
+// oaQueryExample is a query of capability c to show: a closed-enum filter, a grouping, a
+// ranking and a top_n.
+func oaQueryExample(c *capability.Capability) Obj {
+	ex := Obj{}
+	var filtered string
+	for _, f := range c.Fields {
+		if f.Filter && len(f.Enum) > 0 {
+			ex = append(ex, KV{"filters", Obj{{f.Name, f.Enum[0]}}})
+			filtered = f.Name
+			break
+		}
+	}
+	for _, g := range c.GroupByNames() {
+		if g != filtered {
+			ex = append(ex, KV{"group_by", []string{g}})
+			if len(c.Metrics) > 0 {
+				ex = append(ex, KV{"order_by", c.Metrics[0].Name}, KV{"top_n", 5})
+			}
+			break
+		}
+	}
+	return ex
+}
+
+// oaSharedSchemas are the component schemas every capability shares: citations, evidence,
+// notes, errors and the discover and describe payloads.
+func oaSharedSchemas(served []*capability.Capability) Obj {
+	noteCodes := []string{"not_published", "mixed_units"}
+	for _, c := range served {
+		for _, m := range c.Metrics {
+			if m.NullNote != "" && !slices.Contains(noteCodes, m.NullNote) {
+				noteCodes = append(noteCodes, m.NullNote)
+			}
+		}
+	}
+	sha := Obj{{"type", "string"}, {"pattern", oaSha256Pattern}}
+	recordCitation := Obj{
+		{"source_id", oaStr("source identifier")},
+		{"source_url", oaStr("the official URL of the file")},
+		{"source_file", oaStr("file name as published")},
+		{"sheet", oaStr("sheet (or page) of the file")},
+		{"source_row", Obj{{"type", "integer"}, {"minimum", 1}, {"description", "1-based row number as the publisher's file numbers it (the Excel row, or the CSV line)"}}},
+		{"raw_file_sha256", oaWithDesc(sha, "sha256 of the raw file")},
+		{"as_of", oaDate("snapshot date")},
+	}
+	citationInput := oaObject("A record-level citation to verify.", Obj{
+		{"source_id", oaStr("")},
+		{"source_url", oaStr("")},
+		{"source_file", oaStr("")},
+		{"sheet", oaStr("")},
+		{"source_row", oaInteger("")},
+		{"raw_file_sha256", oaStr("")},
+		{"as_of", oaStr("")},
+	}, "source_file", "sheet", "source_row", "raw_file_sha256")
+	cell := oaObject("", Obj{
+		{"column", oaStr("column letter(s), A for the first")},
+		{"header", oaStr("the column's header, spaces normalized (absent when the sheet has no known header row)")},
+		{"value", oaStr("the literal stored value: a numeric cell as its stored decimal, a published blank as \" \"")},
+		{"type", Obj{{"type", "string"}, {"enum", []string{"text", "number", "boolean", "error", "empty"}}}},
+	}, "column", "value", "type")
+	codebookCode := oaObject("", Obj{
+		{"code", oaStr("")},
+		{"description", oaStr("")},
+		{"group", oaStr("the code's group in the agency table")},
+		{"in_agency_table", oaBoolean("false for a code the data uses that the agency's table lacks")},
+		{"rows_in_snapshot", oaInteger("")},
+		{"source", oaObject("the row of the agency's table the code was read from", Obj{
+			{"source_file", oaStr("")}, {"sheet", oaStr("")}, {"source_row", oaInteger("")}, {"raw_file_sha256", sha},
+		})},
+		{"note", oaStr("")},
+	}, "code", "in_agency_table", "rows_in_snapshot")
+	scalar := Obj{{"type", []string{"string", "integer", "number", "boolean"}}}
+	nullableScalar := Obj{{"type", []string{"string", "integer", "number", "boolean", "null"}}}
+	named := func(props ...KV) Obj { return oaObject("", Obj(props), "name") }
+
+	return Obj{
+		{"Error", oaObject("An error: the code, and a message that says what to do.", Obj{
+			{"error", oaObject("", Obj{
+				{"code", Obj{{"type", "string"}, {"enum", []string{CodeInvalidFilter, CodeInvalidParameter, CodeInvalidRequest, CodeEvidenceInvalid,
+					CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow,
+					CodeNotFound, CodeNotServed, oaCodeMethodNotAllowed, CodeInternal}}}},
+				{"message", oaStr("")},
+			}, "code", "message")},
+		}, "error")},
+		{"CitationRef", Obj{{"type", "string"}, {"pattern", oaCitationRefPattern}, {"description", "c_ and the first 16 hex digits of the sha256 of the citation's JSON"}}},
+		{"DateBound", Obj{{"type", "string"}, {"pattern", `^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$`},
+			{"description", "YYYY-MM-DD, YYYY-MM or YYYY; inclusive"}}},
+		{"Note", oaObject("Why a metric is null or incomplete.", Obj{
+			{"code", Obj{{"type", "string"}, {"enum", noteCodes}}},
+			{"metric", oaStr("")},
+			{"count", oaInteger("matched rows with no value (the null note of a count_distinct metric)")},
+			{"message", oaStr("")},
+		}, "code", "metric", "message")},
+		{"RecordCitation", oaObject("A record-level citation: the evidence endpoint takes it as is.", recordCitation,
+			"source_id", "source_url", "source_file", "sheet", "source_row", "raw_file_sha256", "as_of")},
+		{"AggregateCitation", oaObject("The citation of the rows of one group (or of the whole matched set) from one source file.", Obj{
+			{"source_id", oaStr("")},
+			{"publisher", oaStr("")},
+			{"source_url", oaStr("")},
+			{"source_file", oaStr("")},
+			{"raw_file_sha256", sha},
+			{"as_of", oaDate("")},
+			{"source_rows_count", oaInteger("the cited rows")},
+			{"source_rows_sample", oaArray(oaObject("", Obj{{"sheet", oaStr("")}, {"source_row", oaInteger("")}}, "sheet", "source_row"),
+				"the first five cited rows in source order")},
+			{"verify", oaWithDesc(oaSref("RecordCitation"), "the record-level citation of the first sampled row: post it to /v1/evidence/source-row")},
+			{"lineage_filter", oaObject("What selects exactly the cited rows.", Obj{
+				{"source_file", oaStr("")},
+				{"raw_file_sha256", sha},
+				{"filters", oaMapOf(oaArray(nullableScalar, ""), "filters and group values → allowed values")},
+				{"date_ranges", oaMapOf(oaObject("", Obj{
+					{"from", Obj{{"type", "string"}, {"pattern", `^([0-9]{4}-[0-9]{2}-[0-9]{2})?$`}, {"description", "a date, or empty when unbounded"}}},
+					{"to", Obj{{"type", "string"}, {"pattern", `^([0-9]{4}-[0-9]{2}-[0-9]{2})?$`}, {"description", "a date, or empty when unbounded"}}},
+				}, "from", "to"), "date column → inclusive bounds")},
+				{"excludes", oaStr("for the (other) row: which groups its rows leave out")},
+			}, "source_file", "raw_file_sha256", "filters")},
+			{"source_view", oaObject("The document the rows lie in (capabilities that have one).", Obj{
+				{"title", oaStr("")}, {"release", oaStr("")}, {"sheets", oaArray(Obj{{"type", "string"}}, "")},
+			})},
+			{"evidence", Obj{{"description", "with include_evidence: the verified row of verify, or why it could not be verified"},
+				{"oneOf", []Obj{oaSref("EvidenceResponse"), oaSref("EvidenceFailure")}}}},
+		}, "source_id", "publisher", "source_url", "source_file", "raw_file_sha256", "as_of", "source_rows_count", "source_rows_sample", "verify", "lineage_filter")},
+		{"EvidenceRequest", Obj{{"description", "A citation, or an object whose verify member is one (an aggregate citation)."},
+			{"anyOf", []Obj{citationInput, oaObject("", Obj{{"verify", citationInput}}, "verify")}}}},
+		{"EvidenceResponse", oaObject("A verified source row.", Obj{
+			{"verified", Obj{{"type", "boolean"}, {"const", true}}},
+			{"citation", oaSref("RecordCitation")},
+			{"raw_file_sha256", oaWithDesc(sha, "the cited hash")},
+			{"computed_sha256", oaWithDesc(sha, "the hash of the stored file, computed now")},
+			{"source_file", oaStr("")},
+			{"sheet", oaStr("")},
+			{"source_row", oaInteger("")},
+			{"header_row", Obj{{"type", []string{"integer", "null"}}, {"description", "the sheet's header row, null when unknown"}}},
+			{"cells", oaArray(cell, "every cell of the row, in column order")},
+			{"cited_by", oaArray(oaObject("", Obj{{"capability", oaStr("")}, {"as_of", oaDate("")}, {"role", Obj{{"type", "string"}, {"enum", []string{"data", "reference", "check"}}}}},
+				"capability", "as_of", "role"), "the snapshots built from the file")},
+		}, "verified", "citation", "raw_file_sha256", "computed_sha256", "source_file", "sheet", "source_row", "header_row", "cells", "cited_by")},
+		{"EvidenceFailure", oaObject("A citation that could not be verified.", Obj{
+			{"verified", Obj{{"type", "boolean"}, {"const", false}}},
+			{"error", oaObject("", Obj{{"code", oaStr("")}, {"message", oaStr("")}}, "code", "message")},
+		}, "verified", "error")},
+		{"Health", oaObject("", Obj{
+			{"status", Obj{{"type", "string"}, {"const", "ok"}}},
+			{"snapshots", oaArray(oaObject("", Obj{{"capability", oaStr("")}, {"as_of", oaDate("")}, {"rows", oaInteger("")}}, "capability", "as_of", "rows"), "")},
+		}, "status", "snapshots")},
+		{"Capabilities", oaObject("", Obj{
+			{"capabilities", oaArray(oaObject("", Obj{
+				{"capability", oaStr("")},
+				{"path", oaStr("the path segment under /v1")},
+				{"title", oaStr("")},
+				{"description", oaStr("")},
+				{"cadence", oaStr("")},
+				{"publisher", oaStr("")},
+				{"as_of_latest", oaDate("")},
+				{"as_of_available", oaArray(oaDate(""), "")},
+				{"endpoints", oaObject("", Obj{{"schema", oaStr("")}, {"query", oaStr("")}}, "schema", "query")},
+				{"mcp_tools", oaObject("", Obj{{"describe", oaStr("")}, {"query", oaStr("")}}, "describe", "query")},
+			}, "capability", "path", "title", "description", "cadence", "publisher", "as_of_latest", "as_of_available", "endpoints", "mcp_tools"), "")},
+			{"flow", oaStr("")},
+			{"evidence", oaStr("the evidence endpoint")},
+		}, "capabilities", "flow", "evidence")},
+		{"CapabilitySchema", oaObject("The description of a capability (its latest snapshot).", Obj{
+			{"capability", oaStr("")},
+			{"path", oaStr("")},
+			{"title", oaStr("")},
+			{"description", oaStr("")},
+			{"grain", oaStr("")},
+			{"cadence", oaStr("")},
+			{"served", oaBoolean("false for a capability defined but without a promoted snapshot yet (no dates, codebooks or sources)")},
+			{"as_of", Obj{{"type", []string{"string", "null"}}, {"format", "date"}, {"description", "the latest snapshot described (null when not served)"}}},
+			{"as_of_available", oaArray(oaDate(""), "")},
+			{"as_of_rule", oaStr("")},
+			{"mcp_tools", oaObject("", Obj{{"describe", oaStr("")}, {"query", oaStr("")}})},
+			{"filters", oaArray(named(
+				KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")},
+				KV{"group_by", oaBoolean("")}, KV{"values", oaArray(Obj{{"type", "string"}}, "")}, KV{"codebook", oaStr("")},
+				KV{"distinct_values", oaInteger("")}, KV{"values_in_snapshot", oaArray(scalar, "")},
+				KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
+			{"group_by", oaArray(Obj{{"type", "string"}}, "")},
+			{"date_ranges", oaArray(oaObject("", Obj{{"from", oaStr("")}, {"to", oaStr("")}, {"field", oaStr("")}, {"format", oaStr("")}}), "")},
+			{"metrics", oaArray(named(
+				KV{"name", oaStr("")}, KV{"unit", oaStr("")},
+				KV{"aggregation", Obj{{"type", "string"}, {"enum", []string{string(capability.Sum), string(capability.Count), string(capability.CountNonNull),
+					string(capability.CountDistinct), string(capability.Avg), string(capability.Min), string(capability.Max), string(capability.Ratio)}}}},
+				KV{"additive_across_groups", oaBoolean("")}, KV{"description", oaStr("")},
+				KV{"numerator", oaStr("ratio: the column summed above")}, KV{"denominator", oaStr("ratio: the column summed below")},
+				KV{"note", oaStr("")}), "")},
+			{"order_by", oaArray(Obj{{"type", "string"}}, "")},
+			{"controls", oaArray(named(
+				KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"default", scalar}, KV{"minimum", oaInteger("")}, KV{"maximum", oaInteger("")},
+				KV{"enum", oaArray(Obj{{"type", "string"}}, "")}, KV{"description", oaStr("")}), "")},
+			{"ranking", oaArray(Obj{{"type", "string"}}, "")},
+			{"detail_fields", oaArray(named(KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")}, KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
+			{"citation_fields", oaObject("", Obj{{"record", oaArray(Obj{{"type", "string"}}, "")}, {"aggregate", oaArray(Obj{{"type", "string"}}, "")}})},
+			{"codebooks", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"code_count", oaInteger("")}, {"codes", oaArray(codebookCode, "")}}), "codebook name → its codes")},
+			{"rules", oaArray(Obj{{"type", "string"}}, "")},
+			{"sources", oaArray(oaObject("", Obj{
+				{"source_id", oaStr("")}, {"publisher", oaStr("")}, {"source_url", oaStr("")}, {"source_file", oaStr("")},
+				{"raw_file_sha256", sha}, {"role", oaStr("")}, {"title", oaStr("")}, {"release", oaStr("")},
+			}), "")},
+		}, "capability", "path", "served", "as_of", "filters", "group_by", "metrics", "order_by", "controls")},
+	}
+}
+
+// oaSchemaPayload is the describe payload of c (nil when it cannot be rendered).
+func (s *Service) oaSchemaPayload(c *capability.Capability) []byte {
+	b, _ := s.Schema(c.Path)
+	return b
+}
+
+// oaPayloadString reads a string member of a JSON payload: the discover and describe payloads
+// state the flow and the ranking rules once, and the document quotes them.
+func oaPayloadString(b []byte, key string) string {
+	var m map[string]json.RawMessage
+	var v string
+	if json.Unmarshal(b, &m) == nil {
+		_ = json.Unmarshal(m[key], &v)
+	}
+	return v
+}
+
+func oaPayloadStrings(b []byte, key string) []string {
+	var m map[string]json.RawMessage
+	var v []string
+	if json.Unmarshal(b, &m) == nil {
+		_ = json.Unmarshal(m[key], &v)
+	}
+	return v
+}
+
+// oaMergePath adds a path item, or adds its methods to the item already at that path.
+func oaMergePath(paths Obj, p string, item Obj) Obj {
+	for i, kv := range paths {
+		if kv.K == p {
+			existing, _ := kv.V.(Obj)
+			paths[i].V = append(append(Obj{}, existing...), item...)
+			return paths
+		}
+	}
+	return append(paths, KV{p, item})
+}
+
+// oaDeclareTags declares the tags the operations of a path item use that are not declared.
+func oaDeclareTags(tags []Obj, item Obj) []Obj {
+	declared := map[string]bool{}
+	for _, t := range tags {
+		declared[t[0].V.(string)] = true
+	}
+	for _, kv := range item {
+		op, ok := kv.V.(Obj)
+		if !ok {
+			continue
+		}
+		for _, m := range op {
+			if m.K != "tags" {
+				continue
+			}
+			names, _ := m.V.([]string)
+			for _, n := range names {
+				if !declared[n] {
+					declared[n] = true
+					tags = append(tags, Obj{{"name", n}, {"description", "Operations on " + n + "."}})
+				}
+			}
+		}
+	}
+	return tags
+}

@@ -1,0 +1,663 @@
+package service
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/internal/testenv"
+)
+
+// TestMain removes the data directory the package's tests share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.Cleanup()
+	os.Exit(code)
+}
+
+func openAPIService(t *testing.T) *Service {
+	t.Helper()
+	s, err := New(testenv.Data(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Served()) == 0 {
+		t.Fatal("no capability is served from the ingested data directory")
+	}
+	return s
+}
+
+// oaDecodeJSON decodes with json.Number, so integers and numbers stay apart.
+func oaDecodeJSON(t *testing.T, b []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("not JSON: %v\n%.400s", err, b)
+	}
+	if dec.More() {
+		t.Fatal("more than one JSON value")
+	}
+	return v
+}
+
+func oaMember(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+func TestOpenAPIDocument(t *testing.T) {
+	s := openAPIService(t)
+	b := s.OpenAPI()
+	if again := s.OpenAPI(); !bytes.Equal(b, again) {
+		t.Fatal("two calls give different documents")
+	}
+	doc := oaDecodeJSON(t, b)
+	for _, c := range []struct {
+		path []string
+		want string
+	}{
+		{[]string{"openapi"}, "3.1.0"},
+		{[]string{"info", "title"}, "citeq"},
+		{[]string{"info", "version"}, "v1"},
+		{[]string{"components", "securitySchemes", "bearerAuth", "type"}, "http"},
+		{[]string{"components", "securitySchemes", "bearerAuth", "scheme"}, "bearer"},
+	} {
+		if got := oaMember(doc, c.path...); got != c.want {
+			t.Errorf("%s = %v, want %q", strings.Join(c.path, "."), got, c.want)
+		}
+	}
+	servers, _ := oaMember(doc, "servers").([]any)
+	if len(servers) != 1 || oaMember(servers[0], "url") != "/" {
+		t.Errorf("servers = %v, want [{url: /}]", servers)
+	}
+
+	paths, _ := oaMember(doc, "paths").(map[string]any)
+	want := map[string][]string{
+		"/v1/health":              {"get"},
+		"/v1/capabilities":        {"get"},
+		"/v1/openapi.json":        {"get"},
+		"/metrics":                {"get"},
+		"/v1/evidence/source-row": {"post"},
+	}
+	for _, c := range s.Served() {
+		want["/v1/"+c.Path+"/schema"] = []string{"get"}
+		want["/v1/"+c.Path+"/query"] = []string{"get", "post"}
+	}
+	for p, methods := range want {
+		for _, m := range methods {
+			if oaMember(paths, p, m) == nil {
+				t.Errorf("%s %s is not described", strings.ToUpper(m), p)
+			}
+		}
+	}
+	if _, ok := paths["/v1/metrics"]; ok {
+		t.Error("/v1/metrics is described; the metrics are served at /metrics")
+	}
+	if got := oaMember(paths, "/metrics", "get", "responses", "200", "content", "text/plain"); got == nil {
+		t.Error("GET /metrics does not answer text/plain")
+	}
+
+	// Every operation has a unique operationId, tags, a summary and a description; its tags
+	// are declared.
+	declared := map[string]bool{}
+	for _, tag := range oaMember(doc, "tags").([]any) {
+		declared[oaMember(tag, "name").(string)] = true
+	}
+	ids := map[string]string{}
+	for p, item := range paths {
+		for m, op := range item.(map[string]any) {
+			where := strings.ToUpper(m) + " " + p
+			id, _ := oaMember(op, "operationId").(string)
+			if id == "" {
+				t.Errorf("%s has no operationId", where)
+			} else if prev, dup := ids[id]; dup {
+				t.Errorf("operationId %s is used by %s and %s", id, prev, where)
+			}
+			ids[id] = where
+			for _, k := range []string{"summary", "description"} {
+				if v, _ := oaMember(op, k).(string); v == "" {
+					t.Errorf("%s has no %s", where, k)
+				}
+			}
+			tags, _ := oaMember(op, "tags").([]any)
+			if len(tags) == 0 {
+				t.Errorf("%s has no tags", where)
+			}
+			for _, tag := range tags {
+				if !declared[tag.(string)] {
+					t.Errorf("%s uses undeclared tag %v", where, tag)
+				}
+			}
+		}
+	}
+
+	// Every $ref resolves.
+	var refs []string
+	oaCollectRefs(doc, &refs)
+	if len(refs) == 0 {
+		t.Fatal("the document has no $ref")
+	}
+	for _, r := range refs {
+		if _, err := oaResolve(doc, r); err != nil {
+			t.Errorf("$ref %s: %v", r, err)
+		}
+	}
+
+	for _, c := range s.Served() {
+		pfx := oaSchemaPrefix(c)
+		orderBy := oaMember(doc, "components", "schemas", pfx+"QueryParams", "properties", "order_by", "enum")
+		if got := strings.Join(oaStrings(orderBy), ","); got != strings.Join(c.MetricNames(), ",") {
+			t.Errorf("%s: order_by enum of the params object = %s, want the metric names %v", c.ID, got, c.MetricNames())
+		}
+		groupBy := oaMember(doc, "components", "schemas", pfx+"QueryParams", "properties", "group_by", "items", "enum")
+		if got := strings.Join(oaStrings(groupBy), ","); got != strings.Join(c.GroupByNames(), ",") {
+			t.Errorf("%s: group_by enum = %s, want %v", c.ID, got, c.GroupByNames())
+		}
+		totals := oaMember(doc, "components", "schemas", pfx+"Metrics", "properties").(map[string]any)
+		if len(totals) != len(c.Metrics) {
+			t.Errorf("%s: metrics schema has %d properties, want %d", c.ID, len(totals), len(c.Metrics))
+		}
+
+		// The GET form: q, every filter, date range and control is a query parameter.
+		get := oaMember(paths, "/v1/"+c.Path+"/query", "get")
+		params := map[string]any{}
+		for _, p := range oaMember(get, "parameters").([]any) {
+			if r, ok := oaMember(p, "$ref").(string); ok {
+				p, _ = oaResolve(doc, r)
+			}
+			if oaMember(p, "in") == "query" {
+				params[oaMember(p, "name").(string)] = p
+			}
+		}
+		names := []string{"q", "group_by"}
+		names = append(names, c.FilterNames()...)
+		names = append(names, capability.Controls...)
+		for _, r := range c.DateRanges {
+			names = append(names, r.From(), r.To())
+		}
+		for _, n := range names {
+			if params[n] == nil {
+				t.Errorf("%s: GET query has no parameter %s", c.ID, n)
+			}
+		}
+		if len(params) != len(names) {
+			t.Errorf("%s: GET query has %d parameters, want %d", c.ID, len(params), len(names))
+		}
+		for _, f := range c.Fields {
+			if f.Filter && (oaMember(params[f.Name], "style") != "form" || oaMember(params[f.Name], "explode") != true) {
+				t.Errorf("%s: filter parameter %s is not style form, explode true", c.ID, f.Name)
+			}
+		}
+		if got := strings.Join(oaStrings(oaMember(params["order_by"], "schema", "enum")), ","); got != strings.Join(c.MetricNames(), ",") {
+			t.Errorf("%s: order_by parameter enum = %s, want %v", c.ID, got, c.MetricNames())
+		}
+		post := oaMember(paths, "/v1/"+c.Path+"/query", "post")
+		for _, status := range []string{"200", "400", "404", "405", "413"} {
+			if oaMember(post, "responses", status) == nil {
+				t.Errorf("%s: POST query has no %s response", c.ID, status)
+			}
+		}
+	}
+}
+
+func oaStrings(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, len(l))
+	for i, x := range l {
+		out[i], _ = x.(string)
+	}
+	return out
+}
+
+func oaCollectRefs(v any, out *[]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		if r, ok := x["$ref"].(string); ok {
+			*out = append(*out, r)
+		}
+		for _, m := range x {
+			oaCollectRefs(m, out)
+		}
+	case []any:
+		for _, m := range x {
+			oaCollectRefs(m, out)
+		}
+	}
+}
+
+// oaResolve resolves a local reference (#/a/b) in the document.
+func oaResolve(doc any, ref string) (any, error) {
+	if !strings.HasPrefix(ref, "#/") {
+		return nil, fmt.Errorf("not a local reference")
+	}
+	v := doc
+	for _, tok := range strings.Split(ref[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		m, ok := v.(map[string]any)
+		if !ok || m[tok] == nil {
+			return nil, fmt.Errorf("%q not found", tok)
+		}
+		v = m[tok]
+	}
+	return v, nil
+}
+
+// TestOpenAPIDescribesPayloads checks the payloads the service renders against the schemas
+// of the document, closed: a member the schema does not list is an error, so the document
+// cannot fall behind the payloads.
+func TestOpenAPIDescribesPayloads(t *testing.T) {
+	s := openAPIService(t)
+	doc := oaDecodeJSON(t, s.OpenAPI())
+	check := func(name, schema string, payload []byte) {
+		t.Helper()
+		v := &oaValidator{doc: doc, closed: true}
+		for _, e := range v.validate(map[string]any{"$ref": "#/components/schemas/" + schema}, oaDecodeJSON(t, payload), "$", 0) {
+			t.Errorf("%s against %s: %s", name, schema, e)
+		}
+	}
+	check("health", "Health", s.Health())
+	check("capabilities", "Capabilities", s.Capabilities())
+
+	// The describe payload of every defined capability, served or not.
+	for _, c := range capability.All() {
+		b, e := s.Schema(c.Path)
+		if e != nil {
+			t.Fatal(e)
+		}
+		check(c.ID+" schema", "CapabilitySchema", b)
+	}
+
+	for _, c := range s.Served() {
+		pfx := oaSchemaPrefix(c)
+
+		var queries []string
+		example, _ := json.Marshal(oaQueryExample(c))
+		queries = append(queries, `{}`, string(example))
+		for _, g := range c.GroupByNames() {
+			queries = append(queries, fmt.Sprintf(`{"group_by":[%q],"order_by":%q,"top_n":2}`, g, c.Metrics[0].Name))
+		}
+		var intDim string
+		for _, f := range c.Fields {
+			if f.GroupBy && f.Type == capability.Integer {
+				intDim = f.Name
+				break
+			}
+		}
+		rich := Obj{{"group_by", []string{c.GroupByNames()[0]}}, {"order_by", c.Metrics[len(c.Metrics)-1].Name}, {"order", "asc"}, {"top_n", 1},
+			{"include_records", true}, {"limit", 3}, {"include_evidence", true}}
+		if intDim != "" {
+			rich[0].V = []string{c.GroupByNames()[0], intDim}
+		}
+		if len(c.DateRanges) > 0 {
+			rich = append(rich, KV{c.DateRanges[0].From(), "2000"})
+		}
+		queries = append(queries, string(mustJSON(rich)))
+		for _, q := range queries {
+			check(c.ID+" params "+q, pfx+"QueryParams", []byte(q))
+		}
+		// The service also takes group_by as a comma-separated string; the schema states the list.
+		queries = append(queries, `{"as_of":"latest","rollup_other":false,"group_by":"`+strings.Join(c.GroupByNames()[:2], ",")+`","order_by":"`+c.Metrics[0].Name+`","top_n":1}`)
+		for _, q := range queries {
+			b, e := s.QueryJSON(c.Path, []byte(q))
+			if e != nil {
+				t.Fatalf("%s %s: %v", c.ID, q, e)
+			}
+			check(c.ID+" query "+q, pfx+"QueryResponse", b)
+		}
+
+		// The GET pairs form, and a record's citation through the evidence endpoint.
+		vals := url.Values{"group_by": {c.GroupByNames()[0]}, "include_records": {"true"}, "limit": {"1"}}
+		raw, e := ParseQuery(vals)
+		if e != nil {
+			t.Fatal(e)
+		}
+		b, e := s.QueryRaw(c.Path, raw)
+		if e != nil {
+			t.Fatal(e)
+		}
+		check(c.ID+" GET query", pfx+"QueryResponse", b)
+		var resp struct {
+			Records []struct {
+				Citation json.RawMessage `json:"citation"`
+			} `json:"records"`
+		}
+		if err := json.Unmarshal(b, &resp); err != nil || len(resp.Records) == 0 {
+			t.Fatalf("%s: no record (%v)", c.ID, err)
+		}
+		check(c.ID+" evidence request", "EvidenceRequest", resp.Records[0].Citation)
+		ev, e := s.EvidenceJSON(resp.Records[0].Citation)
+		if e != nil {
+			t.Fatal(e)
+		}
+		check(c.ID+" evidence", "EvidenceResponse", ev)
+
+		// A params object the service refuses is refused by the schema too.
+		v := &oaValidator{doc: doc}
+		for _, bad := range []string{`{"no_such_member":1}`, `{"limit":0}`, `{"order":"up"}`, `{"group_by":["no_such_dimension"]}`, `{"group_by":["` + c.GroupByNames()[0] + `"],"order_by":"no_such_metric"}`, `{"order_by":"` + c.Metrics[0].Name + `"}`, `{"top_n":3}`} {
+			if len(v.validate(map[string]any{"$ref": "#/components/schemas/" + pfx + "QueryParams"}, oaDecodeJSON(t, []byte(bad)), "$", 0)) == 0 {
+				t.Errorf("%s: the params schema accepts %s", c.ID, bad)
+			}
+			if _, e := s.QueryJSON(c.Path, []byte(bad)); e == nil {
+				t.Errorf("%s: the service accepts %s", c.ID, bad)
+			}
+		}
+	}
+
+	// Error bodies, and every code the service answers is in the Error schema's enum.
+	codes := oaStrings(oaMember(doc, "components", "schemas", "Error", "properties", "error", "properties", "code", "enum"))
+	for _, code := range []string{CodeInvalidParameter, CodeInvalidFilter, CodeInvalidRequest, CodeNotFound, CodeNotServed, CodeInternal,
+		CodeEvidenceInvalid, CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceSheet, CodeEvidenceRow, CodeEvidenceUnreadable} {
+		if !slices.Contains(codes, code) {
+			t.Errorf("error code %s is not in the Error schema", code)
+		}
+	}
+	_, e := s.QueryJSON("no/such", []byte(`{}`))
+	check("error", "Error", e.Body())
+	_, e = s.EvidenceJSON([]byte(`{"source_file":"x.xlsx","sheet":"S","source_row":1,"raw_file_sha256":"` + strings.Repeat("0", 64) + `"}`))
+	check("evidence error", "Error", e.Body())
+	if e.Code != CodeEvidenceUnknownFile {
+		t.Errorf("evidence of an unknown hash: %s", e.Code)
+	}
+}
+
+func TestOpenAPIExtraPaths(t *testing.T) {
+	s := openAPIService(t)
+	saved := extraPaths
+	t.Cleanup(func() { extraPaths = saved })
+	extraPaths = append(append([]func(*Service) (string, Obj){}, saved...),
+		func(*Service) (string, Obj) {
+			return "/v1/webhooks/test", Obj{{"post", Obj{{"operationId", "webhooks_test_post"}, {"tags", []string{"webhooks"}},
+				{"summary", "test"}, {"description", "test"}, {"responses", Obj{{"204", Obj{{"description", "done"}}}}}}}}
+		},
+		func(*Service) (string, Obj) { return "", nil },
+		func(*Service) (string, Obj) {
+			return "/v1/health", Obj{{"head", Obj{{"operationId", "health_head"}, {"tags", []string{"service"}},
+				{"summary", "test"}, {"description", "test"}, {"responses", Obj{{"200", Obj{{"description", "up"}}}}}}}}
+		})
+	doc := oaDecodeJSON(t, s.OpenAPI())
+	if oaMember(doc, "paths", "/v1/webhooks/test", "post", "operationId") != "webhooks_test_post" {
+		t.Error("the extra path is not in the document")
+	}
+	if oaMember(doc, "paths", "/v1/health", "head") == nil || oaMember(doc, "paths", "/v1/health", "get") == nil {
+		t.Error("an extra method on a described path does not join its item")
+	}
+	var tags []string
+	for _, tag := range oaMember(doc, "tags").([]any) {
+		tags = append(tags, oaMember(tag, "name").(string))
+	}
+	sorted := append([]string{}, tags...)
+	sort.Strings(sorted)
+	if !slices.Contains(tags, "webhooks") || len(slices.Compact(sorted)) != len(tags) {
+		t.Errorf("tags = %v: want webhooks declared once, every tag once", tags)
+	}
+}
+
+// TestWriteOpenAPI writes the document to $CITEQ_OPENAPI_OUT, for the linter
+// (scripts/openapi-lint.sh); it is skipped when the variable is unset.
+func TestWriteOpenAPI(t *testing.T) {
+	out := os.Getenv("CITEQ_OPENAPI_OUT")
+	if out == "" {
+		t.Skip("CITEQ_OPENAPI_OUT is not set")
+	}
+	s := openAPIService(t)
+	var b bytes.Buffer
+	if err := json.Indent(&b, s.OpenAPI(), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteByte('\n')
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d bytes)", out, b.Len())
+}
+
+// oaValidator checks a JSON value against the subset of JSON Schema 2020-12 the
+// document uses. closed treats an object schema that lists properties as closed.
+type oaValidator struct {
+	doc    any
+	closed bool
+}
+
+func (v *oaValidator) validate(schema, val any, at string, depth int) []string {
+	if depth > 64 {
+		return []string{at + ": schema nesting too deep"}
+	}
+	s, ok := schema.(map[string]any)
+	if !ok {
+		if b, isBool := schema.(bool); isBool && !b {
+			return []string{at + ": not allowed"}
+		}
+		return nil
+	}
+	var errs []string
+	fail := func(format string, args ...any) { errs = append(errs, at+": "+fmt.Sprintf(format, args...)) }
+	if r, ok := s["$ref"].(string); ok {
+		target, err := oaResolve(v.doc, r)
+		if err != nil {
+			return []string{at + ": $ref " + r + ": " + err.Error()}
+		}
+		errs = append(errs, v.validate(target, val, at, depth+1)...)
+	}
+	if t, ok := s["type"]; ok {
+		types := oaStrings(t)
+		if str, isStr := t.(string); isStr {
+			types = []string{str}
+		}
+		if !slices.ContainsFunc(types, func(ty string) bool { return oaTypeIs(ty, val) }) {
+			fail("%s is not of type %v", oaShort(val), types)
+			return errs
+		}
+	}
+	if c, ok := s["const"]; ok && !oaSameJSON(c, val) {
+		fail("%s is not %s", oaShort(val), oaShort(c))
+	}
+	if e, ok := s["enum"].([]any); ok && !slices.ContainsFunc(e, func(x any) bool { return oaSameJSON(x, val) }) {
+		fail("%s is not one of %s", oaShort(val), oaShort(e))
+	}
+	if p, ok := s["pattern"].(string); ok {
+		if str, isStr := val.(string); isStr && !regexp.MustCompile(p).MatchString(str) {
+			fail("%q does not match %s", str, p)
+		}
+	}
+	if f, _ := s["format"].(string); f == "date" {
+		if str, isStr := val.(string); isStr && !regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`).MatchString(str) {
+			fail("%q is not a date", str)
+		}
+	}
+	if n, isNum := val.(json.Number); isNum {
+		x, _ := n.Float64()
+		if m, ok := s["minimum"].(json.Number); ok {
+			if lo, _ := m.Float64(); x < lo {
+				fail("%s < minimum %s", n, m)
+			}
+		}
+		if m, ok := s["maximum"].(json.Number); ok {
+			if hi, _ := m.Float64(); x > hi {
+				fail("%s > maximum %s", n, m)
+			}
+		}
+	}
+	if sub, ok := s["allOf"].([]any); ok {
+		for _, x := range sub {
+			errs = append(errs, v.validate(x, val, at, depth+1)...)
+		}
+	}
+	if sub, ok := s["anyOf"].([]any); ok {
+		if !slices.ContainsFunc(sub, func(x any) bool { return len(v.validate(x, val, at, depth+1)) == 0 }) {
+			fail("%s matches none of anyOf", oaShort(val))
+		}
+	}
+	if sub, ok := s["oneOf"].([]any); ok {
+		n := 0
+		var first []string
+		for _, x := range sub {
+			if e := v.validate(x, val, at, depth+1); len(e) == 0 {
+				n++
+			} else if first == nil {
+				first = e
+			}
+		}
+		if n != 1 {
+			fail("%s matches %d of oneOf, want 1 (%v)", oaShort(val), n, first)
+		}
+	}
+	switch x := val.(type) {
+	case map[string]any:
+		props, _ := s["properties"].(map[string]any)
+		if dep, ok := s["dependentRequired"].(map[string]any); ok {
+			for k, needs := range dep {
+				if _, ok := x[k]; !ok {
+					continue
+				}
+				for _, r := range oaStrings(needs) {
+					if _, ok := x[r]; !ok {
+						fail("member %s needs %s", k, r)
+					}
+				}
+			}
+		}
+		for _, r := range oaStrings(s["required"]) {
+			if _, ok := x[r]; !ok {
+				fail("member %s is missing", r)
+			}
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if pn, ok := s["propertyNames"]; ok {
+				errs = append(errs, v.validate(pn, k, at+"."+k+" (name)", depth+1)...)
+			}
+			if ps, ok := props[k]; ok {
+				errs = append(errs, v.validate(ps, x[k], at+"."+k, depth+1)...)
+				continue
+			}
+			if ap, ok := s["additionalProperties"]; ok {
+				errs = append(errs, v.validate(ap, x[k], at+"."+k, depth+1)...)
+			} else if v.closed && props != nil {
+				fail("member %s is not described", k)
+			}
+		}
+	case []any:
+		if m, ok := s["minItems"].(json.Number); ok {
+			if n, _ := m.Int64(); int64(len(x)) < n {
+				fail("%d items, minimum %d", len(x), n)
+			}
+		}
+		if u, _ := s["uniqueItems"].(bool); u {
+			seen := map[string]bool{}
+			for _, item := range x {
+				k := oaShort(item)
+				if seen[k] {
+					fail("item %s repeats", k)
+				}
+				seen[k] = true
+			}
+		}
+		if items, ok := s["items"]; ok {
+			for i, item := range x {
+				errs = append(errs, v.validate(items, item, fmt.Sprintf("%s[%d]", at, i), depth+1)...)
+			}
+		}
+	}
+	return errs
+}
+
+func oaTypeIs(t string, val any) bool {
+	switch t {
+	case "null":
+		return val == nil
+	case "boolean":
+		_, ok := val.(bool)
+		return ok
+	case "string":
+		_, ok := val.(string)
+		return ok
+	case "number":
+		_, ok := val.(json.Number)
+		return ok
+	case "integer":
+		n, ok := val.(json.Number)
+		if !ok {
+			return false
+		}
+		_, err := n.Int64()
+		return err == nil
+	case "object":
+		_, ok := val.(map[string]any)
+		return ok
+	case "array":
+		_, ok := val.([]any)
+		return ok
+	}
+	return false
+}
+
+func oaSameJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+func oaShort(v any) string {
+	b, _ := json.Marshal(v)
+	if len(b) > 120 {
+		return string(b[:120]) + "…"
+	}
+	return string(b)
+}
+
+// TestOpenAPIValidator keeps the payload checks above from passing vacuously.
+func TestOpenAPIValidator(t *testing.T) {
+	doc := oaDecodeJSON(t, []byte(`{"components":{"schemas":{
+		"A":{"type":"object","required":["n"],"properties":{"n":{"type":"integer","minimum":1},"s":{"type":["string","null"],"pattern":"^x"},"l":{"type":"array","items":{"$ref":"#/components/schemas/B"}}}},
+		"B":{"oneOf":[{"type":"string","enum":["a"]},{"type":"integer"}]}}}}`))
+	v := &oaValidator{doc: doc, closed: true}
+	a := map[string]any{"$ref": "#/components/schemas/A"}
+	for payload, bad := range map[string]bool{
+		`{"n":1,"s":null,"l":["a",2]}`: false,
+		`{"n":1,"s":"xy"}`:             false,
+		`{"n":0}`:                      true,
+		`{"n":1.5}`:                    true,
+		`{"s":"x"}`:                    true,
+		`{"n":1,"s":"y"}`:              true,
+		`{"n":1,"l":["b"]}`:            true,
+		`{"n":1,"extra":true}`:         true,
+	} {
+		if errs := v.validate(a, oaDecodeJSON(t, []byte(payload)), "$", 0); (len(errs) > 0) != bad {
+			t.Errorf("%s: errors %v, want errors: %v", payload, errs, bad)
+		}
+	}
+}
+
+func BenchmarkOpenAPI(b *testing.B) {
+	s, err := New(testenv.Data(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s.OpenAPI()
+	}
+}

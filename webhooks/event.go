@@ -1,0 +1,66 @@
+package webhooks
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/citeq/citeq/state"
+)
+
+// EventSnapshotPromoted is the event emitted when a data point's snapshot changes.
+const EventSnapshotPromoted = "snapshot.promoted"
+
+// Promotion describes one promoted snapshot.
+type Promotion struct {
+	DataPoint    string
+	AsOf         string
+	PreviousAsOf string
+	Rows         int
+	PreviousRows int
+	Snapshot     string // fingerprint
+}
+
+// payload is the delivered JSON document.
+type payload struct {
+	ID           string  `json:"id"`
+	Type         string  `json:"type"`
+	Created      string  `json:"created"`
+	DataPoint    string  `json:"data_point"`
+	AsOf         string  `json:"as_of"`
+	PreviousAsOf *string `json:"previous_as_of"`
+	Rows         int     `json:"rows"`
+	PreviousRows *int    `json:"previous_rows"`
+	Snapshot     string  `json:"snapshot"`
+}
+
+// NewEvent builds the snapshot.promoted event of a promotion. Its id is derived from the data
+// point and snapshot, so the same promotion is never queued twice.
+func NewEvent(p Promotion, now time.Time) state.Event {
+	sum := sha256.Sum256([]byte(p.DataPoint + "\x00" + p.AsOf + "\x00" + p.Snapshot))
+	id := "evt_" + hex.EncodeToString(sum[:12])
+	pl := payload{ID: id, Type: EventSnapshotPromoted, Created: now.UTC().Format(time.RFC3339), DataPoint: p.DataPoint,
+		AsOf: p.AsOf, Rows: p.Rows, Snapshot: p.Snapshot}
+	if p.PreviousAsOf != "" {
+		pl.PreviousAsOf, pl.PreviousRows = &p.PreviousAsOf, &p.PreviousRows
+	}
+	b, _ := json.Marshal(pl)
+	return state.Event{ID: id, Type: EventSnapshotPromoted, DataPoint: p.DataPoint, CreatedAt: now.UTC(), Payload: b}
+}
+
+// Emit queues the events of promotions in the outbox of store, returning how many deliveries
+// were queued.
+func Emit(ctx context.Context, store state.Store, promotions []Promotion, now time.Time) (int, error) {
+	total := 0
+	for _, p := range promotions {
+		n, err := store.Enqueue(ctx, NewEvent(p, now))
+		if err != nil {
+			return total, fmt.Errorf("queue %s event of %s: %w", EventSnapshotPromoted, p.DataPoint, err)
+		}
+		total += n
+	}
+	return total, nil
+}

@@ -5,14 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/citeq/citeq/internal/testenv"
 )
 
 // TestOpenAPIPathsAnswer: every operation the served OpenAPI document lists answers, with a
 // status the document declares for it.
 func TestOpenAPIPathsAnswer(t *testing.T) {
-	srv := newServer(t, testenv.Data(t))
+	srv, _ := gated(t, "", t.TempDir(), false) // as citeq serve runs: with accounts
 	st, body := get(t, srv, "/v1/openapi.json")
 	if st != 200 {
 		t.Fatalf("%d %s", st, body)

@@ -137,11 +137,11 @@ func (s *Service) oaCapabilityPaths(c *capability.Capability, flow string) Obj {
 			{"example", oaQueryExample(c)},
 		}}}},
 	}
-	ok := oaJSONOK("The aggregate answer with its citations.", oaSref(pfx+"QueryResponse"), "ETag", "Cache-Control")
+	ok := oaJSONOK("The aggregate answer with its citations.", oaSref(pfx+"QueryResponse"), "ETag", "Cache-Control", "X-Free-Queries-Remaining")
 	post := oaOp{id: "query_" + tool + "_post", tags: tags, summary: "Query " + c.ID + " (params object as the body)", desc: desc,
-		body: body, ok: ok, cached: true, errs: []string{"400", "404", "413"}}.build()
+		body: body, ok: ok, cached: true, errs: []string{"400", "401", "402", "404", "413"}}.build()
 	get := oaOp{id: "query_" + tool + "_get", tags: tags, summary: "Query " + c.ID + " (params as query pairs or q=)", desc: desc,
-		params: oaQueryParameters(c), ok: ok, cached: true, errs: []string{"400", "404"}}.build()
+		params: oaQueryParameters(c), ok: ok, cached: true, errs: []string{"400", "401", "402", "404"}}.build()
 	return Obj{
 		{base + "/schema", Obj{{"get", schemaOp}}},
 		{base + "/query", Obj{{"post", post}, {"get", get}}},
@@ -221,6 +221,9 @@ func oaHeaderComponents() Obj {
 		{"ETag", Obj{
 			{"description", "A strong entity tag of the body; send it back in If-None-Match to get 304 while the answer is unchanged."},
 			{"schema", Obj{{"type", "string"}}}}},
+		{"X-Free-Queries-Remaining", Obj{
+			{"description", "How many of the 25 free queries the caller (its key, or without a key its client address) has left after this one, or `unlimited` on a paid plan."},
+			{"schema", Obj{{"type", "string"}, {"pattern", "^([0-9]+|unlimited)$"}}}}},
 		{"Cache-Control", Obj{
 			{"description", "How long the answer may be reused: a long, immutable lifetime for a query that pins as_of (its answer never changes), a short one for an answer over latest (a newer snapshot may be promoted), no-cache for evidence (re-verified on every call) and no-store for health."},
 			{"schema", Obj{{"type", "string"}}}}},
@@ -239,8 +242,18 @@ func oaErrorResponseName(status, opID string) string {
 		if strings.HasPrefix(opID, "evidence_") {
 			return "EvidenceBadRequest"
 		}
+		if strings.HasPrefix(opID, "webhooks_") {
+			return "WebhookBadRequest"
+		}
 		return "QueryBadRequest"
+	case "401":
+		return "Unauthorized"
+	case "402":
+		return "PaymentRequired"
 	case "404":
+		if strings.HasPrefix(opID, "webhooks_") {
+			return "SubscriptionNotFound"
+		}
 		return "NotFound"
 	case "405":
 		return "MethodNotAllowed"
@@ -292,6 +305,19 @@ func oaErrorResponses() Obj {
 		{"PayloadTooLarge", resp(oaCodeList([][2]string{{CodeInvalidRequest, "the body is over 1 MiB"}}),
 			CodeInvalidRequest, "the request body is over 1 MiB or could not be read; send a params object",
 			CodeInvalidRequest)},
+		{"Unauthorized", resp(oaCodeList([][2]string{
+			{"api_key_required", "a webhook endpoint called without an API key"},
+			{"invalid_api_key", "the Authorization header is not `Bearer <key>` of a known key"},
+			{"api_key_revoked", "the key has been revoked"},
+		}), "api_key_required", "this endpoint needs an API key: send \"Authorization: Bearer <key>\" (an operator creates one with citeq keys create)",
+			"api_key_required", "invalid_api_key", "api_key_revoked")},
+		{"PaymentRequired", resp(oaCodeList([][2]string{{"payment_required", "the 25 free queries of the key (or, without a key, of the client address) are used; the message names the plans (monthly 49 USD, annual 490 USD) and how to upgrade"}}),
+			"payment_required", "the 25 free queries of this API key are used. Subscribe to a paid plan for unlimited queries: monthly, 49 USD a month, or annual, 490 USD a year; ...",
+			"payment_required")},
+		{"WebhookBadRequest", resp(oaCodeList([][2]string{{CodeInvalidRequest, "malformed body, unknown or ineligible (unserved or sub-daily) data_point, a callback_url that is not https or resolves to a loopback, private, link-local, unique-local, multicast or unspecified address"}}),
+			CodeInvalidRequest, "callback_url must use https, not \"http\"; give a public https URL", CodeInvalidRequest)},
+		{"SubscriptionNotFound", resp(oaCodeList([][2]string{{"subscription_not_found", "no such subscription of the calling key (unknown, deleted, or another key's: not told apart)"}}),
+			"subscription_not_found", "no subscription sub_0123 of this key; GET /v1/webhooks/subscriptions lists yours", "subscription_not_found")},
 		{"InternalError", resp(oaCodeList([][2]string{{CodeInternal, "a bug; logged with the request id"}}),
 			CodeInternal, "the server failed on this request; it has been logged — retry, and report the X-Request-Id if it persists",
 			CodeInternal)},
@@ -741,7 +767,8 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"error", oaObject("", Obj{
 				{"code", Obj{{"type", "string"}, {"enum", []string{CodeInvalidFilter, CodeInvalidParameter, CodeInvalidRequest, CodeEvidenceInvalid,
 					CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow,
-					CodeNotFound, CodeNotServed, oaCodeMethodNotAllowed, CodeInternal}}}},
+					CodeNotFound, CodeNotServed, oaCodeMethodNotAllowed, CodeInternal,
+					"api_key_required", "invalid_api_key", "api_key_revoked", "payment_required", "subscription_not_found"}}}},
 				{"message", oaStr("")},
 			}, "code", "message")},
 		}, "error")},

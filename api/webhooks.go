@@ -26,16 +26,26 @@ const CodeSubscriptionNotFound = "subscription_not_found"
 func Eligible(svc *service.Service, id string) (*capability.Capability, bool) {
 	for _, c := range svc.Served() {
 		if c.ID == id {
-			return c, c.Cadence != "hourly"
+			return c, !SubDaily(c)
 		}
 	}
 	return capability.ByID(id), false
 }
 
+// SubDaily reports whether a capability publishes more often than daily (hourly data such as
+// demand or day-ahead prices), which webhooks do not cover.
+func SubDaily(c *capability.Capability) bool {
+	switch c.Cadence {
+	case "hourly", "subhourly", "5-minute", "15-minute":
+		return true
+	}
+	return false
+}
+
 func eligibleList(svc *service.Service) string {
 	var ids []string
 	for _, c := range svc.Served() {
-		if c.Cadence != "hourly" {
+		if !SubDaily(c) {
 			ids = append(ids, c.ID)
 		}
 	}
@@ -82,7 +92,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		case req.DataPoint == "":
 			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point is required: the identifier of a served capability, one of: " + eligibleList(svc)})
 			return
-		case capDef == nil || (!eligible && capDef.Cadence != "hourly"):
+		case capDef == nil || (!eligible && !SubDaily(capDef)):
 			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " is not a served capability; subscribe to one of: " + eligibleList(svc)})
 			return
 		case !eligible:

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/citeq/citeq/api"
+	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/state"
 )
@@ -128,5 +130,18 @@ func TestWebhookEndpoints(t *testing.T) {
 				t.Errorf("alice lists %v after delete", got)
 			}
 		})
+	}
+}
+
+func TestSubDailyNotEligible(t *testing.T) {
+	for cadence, sub := range map[string]bool{"hourly": true, "5-minute": true, "daily": false, "weekly": false, "monthly": false, "annual": false} {
+		if got := api.SubDaily(&capability.Capability{ID: "x", Cadence: cadence}); got != sub {
+			t.Errorf("cadence %s: sub-daily %v", cadence, got)
+		}
+	}
+	for _, c := range capability.All() {
+		if c.Cadence == "" {
+			t.Errorf("%s declares no cadence", c.ID)
+		}
 	}
 }

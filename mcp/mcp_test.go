@@ -9,15 +9,18 @@ import (
 	"net/http/httptest"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
+	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/api"
 	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/service"
+	"github.com/citeq/citeq/state"
 )
 
 func TestMain(m *testing.M) {
@@ -101,6 +104,11 @@ func TestPayloadsMatchREST(t *testing.T) {
 		{"filtered", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{"filters":{"technology":"Batteries","lifecycle":["operating","planned"]}}`, false},
 		{"grouped top_n", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{"filters":{"lifecycle":"operating"},"group_by":["state"],"order_by":"nameplate_mw","top_n":5}`, false},
 		{"records", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{"filters":{"state":"RI"},"include_records":true,"limit":4}`, false},
+		{"prices plain", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query", `{}`, false},
+		{"prices filtered", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query", `{"filters":{"atom":"henry_hub_daily_spot"},"observation_date_from":"2008","observation_date_to":"2008"}`, false},
+		{"prices grouped", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query", `{"group_by":["atom","year"]}`, false},
+		{"prices top_n", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query", `{"filters":{"atom":"henry_hub_daily_spot"},"group_by":["year"],"order_by":"max_price","top_n":3}`, false},
+		{"prices records", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query", `{"filters":{"atom":"us_electric_power_monthly"},"include_records":true,"limit":6}`, false},
 		{"evidence included", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query", `{"group_by":["atom"],"observation_date_from":"2021","include_evidence":true}`, false},
 		{"bad filter", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{"filters":{"state":"ZZ"}}`, true},
 		{"bad order_by", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query", `{"group_by":["atom"],"order_by":"atom"}`, true},
@@ -164,5 +172,83 @@ func compare(t *testing.T, res *sdk.CallToolResult, want []byte, isErr bool) {
 	json.Unmarshal(want, &b)
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("structured content differs from REST:\n%.400s\n%.400s", structured, want)
+	}
+}
+
+// keyTransport adds an API key to every request.
+type keyTransport struct{ key string }
+
+func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+k.key)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestQueryToolsCountAgainstTheQuota: MCP query calls draw on the same free quota as REST
+// queries; describe and evidence tools do not; the 26th query is a tool error with the
+// payment_required body REST gives.
+func TestQueryToolsCountAgainstTheQuota(t *testing.T) {
+	svc, err := service.New(testenv.Data(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := state.Open(context.Background(), "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	h, err := api.NewWith(svc, api.Config{Log: zerolog.Nop(), Gate: &access.Gate{Store: store}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	key, _, _ := store.CreateKey(context.Background(), state.PlanFree, "agent")
+	client := sdk.NewClient(&sdk.Implementation{Name: "citeq-test", Version: "v1"}, nil)
+	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: keyTransport{key}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	ctx := context.Background()
+	restQuery := func() int {
+		req, _ := http.NewRequest("POST", srv.URL+"/v1/natural-gas/prices/query", strings.NewReader(`{}`))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := 0; i < 20; i++ {
+		if st := restQuery(); st != 200 {
+			t.Fatalf("REST query %d: %d", i, st)
+		}
+	}
+	for i := 0; i < 5; i++ {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "query_power_capacity_v1", Arguments: json.RawMessage(`{"group_by":["lifecycle"]}`)})
+		if err != nil || res.IsError {
+			t.Fatalf("MCP query %d: %v %+v", i, err, res)
+		}
+		if got := res.Meta["free_queries_remaining"]; got != strconv.Itoa(4-i) {
+			t.Errorf("MCP query %d: free_queries_remaining %v", i, got)
+		}
+		// Describe and evidence are free.
+		if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "describe_power_capacity_v1", Arguments: json.RawMessage(`{}`)}); err != nil || res.IsError {
+			t.Fatalf("describe: %v", err)
+		}
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "query_power_capacity_v1", Arguments: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	if !res.IsError || !strings.Contains(text, `"payment_required"`) || !strings.Contains(text, "490 USD") {
+		t.Fatalf("26th query: isError %v %s", res.IsError, text)
+	}
+	if st := restQuery(); st != 402 {
+		t.Errorf("REST after the quota: %d", st)
 	}
 }

@@ -87,9 +87,26 @@ func aggOf(a capability.Agg) columnar.Agg {
 	return columnar.AggCountDistinct
 }
 
-// aggregate computes metric m per group; a ratio is the quotient of two sums (null where the
-// denominator is null or zero).
-func aggregate(t *columnar.Table, sel columnar.Selection, g *columnar.Grouping, m capability.Metric) columnar.Result {
+// Predicates are the engine predicates of the filters and date ranges of p.
+func Predicates(c *capability.Capability, t *columnar.Table, p *Params) []columnar.Predicate {
+	var preds []columnar.Predicate
+	for _, name := range c.FilterNames()[1:] {
+		if vals, ok := p.Filters[name]; ok {
+			preds = append(preds, columnar.Predicate{Column: name, Allow: t.Col(name).AllowValues(vals)})
+		}
+	}
+	for _, r := range c.DateRanges {
+		if b, ok := p.Ranges[r.Name]; ok {
+			preds = append(preds, columnar.Predicate{Column: r.Column, Allow: t.Col(r.Column).AllowRange(b[0], b[1])})
+		}
+	}
+	return preds
+}
+
+// Aggregate computes metric m per group of g; a ratio is the quotient of two sums (null
+// where the denominator is null or zero). The benchmark harness calls it to time the engine
+// exactly as the service uses it.
+func Aggregate(t *columnar.Table, sel columnar.Selection, g *columnar.Grouping, m capability.Metric) columnar.Result {
 	if m.Agg != capability.Ratio {
 		return t.Aggregate(sel, g, aggOf(m.Agg), m.Column, m.UnitColumn)
 	}
@@ -118,23 +135,12 @@ type outRow struct {
 
 func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *Error) {
 	t := snap.Table
-	var preds []columnar.Predicate
-	for _, name := range c.FilterNames()[1:] {
-		if vals, ok := p.Filters[name]; ok {
-			preds = append(preds, columnar.Predicate{Column: name, Allow: t.Col(name).AllowValues(vals)})
-		}
-	}
-	for _, r := range c.DateRanges {
-		if b, ok := p.Ranges[r.Name]; ok {
-			preds = append(preds, columnar.Predicate{Column: r.Column, Allow: t.Col(r.Column).AllowRange(b[0], b[1])})
-		}
-	}
-	sel := t.Filter(preds)
+	sel := t.Filter(Predicates(c, t, p))
 	groups := t.Group(sel, p.GroupBy)
 	whole := t.Group(sel, nil)
 	results := make([]metricResult, len(c.Metrics))
 	for i, m := range c.Metrics {
-		results[i] = metricResult{m: m, groups: aggregate(t, sel, groups, m), total: aggregate(t, sel, whole, m)}
+		results[i] = metricResult{m: m, groups: Aggregate(t, sel, groups, m), total: Aggregate(t, sel, whole, m)}
 	}
 	lineage := t.Lineage(sel, groups, capability.ColSourceFile, capability.ColSheet, sampleRows)
 	wholeLineage := t.Lineage(sel, whole, capability.ColSourceFile, capability.ColSheet, sampleRows)

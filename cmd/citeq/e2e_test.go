@@ -176,14 +176,24 @@ func juneRaw(t *testing.T) string {
 // server's store; the server's deliveries fail at first; the server is killed with SIGKILL
 // while they are pending, started again, and every subscriber then receives its signed event.
 func TestPromotionDeliveredAcrossCrash(t *testing.T) {
+	for name, dsn := range testenv.StateDSNs(t) {
+		t.Run(name, func(t *testing.T) { promotionAcrossCrash(t, dsn(t)) })
+	}
+}
+
+func promotionAcrossCrash(t *testing.T, dsn string) {
 	data := testenv.CopyDir(t, testenv.Data(t))
 	june := juneRaw(t)
 	rc := &hookReceiver{secrets: map[string]string{}, events: map[string]map[string]bool{}}
 	hooks := httptest.NewServer(rc)
 	defer hooks.Close()
 
-	srv := startServer(t, "--data", data, "--allow-insecure-callbacks")
-	key := createKey(t, "--data", data, "--plan", "monthly")
+	stateArgs := []string{"--data", data}
+	if dsn != "" {
+		stateArgs = append(stateArgs, "--state", dsn)
+	}
+	srv := startServer(t, append(stateArgs, "--allow-insecure-callbacks")...)
+	key := createKey(t, append(stateArgs, "--plan", "monthly")...)
 	paths := []string{"/a", "/b", "/c"}
 	for _, p := range paths {
 		st, body := call(t, "POST", "http://"+srv.addr+"/v1/webhooks/subscriptions", key,
@@ -198,7 +208,7 @@ func TestPromotionDeliveredAcrossCrash(t *testing.T) {
 		rc.secrets[p] = sub.Secret
 	}
 
-	out := run(t, "ingest", "--raw", june, "--data", data)
+	out := run(t, append([]string{"ingest", "--raw", june}, stateArgs...)...)
 	if !strings.Contains(out, "3 webhook deliveries") {
 		t.Fatalf("ingest output:\n%s", out)
 	}
@@ -222,7 +232,7 @@ func TestPromotionDeliveredAcrossCrash(t *testing.T) {
 	rc.ok = true
 	rc.mu.Unlock()
 
-	srv2 := startServer(t, "--data", data, "--allow-insecure-callbacks")
+	srv2 := startServer(t, append(stateArgs, "--allow-insecure-callbacks")...)
 	deadline = time.Now().Add(60 * time.Second)
 	for {
 		rc.mu.Lock()

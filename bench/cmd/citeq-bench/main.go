@@ -1,0 +1,352 @@
+// Command citeq-bench measures how the service answers grouped queries over the real
+// power.capacity snapshot and over deterministic synthetic scale-ups of it: load time, median
+// query time through the service layer and through the engine alone, ns per row and how it
+// grows with rows, and memory. It prints a table and writes bench/results/latest.json.
+//
+//	citeq-bench [--raw DIR] [--data DIR] [--runs N] [--warmup N] [--scales N,N] [--seed S]
+//	            [--cache DIR] [--out FILE]
+//	citeq-bench synth --data DIR --rows N [--seed S] [--cache DIR]
+//
+// The second form only generates (or finds) one scale-up; the first runs it in a child
+// process for every missing scale, so the generator's memory never counts against the
+// measurements.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/citeq/citeq/bench/synth"
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/service"
+	"github.com/citeq/citeq/snapshots"
+)
+
+// benchCap is the capability whose snapshot is scaled up.
+var benchCap = capability.PowerCapacity
+
+func main() {
+	var err error
+	if len(os.Args) > 1 && os.Args[1] == "synth" {
+		err = runSynth(os.Args[2:])
+	} else {
+		err = runBench(os.Args[1:])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "citeq-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// Config is how the run was asked for.
+type Config struct {
+	Raw    string `json:"raw"`
+	Runs   int    `json:"runs"`
+	Warmup int    `json:"warmup"`
+	Scales []int  `json:"scales"`
+	Seed   uint64 `json:"seed"`
+}
+
+func runBench(args []string) error {
+	root := repoRoot()
+	fs := flag.NewFlagSet("citeq-bench", flag.ContinueOnError)
+	raw := fs.String("raw", defaultRaw(), "directory holding the agencies' source files ($CITEQ_RAW)")
+	data := fs.String("data", "", "data directory of the real snapshots: reused when it already serves "+benchCap.ID+", else ingested into (default: a temporary directory)")
+	runs := fs.Int("runs", 7, "timed runs per query; the median is reported")
+	warmup := fs.Int("warmup", 2, "untimed runs per query and path before the timed ones")
+	scales := fs.String("scales", "1000000,10000000", "row counts of the synthetic scale-ups, comma separated (k and M suffixes allowed; empty: the real snapshot only)")
+	seed := fs.Uint64("seed", 1, "seed of the scale-up generator")
+	cache := fs.String("cache", filepath.Join(root, "bench", ".cache"), "directory caching the generated scale-ups")
+	out := fs.String("out", filepath.Join(root, "bench", "results", "latest.json"), "JSON results file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *runs < 1 || *warmup < 0 {
+		return errors.New("--runs must be at least 1 and --warmup at least 0")
+	}
+	sizes, err := parseScales(*scales)
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	cfg := Config{Raw: *raw, Runs: *runs, Warmup: *warmup, Scales: sizes, Seed: *seed}
+
+	dataDir := *data
+	if dataDir == "" {
+		tmp, err := os.MkdirTemp("", "citeq-bench-data-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dataDir = tmp
+	}
+	if err := ensureIngested(*raw, dataDir); err != nil {
+		return err
+	}
+	src, err := synth.Read(&snapshots.Store{Dir: dataDir}, benchCap.ID)
+	if err != nil {
+		return err
+	}
+	datasets := []*Dataset{{Name: "real", Dir: dataDir, Rows: len(src.Rows)}}
+	for _, n := range sizes {
+		ds, err := ensureScale(src, dataDir, *cache, n, *seed)
+		if err != nil {
+			return err
+		}
+		datasets = append(datasets, ds)
+	}
+	srcDesc := SourceSnapshot{Capability: benchCap.ID, AsOf: src.Manifest.AsOf, Fingerprint: src.Manifest.Fingerprint, Rows: len(src.Rows)}
+	src = nil // only its description is needed from here on
+
+	rep := &Report{Date: started.UTC().Format(time.RFC3339), Machine: describeMachine(), Config: cfg, Source: srcDesc, Queries: queries,
+		LoadAverage: LoadAverage{Start: loadAverage()}}
+	for _, ds := range datasets {
+		results, err := measureDataset(ds, *warmup, *runs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ds.Name, err)
+		}
+		rep.Datasets = append(rep.Datasets, ds)
+		rep.Results = append(rep.Results, results...)
+	}
+	rep.growth()
+	rep.LoadAverage.End = loadAverage()
+	rep.TotalSeconds = time.Since(started).Seconds()
+
+	fmt.Println()
+	rep.printTable(os.Stdout)
+	if err := rep.write(*out); err != nil {
+		return err
+	}
+	fmt.Printf("\nwrote %s (%s in all)\n", *out, fmtDuration(time.Since(started)))
+	return nil
+}
+
+// ensureIngested makes dataDir serve the real snapshots: a directory that already serves the
+// benchmark capability is reused as it is, otherwise the raw files are ingested into it.
+func ensureIngested(raw, dataDir string) error {
+	store := &snapshots.Store{Dir: dataDir}
+	if cat, err := store.ReadCatalog(); err == nil && len(cat.Promoted[benchCap.ID]) > 0 {
+		fmt.Printf("data      %s (reused)\n", dataDir)
+		return nil
+	}
+	start := time.Now()
+	outcomes, err := ingest.Run(raw, store, ingest.Adapters(), io.Discard)
+	if err != nil {
+		return fmt.Errorf("ingest %s: %w", raw, err)
+	}
+	for _, o := range outcomes {
+		fmt.Printf("ingest    %-20s %s  %8d rows  %s\n", o.Capability, o.AsOf, o.Rows, o.Status)
+	}
+	fmt.Printf("ingest    %s into %s in %s\n", raw, dataDir, fmtDuration(time.Since(start)))
+	return nil
+}
+
+// ensureScale finds the scale-up of n rows in the cache, or generates it in a child process.
+func ensureScale(src *synth.Source, dataDir, cache string, n int, seed uint64) (*Dataset, error) {
+	opt := synth.Options{Rows: n, Seed: seed}
+	dir := synth.Dir(cache, src, opt)
+	ds := &Dataset{Name: "synth-" + shortCount(n), Dir: dir, Rows: n, Synthetic: true, Cached: true}
+	info, err := synth.ReadInfo(dir)
+	if err != nil {
+		ds.Cached = false
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(self, "synth", "--data", dataDir, "--rows", strconv.Itoa(n), "--seed", strconv.FormatUint(seed, 10), "--cache", cache)
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("generate %d rows: %w", n, err)
+		}
+		if info, err = synth.ReadInfo(dir); err != nil {
+			return nil, err
+		}
+	} else {
+		fmt.Printf("synth     %-10s cached in %s\n", ds.Name, dir)
+	}
+	ds.Generation = info
+	return ds, nil
+}
+
+// runSynth generates (or finds) one scale-up of the real snapshot of --data.
+func runSynth(args []string) error {
+	root := repoRoot()
+	fs := flag.NewFlagSet("citeq-bench synth", flag.ContinueOnError)
+	data := fs.String("data", "", "data directory serving the real "+benchCap.ID+" snapshot")
+	rows := fs.String("rows", "", "row count of the scale-up (k and M suffixes allowed)")
+	seed := fs.Uint64("seed", 1, "seed of the generator")
+	cache := fs.String("cache", filepath.Join(root, "bench", ".cache"), "directory caching the generated scale-ups")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	n, err := parseCount(*rows)
+	if err != nil || *data == "" {
+		return errors.New("synth needs --data DIR and --rows N")
+	}
+	src, err := synth.Read(&snapshots.Store{Dir: *data}, benchCap.ID)
+	if err != nil {
+		return err
+	}
+	opt := synth.Options{Rows: n, Seed: *seed}
+	fmt.Printf("synth     %-10s generating %d rows from %d (seed %d)…\n", "synth-"+shortCount(n), n, len(src.Rows), *seed)
+	info, err := synth.Build(*cache, src, opt)
+	if err != nil {
+		return err
+	}
+	dir := synth.Dir(*cache, src, opt)
+	if info.PeakRSSBytes == 0 {
+		info.PeakRSSBytes = peakRSS()
+		if err := synth.WriteInfo(dir, info); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("synth     %-10s %d rows generated and written in %s, generator peak RSS %s → %s\n", "synth-"+shortCount(n), info.Rows,
+		fmtDuration(secs(info.Seconds)), fmtBytes(info.PeakRSSBytes), dir)
+	return nil
+}
+
+// measureDataset loads one dataset into a fresh service and measures every query with every
+// system; memory is reported for the dataset alone where the peak can be reset.
+func measureDataset(ds *Dataset, warmup, runs int) ([]*Result, error) {
+	runtime.GC()
+	debug.FreeOSMemory()
+	ds.PeakRSSScope = "dataset"
+	if !resetPeakRSS() {
+		ds.PeakRSSScope = "process"
+	}
+	start := time.Now()
+	svc, err := service.New(ds.Dir)
+	if err != nil {
+		return nil, err
+	}
+	ds.LoadSeconds = time.Since(start).Seconds()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	ds.HeapBytesAfterLoad = ms.HeapAlloc
+	fmt.Printf("load      %-10s %s rows in %s (Go heap after load %s)\n", ds.Name, commas(ds.Rows), fmtDuration(secs(ds.LoadSeconds)), fmtBytes(int64(ms.HeapAlloc)))
+
+	systems := []system{serviceSystem{svc}, engineSystem{svc}}
+	var out []*Result
+	for _, q := range queries {
+		_, _, snap, err := validate(svc, q)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: %w", q.Name, err)
+		}
+		rows := snap.Table.Rows
+		timed := make([]func() (any, error), len(systems))
+		answers := make([]func(any) (Answer, error), len(systems))
+		for i, sys := range systems {
+			if timed[i], answers[i], err = sys.Prepare(q); err != nil {
+				return nil, fmt.Errorf("%s %s: %w", sys.Name(), q.Name, err)
+			}
+		}
+		timings, last, err := measure(timed, warmup, runs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", q.Name, err)
+		}
+		var ref Answer
+		for i, sys := range systems {
+			a, err := answers[i](last[i])
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", sys.Name(), q.Name, err)
+			}
+			if i == 0 {
+				ref = a
+			} else if !sameAnswer(ref, a) {
+				return nil, fmt.Errorf("query %s: %s answers %+v, %s answered %+v", q.Name, sys.Name(), a, systems[0].Name(), ref)
+			}
+			tm := timings[i]
+			r := newResult(q, ds, sys.Name(), rows, a, tm)
+			fmt.Printf("query     %-10s %-8s %s  median %s  (%s … %s, %d runs)  %.1f ns/row\n", ds.Name, sys.Name(), q.Name,
+				fmtDuration(tm.Median), fmtDuration(tm.Min), fmtDuration(tm.Max), runs, r.NsPerRow)
+			out = append(out, r)
+		}
+	}
+	ds.PeakRSSBytes, ds.RSSBytesAfter = peakRSS(), rss()
+	fmt.Printf("memory    %-10s peak RSS %s (VmHWM, %s), RSS now %s\n", ds.Name, fmtBytes(ds.PeakRSSBytes), ds.PeakRSSScope, fmtBytes(ds.RSSBytesAfter))
+	runtime.KeepAlive(svc)
+	return out, nil
+}
+
+func defaultRaw() string {
+	if v := os.Getenv("CITEQ_RAW"); v != "" {
+		return v
+	}
+	return filepath.Join("..", "shared", "data", "raw")
+}
+
+// repoRoot is the nearest directory at or above the working directory holding go.mod (the
+// working directory when there is none).
+func repoRoot() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
+			return wd
+		}
+	}
+}
+
+func parseScales(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		n, err := parseCount(part)
+		if err != nil {
+			return nil, fmt.Errorf("--scales: %w", err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// parseCount reads a positive row count: digits (underscores allowed), or a decimal number
+// with a k or M suffix (2.5M).
+func parseCount(s string) (int, error) {
+	t := strings.ReplaceAll(strings.TrimSpace(s), "_", "")
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(t, "k"), strings.HasSuffix(t, "K"):
+		mult, t = 1e3, t[:len(t)-1]
+	case strings.HasSuffix(t, "M"), strings.HasSuffix(t, "m"):
+		mult, t = 1e6, t[:len(t)-1]
+	}
+	if mult == 1 {
+		n, err := strconv.Atoi(t)
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("%q is not a positive row count", s)
+		}
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	n := f * mult
+	if err != nil || n < 1 || n != math.Trunc(n) || n > math.MaxInt32 {
+		return 0, fmt.Errorf("%q is not a positive row count", s)
+	}
+	return int(n), nil
+}
+
+func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseCount(t *testing.T) {
+	for in, want := range map[string]int{"25320": 25320, "1_000_000": 1_000_000, "1M": 1_000_000, "2.5M": 2_500_000, "50k": 50_000, " 10M ": 10_000_000} {
+		if got, err := parseCount(in); err != nil || got != want {
+			t.Errorf("parseCount(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-5", "1.5", "1.0000005M", "x", "M"} {
+		if got, err := parseCount(in); err == nil {
+			t.Errorf("parseCount(%q) = %d, want an error", in, got)
+		}
+	}
+	if got, err := parseScales("1M, 10M,"); err != nil || len(got) != 2 || got[1] != 10_000_000 {
+		t.Errorf("parseScales = %v, %v", got, err)
+	}
+	if got, err := parseScales(""); err != nil || len(got) != 0 {
+		t.Errorf("parseScales(\"\") = %v, %v", got, err)
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	for n, want := range map[int]string{1_000_000: "1M", 10_000_000: "10M", 2_500_000: "2.5M", 50_000: "50k", 25_320: "25320", 2_000: "2k"} {
+		if got := shortCount(n); got != want {
+			t.Errorf("shortCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 25320: "25,320", 10_000_000: "10,000,000", -1234: "-1,234"} {
+		if got := commas(n); got != want {
+			t.Errorf("commas(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestGrowth(t *testing.T) {
+	rep := &Report{Results: []*Result{
+		{Query: "q", Dataset: "real", System: "service", NsPerRow: 200},
+		{Query: "q", Dataset: "real", System: "engine", NsPerRow: 50},
+		{Query: "q", Dataset: "synth-1M", System: "service", NsPerRow: 50},
+		{Query: "q", Dataset: "synth-1M", System: "engine", NsPerRow: 50},
+		{Query: "q", Dataset: "synth-10M", System: "service", NsPerRow: 100},
+		{Query: "q", Dataset: "synth-10M", System: "engine", NsPerRow: 75},
+	}}
+	rep.growth()
+	want := [][2]float64{{1, 0}, {1, 0}, {0.25, 0.25}, {1, 1}, {0.5, 2}, {1.5, 1.5}}
+	for i, r := range rep.Results {
+		if r.NsPerRowGrowth != want[i][0] || r.NsPerRowVsPrevious != want[i][1] {
+			t.Errorf("%s %s: growth %v, vs previous %v; want %v", r.Dataset, r.System, r.NsPerRowGrowth, r.NsPerRowVsPrevious, want[i])
+		}
+	}
+}
+
+func TestMeasureMedian(t *testing.T) {
+	calls := 0
+	run := func() (any, error) { calls++; return calls, nil }
+	timings, last, err := measure([]func() (any, error){run, run}, 2, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2*(2+4) || len(timings[0].Runs) != 4 || last[1] != calls {
+		t.Fatalf("calls %d, runs %d, last %v", calls, len(timings[0].Runs), last)
+	}
+	tm := Timing{Runs: []time.Duration{4, 1, 3, 2}}
+	tm.summarize()
+	if tm.Median != 2 || tm.Min != 1 || tm.Max != 4 {
+		t.Errorf("summarize = %+v", tm)
+	}
+}
+
+func TestSameAnswer(t *testing.T) {
+	a := Answer{Matched: 10, Groups: 3, Total: 1167975.9}
+	if !sameAnswer(a, Answer{Matched: 10, Groups: 3, Total: 1167975.9000000001}) {
+		t.Error("totals differing in the last bit should agree")
+	}
+	if sameAnswer(a, Answer{Matched: 10, Groups: 3, Total: 1167976}) || sameAnswer(a, Answer{Matched: 11, Groups: 3, Total: a.Total}) {
+		t.Error("different answers agree")
+	}
+}

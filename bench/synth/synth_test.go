@@ -1,0 +1,474 @@
+package synth
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/service"
+	"github.com/citeq/citeq/snapshots"
+)
+
+// scale is the row count the tests generate: two whole replicas of the real snapshot and a
+// third one partial, so the verbatim first replica, a perturbed whole replica and the
+// sampled partial one are all exercised (about 60,000 rows for May 2016).
+func scale(src *Source) int { return 2*len(src.Rows) + len(src.Rows)/3 }
+
+var (
+	srcOnce sync.Once
+	srcData string
+	srcErr  error
+)
+
+// TestMain removes the data directory the tests ingest once.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if srcData != "" {
+		os.RemoveAll(srcData)
+	}
+	os.Exit(code)
+}
+
+// source ingests the real raw files ($CITEQ_RAW, else ../shared/data/raw beside the
+// repository) once and reads back the promoted power.capacity snapshot; the test is
+// skipped when the raw files are absent.
+func source(t *testing.T) *Source {
+	t.Helper()
+	raw := os.Getenv("CITEQ_RAW")
+	if raw == "" {
+		raw = filepath.Join("..", "..", "..", "shared", "data", "raw")
+	}
+	if _, err := os.Stat(raw); err != nil {
+		t.Skipf("raw files not available (%v); set CITEQ_RAW", err)
+	}
+	srcOnce.Do(func() {
+		srcData, srcErr = os.MkdirTemp("", "citeq-synth-test-")
+		if srcErr != nil {
+			return
+		}
+		_, srcErr = ingest.Run(raw, &snapshots.Store{Dir: srcData}, ingest.Adapters(), io.Discard)
+	})
+	if srcErr != nil {
+		t.Fatalf("ingest %s: %v", raw, srcErr)
+	}
+	src, err := Read(&snapshots.Store{Dir: srcData}, capability.PowerCapacity.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.Rows) == 0 {
+		t.Fatal("the real snapshot has no rows")
+	}
+	return src
+}
+
+func generate(t *testing.T, src *Source, opt Options) []snapshots.Row {
+	t.Helper()
+	rows, err := Generate(src, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != opt.Rows {
+		t.Fatalf("generated %d rows, want %d", len(rows), opt.Rows)
+	}
+	return rows
+}
+
+func colIndex(t *testing.T, name string) int {
+	t.Helper()
+	for i, f := range snapshots.Columns(capability.PowerCapacity) {
+		if f.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("no column %s", name)
+	return -1
+}
+
+// origin maps each generated row to its source row through the lineage columns (sheet and
+// source row identify a generator of the inventory) and to its replica through the suffix.
+func origin(t *testing.T, src *Source, rows []snapshots.Row) (srcRow, replica []int) {
+	t.Helper()
+	sheet, srow, gen := colIndex(t, capability.ColSheet), colIndex(t, capability.ColSourceRow), colIndex(t, "generator_id")
+	bySource := map[string]int{}
+	for j, r := range src.Rows {
+		k := fmt.Sprint(r[sheet], "\x1f", r[srow])
+		if _, dup := bySource[k]; dup {
+			t.Fatalf("source rows %d and %d share sheet and row %s", bySource[k], j, k)
+		}
+		bySource[k] = j
+	}
+	srcRow, replica = make([]int, len(rows)), make([]int, len(rows))
+	for i, r := range rows {
+		j, ok := bySource[fmt.Sprint(r[sheet], "\x1f", r[srow])]
+		if !ok {
+			t.Fatalf("row %d cites %v row %v, which is no source row", i, r[sheet], r[srow])
+		}
+		srcRow[i] = j
+		g, base := r[gen].(string), src.Rows[j][gen].(string)
+		switch {
+		case g == base:
+		case strings.HasPrefix(g, base+"~"):
+			if _, err := fmt.Sscan(g[len(base)+1:], &replica[i]); err != nil || replica[i] < 1 {
+				t.Fatalf("row %d: generator_id %q has no replica number", i, g)
+			}
+		default:
+			t.Fatalf("row %d: generator_id %q does not derive from the source's %q", i, g, base)
+		}
+	}
+	return srcRow, replica
+}
+
+func TestGenerateIsDeterministic(t *testing.T) {
+	src := source(t)
+	a := generate(t, src, Options{Rows: scale(src), Seed: 7})
+	b := generate(t, src, Options{Rows: scale(src), Seed: 7})
+	if i := firstDiff(a, b); i >= 0 {
+		t.Fatalf("the same source, rows and seed gave different rows (first at row %d)", i)
+	}
+	c := generate(t, src, Options{Rows: scale(src), Seed: 8})
+	if firstDiff(a, c) < 0 {
+		t.Fatal("seeds 7 and 8 gave identical rows: the seed is not used")
+	}
+	// A smaller scale-up is a prefix only up to the last whole replica; the whole replicas
+	// themselves never depend on the target size.
+	small := generate(t, src, Options{Rows: len(src.Rows) + 10, Seed: 7})
+	if firstDiff(a[:len(src.Rows)], small[:len(src.Rows)]) >= 0 {
+		t.Fatal("the first replica depends on the target size")
+	}
+}
+
+// firstDiff returns the first row where a and b differ (a length difference counts at the
+// shorter length), or -1.
+func firstDiff(a, b []snapshots.Row) int {
+	for i := range min(len(a), len(b)) {
+		if len(a[i]) != len(b[i]) {
+			return i
+		}
+		for j := range a[i] {
+			if a[i][j] != b[i][j] {
+				return i
+			}
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+// TestRangesAreIndependent checks that any range of rows, generated alone or into a reused
+// buffer, is that range of the whole scale-up: parts can be written in any order.
+func TestRangesAreIndependent(t *testing.T) {
+	src := source(t)
+	opt := Options{Rows: scale(src), Seed: 3}
+	all := generate(t, src, opt)
+	g, err := NewGenerator(src, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := g.Range(0, 10_000)
+	for _, lo := range []int{len(all) - 7_000, len(src.Rows) - 5_000, 0, 12_345} {
+		hi := min(lo+10_000, len(all))
+		if i := firstDiff(g.Range(lo, hi), all[lo:hi]); i >= 0 {
+			t.Fatalf("Range(%d, %d) differs from the whole scale-up at row %d", lo, hi, lo+i)
+		}
+		g.Fill(buf[:hi-lo], lo)
+		if i := firstDiff(buf[:hi-lo], all[lo:hi]); i >= 0 {
+			t.Fatalf("Fill into a reused buffer at %d differs at row %d", lo, lo+i)
+		}
+	}
+}
+
+func TestFirstReplicaIsTheSource(t *testing.T) {
+	src := source(t)
+	rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
+	if firstDiff(rows[:len(src.Rows)], src.Rows) >= 0 {
+		t.Fatal("the first replica is not the source rows verbatim")
+	}
+}
+
+func TestDimensionCardinalitiesPreserved(t *testing.T) {
+	src := source(t)
+	rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
+	spec := Specs[src.Cap.ID]
+	changed := map[string]bool{}
+	for _, n := range append(append([]string{}, spec.Perturb...), spec.Suffix...) {
+		changed[n] = true
+	}
+	for ci, f := range snapshots.Columns(src.Cap) {
+		if changed[f.Name] {
+			continue
+		}
+		want, got := distinct(src.Rows, ci), distinct(rows, ci)
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("column %s: %d distinct values in the source, %d in the scale-up", f.Name, len(want), len(got))
+		}
+	}
+	// Every source row appears once per whole replica, plus at most once in the partial one.
+	srcRow, _ := origin(t, src, rows)
+	times := make([]int, len(src.Rows))
+	for _, j := range srcRow {
+		times[j]++
+	}
+	full := len(rows) / len(src.Rows)
+	for j, n := range times {
+		if n != full && n != full+1 {
+			t.Fatalf("source row %d appears %d times, want %d or %d", j, n, full, full+1)
+		}
+	}
+}
+
+func distinct(rows []snapshots.Row, ci int) map[any]bool {
+	out := map[any]bool{}
+	for _, r := range rows {
+		out[r[ci]] = true
+	}
+	return out
+}
+
+func TestPerturbationWithinBounds(t *testing.T) {
+	src := source(t)
+	rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
+	srcRow, replica := origin(t, src, rows)
+	spec := Specs[src.Cap.ID]
+	type bounds struct{ lo, hi, got, exact float64 }
+	perCol := map[string]*bounds{}
+	var factorSum float64
+	var factors int
+	for i, r := range rows {
+		s := src.Rows[srcRow[i]]
+		var factor float64 // the row's factor, the same for every perturbed column
+		for _, name := range spec.Perturb {
+			ci := colIndex(t, name)
+			b := perCol[name]
+			if b == nil {
+				b = &bounds{}
+				perCol[name] = b
+			}
+			if (r[ci] == nil) != (s[ci] == nil) {
+				t.Fatalf("row %d %s: null in one of source and scale-up only", i, name)
+			}
+			if r[ci] == nil {
+				continue
+			}
+			v, sv := r[ci].(float64), s[ci].(float64)
+			b.got += v
+			b.exact += sv
+			if replica[i] == 0 {
+				if v != sv {
+					t.Fatalf("row %d %s: source row changed from %v to %v", i, name, sv, v)
+				}
+				b.lo, b.hi = b.lo+sv, b.hi+sv
+				continue
+			}
+			lo, hi := min(MinFactor*sv, MaxFactor*sv), max(MinFactor*sv, MaxFactor*sv)
+			if v < lo || v > hi {
+				t.Fatalf("row %d %s: %v is outside [%v, %v] around the source's %v", i, name, v, lo, hi, sv)
+			}
+			b.lo, b.hi = b.lo+lo, b.hi+hi
+			if sv != 0 {
+				f := v / sv
+				if factor != 0 && abs(f-factor) > 1e-9 {
+					t.Fatalf("row %d: perturbed columns use different factors %v and %v", i, factor, f)
+				}
+				factor = f
+			}
+		}
+		if factor != 0 {
+			factorSum += factor
+			factors++
+		}
+	}
+	for name, b := range perCol {
+		if b.got < b.lo || b.got > b.hi {
+			t.Errorf("%s: sum %v outside [%v, %v]", name, b.got, b.lo, b.hi)
+		}
+		if b.got == b.exact {
+			t.Errorf("%s: sum equals the unperturbed sum: nothing was perturbed", name)
+		}
+	}
+	if factors == 0 {
+		t.Fatal("no replicated row had a perturbed value")
+	}
+	if mean := factorSum / float64(factors); abs(mean-1) > 0.01 {
+		t.Errorf("mean factor %v over %d rows, want about 1 (uniform in [%v, %v))", mean, factors, MinFactor, MaxFactor)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestNaturalKeysUniqueAndGatesPass(t *testing.T) {
+	src := source(t)
+	rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
+	// The ingest gates: lineage complete and citing the snapshot's raw files, every value
+	// typed, natural key present and unique.
+	gates := snapshots.RunGates(snapshots.GateInput{Cap: src.Cap, Rows: rows, Sources: src.Manifest.Sources, Required: src.Cap.NaturalKey})
+	for _, g := range gates {
+		if !g.Passed {
+			t.Errorf("gate %s: %s", g.Name, g.Detail)
+		}
+	}
+	// source_record_key stays the key ingest would build for the row's generator id.
+	key, gen := colIndex(t, "source_record_key"), colIndex(t, "generator_id")
+	seen := map[string]int{}
+	for i, r := range rows {
+		k := r[key].(string)
+		if !strings.HasSuffix(k, ":"+r[gen].(string)) {
+			t.Fatalf("row %d: source_record_key %q does not end with generator_id %q", i, k, r[gen])
+		}
+		if j, dup := seen[k]; dup {
+			t.Fatalf("rows %d and %d share source_record_key %q", j, i, k)
+		}
+		seen[k] = i
+	}
+}
+
+func TestCodebookRecountMatchesIngest(t *testing.T) {
+	src := source(t)
+	if got := Codebooks(src, src.Rows); !reflect.DeepEqual(got, src.Codebooks) {
+		t.Fatal("recounting the source rows does not reproduce the ingested codebook counts")
+	}
+}
+
+// TestSpliceCopiesPagesVerbatim checks the part-wise write: a part spliced alone is
+// byte-for-byte the file WriteFacts wrote (the pages are copied, not re-encoded), and parts
+// spliced together read back as the rows they were written from.
+func TestSpliceCopiesPagesVerbatim(t *testing.T) {
+	src := source(t)
+	rows := generate(t, src, Options{Rows: 3 * 7_000, Seed: 1})
+	cols := snapshots.Columns(src.Cap)
+	dir := t.TempDir()
+	var parts []string
+	for i := 0; i < 3; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("part%d.parquet", i))
+		if err := snapshots.WriteFacts(p, cols, rows[i*7_000:(i+1)*7_000]); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	one := filepath.Join(dir, "one.parquet")
+	if err := splice(one, parts[:1], 7_000); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(parts[0])
+	b, _ := os.ReadFile(one)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("a part spliced alone (%d bytes) is not the part WriteFacts wrote (%d bytes)", len(b), len(a))
+	}
+	all := filepath.Join(dir, "all.parquet")
+	if err := splice(all, parts, 7_000); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRows(src.Cap, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := firstDiff(back, rows); i >= 0 {
+		t.Fatalf("the spliced file differs from the rows written at row %d", i)
+	}
+}
+
+// TestBuildServes writes a scale-up as a data directory and queries it through the service:
+// it loads, answers with the scaled row counts and the real groups, and its citations verify
+// against the real raw file.
+func TestBuildServes(t *testing.T) {
+	src := source(t)
+	root := t.TempDir()
+	opt := Options{Rows: scale(src), Seed: 1}
+	info, err := Build(root, src, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := Dir(root, src, opt)
+	if got, err := ReadInfo(dir); err != nil || got.Rows != opt.Rows || got.Fingerprint != info.Fingerprint {
+		t.Fatalf("ReadInfo = %+v, %v", got, err)
+	}
+	if info.Fingerprint == src.Manifest.Fingerprint {
+		t.Fatal("the scale-up has the source snapshot's fingerprint")
+	}
+	const body = `{"filters":{"lifecycle":"operating"},"group_by":["state","technology"],"order_by":"nameplate_mw","top_n":10}`
+	query := func(dataDir string, verify bool) []byte {
+		svc, err := service.New(dataDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, e := svc.QueryJSON(src.Cap.Path, []byte(body))
+		if e != nil {
+			t.Fatalf("query %s: %s", dataDir, e.Message)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc["as_of"] != src.Manifest.AsOf {
+			t.Fatalf("as_of %v, want %s", doc["as_of"], src.Manifest.AsOf)
+		}
+		// Every citation's verify member resolves to a literal row of the real raw file.
+		cites := doc["citations"].(map[string]any)
+		if len(cites) == 0 {
+			t.Fatal("no citations")
+		}
+		for ref, c := range cites {
+			if !verify {
+				break
+			}
+			v, _ := json.Marshal(c.(map[string]any)["verify"])
+			ev, e := svc.EvidenceJSON(v)
+			if e != nil {
+				t.Fatalf("citation %s does not verify: %s", ref, e.Message)
+			}
+			var evd map[string]any
+			if err := json.Unmarshal(ev, &evd); err != nil || evd["verified"] != true {
+				t.Fatalf("citation %s: evidence %s", ref, ev)
+			}
+		}
+		return out
+	}
+	summary := func(out []byte) map[string]any {
+		var doc map[string]any
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc["summary"].(map[string]any)
+	}
+	synthOut := query(dir, true)
+	orig, synth := summary(query(srcData, false)), summary(synthOut)
+	if orig["group_count"] != synth["group_count"] {
+		t.Errorf("group_count %v in the scale-up, %v in the real snapshot", synth["group_count"], orig["group_count"])
+	}
+	rm, sm := orig["matched_source_rows"].(float64), synth["matched_source_rows"].(float64)
+	if ratio, want := sm/rm, float64(opt.Rows)/float64(len(src.Rows)); abs(ratio-want) > 0.05*want {
+		t.Errorf("matched rows %v against %v in the real snapshot: ratio %.3f, want about %.3f", sm, rm, ratio, want)
+	}
+	// The same scale-up written in several parts spliced together serves the same payload.
+	g, err := NewGenerator(src, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := t.TempDir()
+	if _, err := WriteDataDir(parts, src, g, opt.Rows/3+1, info.Fingerprint, "parts"); err != nil {
+		t.Fatal(err)
+	}
+	if got := query(parts, false); !bytes.Equal(got, synthOut) {
+		t.Error("the scale-up written in three spliced parts answers differently from the one written whole")
+	}
+	// Building the same scale-up again finds it complete and leaves it as it is.
+	again, err := Build(root, src, opt)
+	if err != nil || again.Fingerprint != info.Fingerprint {
+		t.Fatalf("second build: %+v, %v", again, err)
+	}
+}

@@ -50,6 +50,9 @@ type Field struct {
 	Codebook string `json:"codebook,omitempty"`
 	// Enum, when set, is the closed list of values the field takes.
 	Enum []string `json:"enum,omitempty"`
+	// Unique marks text that is (nearly) distinct on every row, such as a row key; the
+	// engine keeps it as plain strings rather than dictionary codes.
+	Unique bool `json:"-"`
 }
 
 // Metric is one aggregate a query can return.

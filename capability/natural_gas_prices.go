@@ -27,7 +27,7 @@ var NaturalGasPrices = register(&Capability{
 		{Name: "unit", Type: String, Filter: true, GroupBy: true, Description: "USD/MMBtu or USD/Mcf"},
 		{Name: "release_date", Type: Date, Description: "release date printed on the workbook's Contents sheet"},
 		{Name: "as_of", Type: Date, Description: "snapshot date"},
-		{Name: "source_record_key", Type: String, Description: "series id and period"},
+		{Name: "source_record_key", Type: String, Unique: true, Description: "series id and period"},
 		{Name: "source_row_number", Type: Integer, Description: "1-based row of the observation on sheet Data 1"},
 		{Name: "raw_file_sha256", Type: String, Description: "sha256 of the raw workbook"},
 	},

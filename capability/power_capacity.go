@@ -24,7 +24,7 @@ var PowerCapacity = register(&Capability{
 			Description: "us_state_or_dc for the 50 states and DC, us_territory for territories"},
 		{Name: "included_in_default_us_metrics", Type: Boolean, Filter: true,
 			Description: "true when region_scope is us_state_or_dc; as a query control, true keeps only those rows and false only the others (omitted: no restriction)"},
-		{Name: "source_record_key", Type: String, Description: "source id, report month, sheet, plant id and generator id"},
+		{Name: "source_record_key", Type: String, Unique: true, Description: "source id, report month, sheet, plant id and generator id"},
 		{Name: "source_row_number", Type: Integer, Description: "1-based Excel row of the generator on its sheet"},
 		{Name: "eia_entity_identity_name", Type: String, Description: "Entity Name (the operating utility)"},
 		{Name: "eia_plant_id", Type: Integer, Filter: true, Description: "EIA plant id (Plant ID)"},

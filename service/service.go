@@ -138,20 +138,21 @@ func load(c *capability.Capability, m *snapshots.Manifest) (*Snapshot, error) {
 	return snap, nil
 }
 
-// dictField says which columns the engine holds as dictionary codes: everything that
-// filters, groups, ranges or is counted distinct, the units, and the lineage columns.
+// dictField says which columns the engine holds as dictionary codes: every text, date and
+// boolean column (the agencies' text repeats: sectors, statuses, names, hashes), and every
+// column that filters, groups or is counted distinct; not the row keys, which are unique.
 func dictField(c *capability.Capability, f capability.Field) bool {
-	if f.Filter || f.GroupBy || f.Type == capability.Date {
-		return true
-	}
-	switch f.Name {
-	case capability.ColSourceID, capability.ColSourceFile, capability.ColSheet, capability.ColRawSHA256:
+	if f.Filter || f.GroupBy {
 		return true
 	}
 	for _, m := range c.Metrics {
 		if m.Column == f.Name && m.Agg == capability.CountDistinct || m.UnitColumn == f.Name {
 			return true
 		}
+	}
+	switch f.Type {
+	case capability.String, capability.Date, capability.Boolean:
+		return !f.Unique
 	}
 	return false
 }

@@ -22,6 +22,15 @@ const (
 	Boolean Type = "boolean"
 )
 
+// JSONType is the JSON Schema type of the values (dates are strings).
+func (t Type) JSONType() string {
+	switch t {
+	case Integer, Number, Boolean:
+		return string(t)
+	}
+	return "string"
+}
+
 // Agg is how a metric aggregates its input column over a set of rows.
 type Agg string
 

@@ -216,7 +216,7 @@ func QuerySchema(svc *service.Service, c *capability.Capability) json.RawMessage
 		if !f.Filter {
 			continue
 		}
-		one := map[string]any{"type": jsonType(f.Type), "description": f.Description}
+		one := map[string]any{"type": f.Type.JSONType(), "description": f.Description}
 		if vals, ok := svc.SmallValues(c, f.Name, smallCodebook); ok && f.Type == capability.String {
 			one["enum"] = vals
 		}
@@ -242,16 +242,4 @@ func QuerySchema(svc *service.Service, c *capability.Capability) json.RawMessage
 	}
 	b, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "additionalProperties": false})
 	return b
-}
-
-func jsonType(t capability.Type) string {
-	switch t {
-	case capability.Integer:
-		return "integer"
-	case capability.Number:
-		return "number"
-	case capability.Boolean:
-		return "boolean"
-	}
-	return "string"
 }

@@ -464,17 +464,9 @@ func oaSchemaPrefix(c *capability.Capability) string {
 }
 
 // oaJSONType is the JSON Schema type of a field type.
-func oaJSONType(t capability.Type) string {
-	switch t {
-	case capability.Integer, capability.Number, capability.Boolean:
-		return string(t)
-	}
-	return "string"
-}
-
 // oaValueSchema is the schema of one value of field f.
 func oaValueSchema(f capability.Field) Obj {
-	o := Obj{{"type", oaJSONType(f.Type)}}
+	o := Obj{{"type", f.Type.JSONType()}}
 	if f.Type == capability.Date {
 		o = append(o, KV{"format", "date"})
 	}
@@ -486,7 +478,7 @@ func oaValueSchema(f capability.Field) Obj {
 
 // oaNullableSchema is the schema of one value of field f, or null.
 func oaNullableSchema(f capability.Field, desc string) Obj {
-	o := Obj{{"type", []string{oaJSONType(f.Type), "null"}}}
+	o := Obj{{"type", []string{f.Type.JSONType(), "null"}}}
 	if f.Type == capability.Date {
 		o = append(o, KV{"format", "date"})
 	}

@@ -41,8 +41,23 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	return &Prepared{c: c, snap: snap, params: params, pinned: Pinned(raw)}, nil
 }
 
-// Run answers a prepared query with its JSON payload.
-func (s *Service) Run(q *Prepared) ([]byte, *Error) { return s.run(q.c, q.snap, q.params) }
+// Run answers a prepared query with its JSON payload. Answers are cached by capability,
+// snapshot and canonical params — except with include_evidence, which re-verifies the raw
+// files on every call.
+func (s *Service) Run(q *Prepared) ([]byte, *Error) {
+	if q.params.IncludeEvidence {
+		return s.run(q.c, q.snap, q.params)
+	}
+	key := q.c.ID + "\x00" + q.snap.Manifest.Fingerprint + "\x00" + string(mustJSON(q.params.canonical(q.c)))
+	if body, ok := s.cache.get(key); ok {
+		return body, nil
+	}
+	body, e := s.run(q.c, q.snap, q.params)
+	if e == nil {
+		s.cache.put(key, body)
+	}
+	return body, e
+}
 
 // QueryRaw answers a query on capability path p; it returns the JSON payload, or an error.
 func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *Error) {

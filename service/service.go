@@ -39,11 +39,12 @@ type Service struct {
 	catStamp time.Time
 
 	evidence *workbookCache
+	cache    *responseCache
 }
 
 // New loads every promoted snapshot of the data directory.
 func New(dataDir string) (*Service, error) {
-	s := &Service{store: &snapshots.Store{Dir: dataDir}, loaded: map[string]*Snapshot{}, evidence: newWorkbookCache(4)}
+	s := &Service{store: &snapshots.Store{Dir: dataDir}, loaded: map[string]*Snapshot{}, evidence: newWorkbookCache(4), cache: newResponseCache(DefaultCacheBytes)}
 	if _, err := s.Reload(); err != nil {
 		return nil, err
 	}

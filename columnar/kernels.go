@@ -274,60 +274,21 @@ func (t *Table) Aggregate(sel Selection, g *Grouping, agg Agg, col, unit string)
 		return res
 	}
 	c := t.cols[col]
-	vals := c.Floats.Float64Values()
-	bitmap := c.Floats.NullBitmapBytes()
-	off := c.Floats.Offset()
-	hasNulls := c.Floats.NullN() > 0
-	valid := func(r int) bool { return !hasNulls || bitutil.BitIsSet(bitmap, off+r) }
-	// Sums are compensated (Neumaier), so a total over millions of rows is as exact as the
-	// inputs and does not depend on their order beyond the last bit.
-	sum := make([]float64, g.N)
-	comp := make([]float64, g.N)
-	nn := make([]int64, g.N)
-	ext := make([]float64, g.N)
-	for i := range g.GID {
-		r := sel.Row(i)
-		gid := g.GID[i]
-		if !valid(r) {
-			res.NullRows[gid]++
-			continue
-		}
-		v := vals[r]
-		switch agg {
-		case AggMin:
-			if nn[gid] == 0 || v < ext[gid] {
-				ext[gid] = v
-			}
-		case AggMax:
-			if nn[gid] == 0 || v > ext[gid] {
-				ext[gid] = v
-			}
-		default:
-			t := sum[gid] + v
-			if math.Abs(sum[gid]) >= math.Abs(v) {
-				comp[gid] += (sum[gid] - t) + v
-			} else {
-				comp[gid] += (v - t) + sum[gid]
-			}
-			sum[gid] = t
-		}
-		nn[gid]++
-	}
-	for gid := range sum {
-		sum[gid] += comp[gid]
-	}
+	acc := accumulate(sel, g, c, agg)
 	for gid := range res.Values {
+		res.NullRows[gid] = acc.nulls[gid]
+		nn := acc.nn[gid]
 		switch agg {
 		case AggCountNonNull:
-			res.Values[gid], res.Valid[gid] = float64(nn[gid]), true
+			res.Values[gid], res.Valid[gid] = float64(nn), true
 		case AggSum:
-			res.Values[gid], res.Valid[gid] = sum[gid], nn[gid] > 0
+			res.Values[gid], res.Valid[gid] = acc.sum[gid]+acc.comp[gid], nn > 0
 		case AggAvg:
-			if nn[gid] > 0 {
-				res.Values[gid], res.Valid[gid] = sum[gid]/float64(nn[gid]), true
+			if nn > 0 {
+				res.Values[gid], res.Valid[gid] = (acc.sum[gid]+acc.comp[gid])/float64(nn), true
 			}
 		case AggMin, AggMax:
-			res.Values[gid], res.Valid[gid] = ext[gid], nn[gid] > 0
+			res.Values[gid], res.Valid[gid] = acc.ext[gid], nn > 0
 		}
 	}
 	if unit != "" {
@@ -337,11 +298,171 @@ func (t *Table) Aggregate(sel Selection, g *Grouping, agg Agg, col, unit string)
 }
 
 func countRows(sel Selection, g *Grouping) []int64 {
-	counts := make([]int64, g.N)
-	for _, gid := range g.GID {
-		counts[gid]++
+	chunks := chunksFor(len(g.GID), g.N)
+	parts := make([][]int64, chunks)
+	parallelChunks(len(g.GID), chunks, func(ci, lo, hi int) {
+		counts := make([]int64, g.N)
+		for _, gid := range g.GID[lo:hi] {
+			counts[gid]++
+		}
+		parts[ci] = counts
+	})
+	if chunks == 0 {
+		return make([]int64, g.N)
 	}
-	return counts
+	out := parts[0]
+	for _, p := range parts[1:] {
+		for gid, n := range p {
+			out[gid] += n
+		}
+	}
+	return out
+}
+
+// partial is the running state of the float kernels over some rows, per group.
+type partial struct {
+	sum, comp, ext []float64 // compensated sum (Neumaier) and extreme (min or max)
+	nn, nulls      []int64   // non-null and null inputs
+}
+
+func newPartial(n int) partial {
+	return partial{sum: make([]float64, n), comp: make([]float64, n), ext: make([]float64, n), nn: make([]int64, n), nulls: make([]int64, n)}
+}
+
+// add folds one value into group gid.
+func (p *partial) add(gid uint32, v float64, agg Agg) {
+	switch agg {
+	case AggMin:
+		if p.nn[gid] == 0 || v < p.ext[gid] {
+			p.ext[gid] = v
+		}
+	case AggMax:
+		if p.nn[gid] == 0 || v > p.ext[gid] {
+			p.ext[gid] = v
+		}
+	case AggCountNonNull:
+	default:
+		s := p.sum[gid]
+		t := s + v
+		if math.Abs(s) >= math.Abs(v) {
+			p.comp[gid] += (s - t) + v
+		} else {
+			p.comp[gid] += (v - t) + s
+		}
+		p.sum[gid] = t
+	}
+	p.nn[gid]++
+}
+
+// merge folds the partial q (of later rows) into p.
+func (p *partial) merge(q partial, agg Agg) {
+	for gid := range p.nn {
+		if q.nn[gid] > 0 {
+			switch agg {
+			case AggMin, AggMax:
+				if p.nn[gid] == 0 || (agg == AggMin && q.ext[gid] < p.ext[gid]) || (agg == AggMax && q.ext[gid] > p.ext[gid]) {
+					p.ext[gid] = q.ext[gid]
+				}
+			default:
+				p.comp[gid] += q.comp[gid]
+				p.add(uint32(gid), q.sum[gid], AggSum)
+				p.nn[gid]--
+			}
+			p.nn[gid] += q.nn[gid]
+		}
+		p.nulls[gid] += q.nulls[gid]
+	}
+}
+
+// accumulate runs a float kernel over the selection in fixed chunks, in parallel, and merges
+// the chunks in order, so the result does not depend on the number of cores.
+func accumulate(sel Selection, g *Grouping, c *Column, agg Agg) partial {
+	vals := c.Floats.Float64Values()
+	bitmap := c.Floats.NullBitmapBytes()
+	off := c.Floats.Offset()
+	hasNulls := c.Floats.NullN() > 0
+	n := len(g.GID)
+	chunks := chunksFor(n, g.N)
+	parts := make([]partial, max(chunks, 1))
+	parts[0] = newPartial(g.N)
+	parallelChunks(n, chunks, func(ci, lo, hi int) {
+		p := parts[ci]
+		if ci > 0 || p.nn == nil {
+			p = newPartial(g.N)
+		}
+		gids := g.GID[lo:hi]
+		isNull := func(r int) bool { return hasNulls && !bitutil.BitIsSet(bitmap, off+r) }
+		switch agg {
+		case AggMin, AggMax:
+			lower := agg == AggMin
+			for i, gid := range gids {
+				r := sel.Row(lo + i)
+				if isNull(r) {
+					p.nulls[gid]++
+					continue
+				}
+				v := vals[r]
+				if p.nn[gid] == 0 || (lower && v < p.ext[gid]) || (!lower && v > p.ext[gid]) {
+					p.ext[gid] = v
+				}
+				p.nn[gid]++
+			}
+		case AggCountNonNull:
+			for i, gid := range gids {
+				if isNull(sel.Row(lo + i)) {
+					p.nulls[gid]++
+				} else {
+					p.nn[gid]++
+				}
+			}
+		default: // sums, compensated (Neumaier)
+			sum, comp := p.sum, p.comp
+			for i, gid := range gids {
+				r := sel.Row(lo + i)
+				if isNull(r) {
+					p.nulls[gid]++
+					continue
+				}
+				v, acc := vals[r], sum[gid]
+				t := acc + v
+				if math.Abs(acc) >= math.Abs(v) {
+					comp[gid] += (acc - t) + v
+				} else {
+					comp[gid] += (v - t) + acc
+				}
+				sum[gid] = t
+				p.nn[gid]++
+			}
+		}
+		parts[ci] = p
+	})
+	out := parts[0]
+	for _, p := range parts[1:] {
+		out.merge(p, agg)
+	}
+	return out
+}
+
+// chunksFor is the number of fixed chunks a kernel over n rows and groups splits into: one
+// when the per-chunk state would be large.
+func chunksFor(n, groups int) int {
+	chunks := (n + chunkRows - 1) / chunkRows
+	if chunks > 1 && chunks*groups > 1<<22 {
+		return 1
+	}
+	return chunks
+}
+
+// parallelChunks runs fn(chunk index, lo, hi) over the chunks of [0, n) on up to GOMAXPROCS
+// goroutines; with one chunk it covers all of [0, n).
+func parallelChunks(n, chunks int, fn func(ci, lo, hi int)) {
+	if chunks <= 1 {
+		if n > 0 {
+			fn(0, 0, n)
+		}
+		return
+	}
+	parallelFor(n, func(lo, hi int) { fn(lo/chunkRows, lo, hi) })
 }
 
 // markMixed nulls the groups whose non-null inputs carry more than one unit.

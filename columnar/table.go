@@ -296,7 +296,11 @@ func parallelFor(n int, fn func(lo, hi int)) {
 	chunks := (n + chunkRows - 1) / chunkRows
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	if workers <= 1 {
-		fn(0, n)
+		// The same fixed chunks, one after the other: partial results never depend on the
+		// number of cores.
+		for c := 0; c < chunks; c++ {
+			fn(c*chunkRows, min(n, (c+1)*chunkRows))
+		}
 		return
 	}
 	next := make(chan int, chunks)

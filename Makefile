@@ -35,7 +35,7 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 bench: build
-	CITEQ_RAW=$(abspath $(RAW)) $(GO) run ./bench/cmd/citeq-bench
+	CITEQ_RAW=$(abspath $(RAW)) GO=$(GO) $(GO) run ./bench/cmd/citeq-bench $(BENCHFLAGS)
 
 clean:
 	rm -rf bin var

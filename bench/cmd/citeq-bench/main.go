@@ -23,12 +23,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/citeq/citeq/bench/synth"
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/columnar"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/snapshots"
@@ -57,6 +59,7 @@ type Config struct {
 	Warmup int    `json:"warmup"`
 	Scales []int  `json:"scales"`
 	Seed   uint64 `json:"seed"`
+	DuckDB bool   `json:"duckdb"`
 }
 
 func runBench(args []string) error {
@@ -70,6 +73,11 @@ func runBench(args []string) error {
 	seed := fs.Uint64("seed", 1, "seed of the scale-up generator")
 	cache := fs.String("cache", filepath.Join(root, "bench", ".cache"), "directory caching the generated scale-ups")
 	out := fs.String("out", filepath.Join(root, "bench", "results", "latest.json"), "JSON results file")
+	duck := fs.Bool("duckdb", true, "also run every query on DuckDB (bench/duckdb, built into --cache on first use) and report citeq's times as ratios to it")
+	duckTable := fs.Bool("duckdb-table", true, "also run the queries on DuckDB over an in-memory table created from the Parquet file (timed once, like citeq's load)")
+	goCmd := fs.String("go", goTool(), "go command that builds bench/duckdb ($GO)")
+	bwMiB := fs.Int("bandwidth-mib", 512, "size of the float64 array of the memory-bandwidth baseline, MiB (0: skip)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the citeq query runs on the largest dataset to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -84,7 +92,13 @@ func runBench(args []string) error {
 		return err
 	}
 	started := time.Now()
-	cfg := Config{Raw: *raw, Runs: *runs, Warmup: *warmup, Scales: sizes, Seed: *seed}
+	cfg := Config{Raw: *raw, Runs: *runs, Warmup: *warmup, Scales: sizes, Seed: *seed, DuckDB: *duck}
+	var duckBin string
+	if *duck {
+		if duckBin, err = buildDuckDB(*goCmd, root, *cache); err != nil {
+			return err
+		}
+	}
 
 	dataDir := *data
 	if dataDir == "" {
@@ -115,15 +129,43 @@ func runBench(args []string) error {
 
 	rep := &Report{Date: started.UTC().Format(time.RFC3339), Machine: describeMachine(), Config: cfg, Source: srcDesc, Queries: queries,
 		LoadAverage: LoadAverage{Start: loadAverage()}}
-	for _, ds := range datasets {
-		results, err := measureDataset(ds, *warmup, *runs)
+	if *bwMiB > 0 {
+		bw := measureBandwidth(int64(*bwMiB)<<20, 5)
+		rep.Bandwidth = &bw
+		fmt.Printf("memory    sequential float64 sum over %s: %.1f GB/s on 1 goroutine, %.1f GB/s on %d\n",
+			fmtBytes(bw.Bytes), bw.SingleGBPerSec, bw.ParallelGBPerSec, bw.Goroutines)
+		runtime.GC()
+		debug.FreeOSMemory()
+	}
+	for i, ds := range datasets {
+		prof := ""
+		if i == len(datasets)-1 {
+			prof = *cpuprofile
+		}
+		run, err := measureDataset(ds, *warmup, *runs, prof)
 		if err != nil {
 			return fmt.Errorf("%s: %w", ds.Name, err)
 		}
 		rep.Datasets = append(rep.Datasets, ds)
-		rep.Results = append(rep.Results, results...)
+		rep.Results = append(rep.Results, run.results...)
+		if *duck {
+			// The service is released first: DuckDB runs alone, in its own process.
+			runtime.GC()
+			debug.FreeOSMemory()
+			for _, table := range []bool{false, true} {
+				if table && !*duckTable {
+					continue
+				}
+				results, err := measureDuckDB(duckBin, ds, run, *warmup, *runs, table)
+				if err != nil {
+					return fmt.Errorf("%s: %w", ds.Name, err)
+				}
+				rep.Results = append(rep.Results, results...)
+			}
+		}
 	}
 	rep.growth()
+	rep.rates()
 	rep.LoadAverage.End = loadAverage()
 	rep.TotalSeconds = time.Since(started).Seconds()
 
@@ -220,9 +262,18 @@ func runSynth(args []string) error {
 	return nil
 }
 
+// citeqRun is what measureDataset measured: the results of both citeq paths, their
+// answers by query and system, and the fact table DuckDB reads.
+type citeqRun struct {
+	results []*Result
+	answers map[string]map[string]Answer
+	parquet string
+}
+
 // measureDataset loads one dataset into a fresh service and measures every query with every
-// system; memory is reported for the dataset alone where the peak can be reset.
-func measureDataset(ds *Dataset, warmup, runs int) ([]*Result, error) {
+// citeq path; memory is reported for the dataset alone where the peak can be reset. With
+// cpuprofile set, the query runs (not the load) are CPU-profiled into that file.
+func measureDataset(ds *Dataset, warmup, runs int, cpuprofile string) (*citeqRun, error) {
 	runtime.GC()
 	debug.FreeOSMemory()
 	ds.PeakRSSScope = "dataset"
@@ -235,19 +286,32 @@ func measureDataset(ds *Dataset, warmup, runs int) ([]*Result, error) {
 		return nil, err
 	}
 	ds.LoadSeconds = time.Since(start).Seconds()
+	svc.SetCacheBytes(0) // every run does the work of an answer, not a cache lookup
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	ds.HeapBytesAfterLoad = ms.HeapAlloc
 	fmt.Printf("load      %-10s %s rows in %s (Go heap after load %s)\n", ds.Name, commas(ds.Rows), fmtDuration(secs(ds.LoadSeconds)), fmtBytes(int64(ms.HeapAlloc)))
 
+	if cpuprofile != "" {
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	systems := []system{serviceSystem{svc}, engineSystem{svc}}
-	var out []*Result
+	out := &citeqRun{answers: map[string]map[string]Answer{}}
 	for _, q := range queries {
-		_, _, snap, err := validate(svc, q)
+		c, p, snap, err := validate(svc, q)
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", q.Name, err)
 		}
+		out.parquet = snap.Manifest.FactsPath()
 		rows := snap.Table.Rows
 		timed := make([]func() (any, error), len(systems))
 		answers := make([]func(any) (Answer, error), len(systems))
@@ -261,6 +325,7 @@ func measureDataset(ds *Dataset, warmup, runs int) ([]*Result, error) {
 			return nil, fmt.Errorf("%s: %w", q.Name, err)
 		}
 		var ref Answer
+		out.answers[q.Name] = map[string]Answer{}
 		for i, sys := range systems {
 			a, err := answers[i](last[i])
 			if err != nil {
@@ -269,19 +334,147 @@ func measureDataset(ds *Dataset, warmup, runs int) ([]*Result, error) {
 			if i == 0 {
 				ref = a
 			} else if !sameAnswer(ref, a) {
-				return nil, fmt.Errorf("query %s: %s answers %+v, %s answered %+v", q.Name, sys.Name(), a, systems[0].Name(), ref)
+				return nil, fmt.Errorf("query %s: %s answers matched %d, groups %d, total %v; %s answered %d, %d, %v", q.Name,
+					sys.Name(), a.Matched, a.Groups, a.Total, systems[0].Name(), ref.Matched, ref.Groups, ref.Total)
 			}
+			out.answers[q.Name][sys.Name()] = a
 			tm := timings[i]
 			r := newResult(q, ds, sys.Name(), rows, a, tm)
+			if sys.Name() == "engine" {
+				r.ScanBytes = scanBytes(q, c, p, snap.Table, a.Matched)
+			}
 			fmt.Printf("query     %-10s %-8s %s  median %s  (%s … %s, %d runs)  %.1f ns/row\n", ds.Name, sys.Name(), q.Name,
 				fmtDuration(tm.Median), fmtDuration(tm.Min), fmtDuration(tm.Max), runs, r.NsPerRow)
-			out = append(out, r)
+			out.results = append(out.results, r)
 		}
 	}
 	ds.PeakRSSBytes, ds.RSSBytesAfter = peakRSS(), rss()
 	fmt.Printf("memory    %-10s peak RSS %s (VmHWM, %s), RSS now %s\n", ds.Name, fmtBytes(ds.PeakRSSBytes), ds.PeakRSSScope, fmtBytes(ds.RSSBytesAfter))
 	runtime.KeepAlive(svc)
 	return out, nil
+}
+
+// scanBytes is the size of the column data the engine path of q reads at least once: every
+// row of each filter column, and the matched rows of each key and input column (4 bytes a
+// row for dictionary codes, 8 for floats). Zero for a records query, which reads a few rows.
+func scanBytes(q Query, c *capability.Capability, p *service.Params, t *columnar.Table, matched int) int64 {
+	if q.Records {
+		return 0
+	}
+	width := func(name string) int64 {
+		if col := t.Col(name); col != nil && col.Kind == columnar.Float {
+			return 8
+		}
+		return 4
+	}
+	seen := map[string]bool{}
+	var n int64
+	for _, pr := range service.Predicates(c, t, p) {
+		if !seen[pr.Column] {
+			seen[pr.Column] = true
+			n += width(pr.Column) * int64(t.Rows)
+		}
+	}
+	inputs := append([]string{}, p.GroupBy...)
+	if q.Aggs != nil {
+		for _, a := range q.Aggs {
+			inputs = append(inputs, a.Column)
+		}
+	} else {
+		for _, m := range c.Metrics {
+			inputs = append(inputs, m.Column, m.Denominator)
+		}
+		inputs = append(inputs, capability.ColSourceFile, capability.ColSheet)
+	}
+	for _, name := range inputs {
+		if name != "" && !seen[name] {
+			seen[name] = true
+			n += width(name) * int64(matched)
+		}
+	}
+	return n
+}
+
+// measureDuckDB runs the queries on DuckDB over the dataset's fact table (the Parquet file,
+// or an in-memory table created from it: system duckdb-table), checks its answers
+// against citeq's and returns its results, with every citeq result's ratio to DuckDB set.
+func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, table bool) ([]*Result, error) {
+	threads := runtime.GOMAXPROCS(0)
+	out, err := runDuckDB(bin, run.parquet, threads, warmup, runs, table)
+	if err != nil {
+		return nil, err
+	}
+	name := "duckdb"
+	ds.DuckDBVersion, ds.DuckDBThreads = out.Version, out.Threads
+	if table {
+		name = "duckdb-table"
+		ds.DuckDBLoadTableSeconds = float64(out.LoadTableNs) / 1e9
+		fmt.Printf("duckdb    %-10s %s, %d threads: CREATE TABLE AS SELECT * FROM read_parquet in %s\n", ds.Name, out.Version, out.Threads, fmtDuration(secs(ds.DuckDBLoadTableSeconds)))
+	}
+	var results []*Result
+	for qi, q := range queries {
+		dq := out.Queries[qi]
+		if dq.Name != q.Name {
+			return nil, fmt.Errorf("duckdb answered %s for %s", dq.Name, q.Name)
+		}
+		citeq := run.answers[q.Name]
+		var keys int
+		for _, a := range citeq {
+			if len(a.Rows) > 0 {
+				keys = len(a.Rows[0].Keys)
+			}
+		}
+		da, err := duckAnswer(q, keys, dq.Columns, dq.Rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", q.Name, err)
+		}
+		checked := 0
+		for _, sys := range []string{"engine", "service"} {
+			a := citeq[sys]
+			if a.Rows == nil && !q.Records {
+				continue
+			}
+			if err := compareRows(a.Rows, da.Rows, q.Ordered()); err != nil {
+				return nil, fmt.Errorf("%s on %s: citeq %s and DuckDB disagree: %w", q.Name, ds.Name, sys, err)
+			}
+			checked++
+		}
+		if checked == 0 {
+			return nil, fmt.Errorf("%s: no citeq answer to check DuckDB's against", q.Name)
+		}
+		tm := Timing{}
+		for _, ns := range dq.RunsNs {
+			tm.Runs = append(tm.Runs, time.Duration(ns))
+		}
+		tm.summarize()
+		ref := citeq["engine"]
+		da.Matched, da.Groups = ref.Matched, ref.Groups
+		if q.Aggs == nil && !q.Records {
+			da.Groups = len(dq.Rows) // the folded rows, not the groups before top_n
+		}
+		r := newResult(q, ds, name, ds.Rows, da, tm)
+		fmt.Printf("query     %-10s %-8s %s  median %s  (%s … %s, %d runs)  %.1f ns/row  (rows checked against citeq)\n", ds.Name, name, q.Name,
+			fmtDuration(tm.Median), fmtDuration(tm.Min), fmtDuration(tm.Max), runs, r.NsPerRow)
+		for _, cr := range run.results {
+			if cr.Query == q.Name && r.MedianNs > 0 {
+				if table {
+					cr.VsDuckDBTable = float64(cr.MedianNs) / float64(r.MedianNs)
+				} else {
+					cr.VsDuckDB = float64(cr.MedianNs) / float64(r.MedianNs)
+				}
+			}
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+// goTool is $GO, else go.
+func goTool() string {
+	if v := os.Getenv("GO"); v != "" {
+		return v
+	}
+	return "go"
 }
 
 func defaultRaw() string {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"math"
 	"testing"
 	"time"
 )
@@ -79,5 +81,30 @@ func TestSameAnswer(t *testing.T) {
 	}
 	if sameAnswer(a, Answer{Matched: 10, Groups: 3, Total: 1167976}) || sameAnswer(a, Answer{Matched: 11, Groups: 3, Total: a.Total}) {
 		t.Error("different answers agree")
+	}
+}
+
+func TestCompareRows(t *testing.T) {
+	nan := math.NaN()
+	a := []Row{{Keys: []string{"TX"}, Vals: []float64{1e6, nan}}, {Keys: []string{nullKey}, Vals: []float64{2, 3}}}
+	b := []Row{{Keys: []string{nullKey}, Vals: []float64{2, 3}}, {Keys: []string{"TX"}, Vals: []float64{1e6 * (1 + 1e-12), nan}}}
+	if err := compareRows(a, b, false); err != nil {
+		t.Errorf("equal rows in another order: %v", err)
+	}
+	if err := compareRows(a, b, true); err == nil {
+		t.Error("ordered rows in another order agree")
+	}
+	for _, bad := range [][]Row{
+		b[:1],
+		{{Keys: []string{nullKey}, Vals: []float64{2, 3}}, {Keys: []string{"TX"}, Vals: []float64{1e6 * (1 + 1e-8), nan}}},
+		{{Keys: []string{nullKey}, Vals: []float64{2, 3}}, {Keys: []string{"TX"}, Vals: []float64{1e6, 0}}},
+		{{Keys: []string{"CA"}, Vals: []float64{2, 3}}, {Keys: []string{"TX"}, Vals: []float64{1e6, nan}}},
+	} {
+		if err := compareRows(a, bad, false); err == nil {
+			t.Errorf("%v and %v agree", a, bad)
+		}
+	}
+	if keyText(json.Number("56")) != "56" || keyText(nil) != nullKey || !math.IsNaN(numValue(nil)) || numValue(json.Number("1.5")) != 1.5 {
+		t.Error("keyText or numValue")
 	}
 }

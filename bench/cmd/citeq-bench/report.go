@@ -21,6 +21,7 @@ type Report struct {
 	LoadAverage  LoadAverage    `json:"load_average"`
 	Config       Config         `json:"config"`
 	Source       SourceSnapshot `json:"source_snapshot"`
+	Bandwidth    *Bandwidth     `json:"memory_bandwidth,omitempty"`
 	Queries      []Query        `json:"queries"`
 	Datasets     []*Dataset     `json:"datasets"`
 	Results      []*Result      `json:"results"`
@@ -61,6 +62,11 @@ type Dataset struct {
 	PeakRSSBytes  int64  `json:"peak_rss_bytes"`
 	PeakRSSScope  string `json:"peak_rss_scope"`
 	RSSBytesAfter int64  `json:"rss_bytes_after"`
+	// DuckDB's version and threads, and the wall time of its CREATE TABLE AS SELECT * over
+	// the Parquet file (0 when not measured); its queries read the file directly.
+	DuckDBVersion          string  `json:"duckdb_version,omitempty"`
+	DuckDBThreads          int     `json:"duckdb_threads,omitempty"`
+	DuckDBLoadTableSeconds float64 `json:"duckdb_load_table_seconds,omitempty"`
 }
 
 // Result is one (query, dataset, system) measurement.
@@ -86,6 +92,16 @@ type Result struct {
 	// NsPerRowVsPrevious is NsPerRow divided by the same query and system's NsPerRow on the
 	// dataset measured before this one (the next smaller one); 0 for the first.
 	NsPerRowVsPrevious float64 `json:"ns_per_row_vs_previous"`
+	// VsDuckDB is MedianNs divided by DuckDB's median for the same query and dataset (citeq
+	// systems only): below 1 citeq is faster.
+	VsDuckDB float64 `json:"vs_duckdb,omitempty"`
+	// VsDuckDBTable is the same against DuckDB querying its in-memory table.
+	VsDuckDBTable float64 `json:"vs_duckdb_table,omitempty"`
+	// ScanBytes is the column data the engine path reads (see scanBytes); ScanBytesPerSecond
+	// that over the median; BandwidthFraction that over the parallel bandwidth baseline.
+	ScanBytes          int64   `json:"scan_bytes,omitempty"`
+	ScanBytesPerSecond float64 `json:"scan_bytes_per_second,omitempty"`
+	BandwidthFraction  float64 `json:"bandwidth_fraction,omitempty"`
 }
 
 func newResult(q Query, ds *Dataset, sys string, rows int, a Answer, t Timing) *Result {
@@ -122,6 +138,19 @@ func (rep *Report) growth() {
 	}
 }
 
+// rates sets every result's scan rate and its fraction of the bandwidth baseline.
+func (rep *Report) rates() {
+	for _, r := range rep.Results {
+		if r.ScanBytes == 0 || r.MedianNs == 0 {
+			continue
+		}
+		r.ScanBytesPerSecond = float64(r.ScanBytes) / (float64(r.MedianNs) / 1e9)
+		if rep.Bandwidth != nil && rep.Bandwidth.ParallelGBPerSec > 0 {
+			r.BandwidthFraction = r.ScanBytesPerSecond / (rep.Bandwidth.ParallelGBPerSec * 1e9)
+		}
+	}
+}
+
 func (rep *Report) write(path string) error {
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
@@ -137,7 +166,8 @@ func (rep *Report) write(path string) error {
 	return os.Rename(tmp, path)
 }
 
-// printTable prints, per query, one line per dataset and system.
+// printTable prints one table per dataset: every query by every system, and the ratios
+// to DuckDB.
 func (rep *Report) printTable(w io.Writer) {
 	m := rep.Machine
 	fmt.Fprintf(w, "%s  %s/%s  %s  %d CPU (GOMAXPROCS %d)  %s  %s\n", rep.Date, m.GOOS, m.GOARCH, m.GoVersion, m.NumCPU, m.GOMAXPROCS,
@@ -145,33 +175,54 @@ func (rep *Report) printTable(w io.Writer) {
 	fmt.Fprintf(w, "load avg  %s at start, %s at end (1, 5, 15 min)\n", orDash(rep.LoadAverage.Start), orDash(rep.LoadAverage.End))
 	fmt.Fprintf(w, "source    %s as_of %s (snapshot %s, %s rows); %d timed runs after %d warm-up\n",
 		rep.Source.Capability, rep.Source.AsOf, rep.Source.Fingerprint, commas(rep.Source.Rows), rep.Config.Runs, rep.Config.Warmup)
-	datasets := map[string]*Dataset{}
-	for _, ds := range rep.Datasets {
-		datasets[ds.Name] = ds
+	if bw := rep.Bandwidth; bw != nil {
+		fmt.Fprintf(w, "bandwidth sequential float64 sum over %s: %.1f GB/s on 1 goroutine, %.1f GB/s on %d (OF BW below is of the latter)\n",
+			fmtBytes(bw.Bytes), bw.SingleGBPerSec, bw.ParallelGBPerSec, bw.Goroutines)
 	}
-	for _, q := range rep.Queries {
-		fmt.Fprintf(w, "\nquery     %s: %s %s\n\n", q.Name, q.Path, q.Body)
-		t := table{right: []bool{false, true, true, true, true, true, false, true, true, true, true, true, true}}
-		t.add("DATASET", "ROWS", "MATCHED", "GROUPS", "LOAD", "PEAK RSS", "PATH", "MEDIAN", "MIN", "NS/ROW", "ROWS/S", "GROWTH", "VS PREV")
-		prev := ""
-		for _, r := range rep.Results {
-			if r.Query != q.Name {
+	byKey := map[string]*Result{}
+	for _, r := range rep.Results {
+		byKey[r.Dataset+"\x00"+r.Query+"\x00"+r.System] = r
+	}
+	for _, ds := range rep.Datasets {
+		fmt.Fprintf(w, "\n%s: %s rows, citeq load %s, peak RSS %s", ds.Name, commas(ds.Rows), fmtDuration(secs(ds.LoadSeconds)), fmtBytes(ds.PeakRSSBytes))
+		if ds.DuckDBVersion != "" {
+			fmt.Fprintf(w, "; DuckDB %s, %d threads", ds.DuckDBVersion, ds.DuckDBThreads)
+			if ds.DuckDBLoadTableSeconds > 0 {
+				fmt.Fprintf(w, ", CREATE TABLE from the Parquet file %s", fmtDuration(secs(ds.DuckDBLoadTableSeconds)))
+			}
+		}
+		fmt.Fprint(w, "\n\n")
+		t := table{right: []bool{false, true, true, true, true, true, true, true, true, true, true, true, true, true}}
+		t.add("QUERY", "MATCHED", "GROUPS", "ENGINE", "SERVICE", "DUCK PARQ", "DUCK TABLE", "ENG/PARQ", "SVC/PARQ", "ENG/TABLE", "SVC/TABLE", "ROWS/S", "SCAN B/S", "OF BW")
+		for _, q := range rep.Queries {
+			key := ds.Name + "\x00" + q.Name + "\x00"
+			eng, svc := byKey[key+"engine"], byKey[key+"service"]
+			if eng == nil || svc == nil {
 				continue
 			}
-			ds := datasets[r.Dataset]
-			cells := []string{r.Dataset, commas(r.Rows), commas(r.Matched), strconv.Itoa(r.Groups), fmtDuration(secs(ds.LoadSeconds)), fmtBytes(ds.PeakRSSBytes)}
-			if r.Dataset == prev {
-				cells = []string{"", "", "", "", "", ""}
+			median := func(r *Result) string {
+				if r == nil {
+					return "-"
+				}
+				return fmtDuration(time.Duration(r.MedianNs))
 			}
-			t.add(append(cells, r.System, fmtDuration(time.Duration(r.MedianNs)), fmtDuration(time.Duration(r.MinNs)), fmt.Sprintf("%.1f", r.NsPerRow),
-				fmtRate(r.RowsPerSecond), fmtRatio(r.NsPerRowGrowth), fmtRatio(r.NsPerRowVsPrevious))...)
-			prev = r.Dataset
+			scan, frac := "-", "-"
+			if eng.ScanBytesPerSecond > 0 {
+				scan = fmtRate(eng.ScanBytesPerSecond)
+			}
+			if eng.BandwidthFraction > 0 {
+				frac = fmt.Sprintf("%.1f%%", 100*eng.BandwidthFraction)
+			}
+			t.add(q.Name, commas(eng.Matched), strconv.Itoa(eng.Groups), fmtDuration(time.Duration(eng.MedianNs)), fmtDuration(time.Duration(svc.MedianNs)),
+				median(byKey[key+"duckdb"]), median(byKey[key+"duckdb-table"]), fmtRatio(eng.VsDuckDB), fmtRatio(svc.VsDuckDB),
+				fmtRatio(eng.VsDuckDBTable), fmtRatio(svc.VsDuckDBTable), fmtRate(eng.RowsPerSecond), scan, frac)
 		}
 		t.print(w)
 	}
-	fmt.Fprintln(w, "\nLOAD: service.New on the data directory. PEAK RSS: VmHWM over load and queries. MEDIAN, MIN: of the timed runs.")
-	fmt.Fprintln(w, "NS/ROW: median ÷ ROWS. ROWS/S: ROWS ÷ median. GROWTH: NS/ROW ÷ NS/ROW on real; VS PREV: ÷ NS/ROW on the line's")
-	fmt.Fprintln(w, "previous dataset (1.00× = cost linear in rows, above = faster than linear). See bench/README.md.")
+	fmt.Fprintln(w, "\nENGINE, SERVICE: citeq's paths; DUCK PARQ: DuckDB on read_parquet of the same file; DUCK TABLE: DuckDB on an in-memory")
+	fmt.Fprintln(w, "table made from it. All medians of the timed runs. ENG/PARQ … SVC/TABLE: citeq ÷ DuckDB (above 1× = citeq slower).")
+	fmt.Fprintln(w, "ROWS/S: table rows ÷ engine median. SCAN B/S: bytes of the columns the engine path reads ÷ engine median; OF BW: of the")
+	fmt.Fprintln(w, "parallel bandwidth baseline. Growth of ns/row with the scale is in the JSON. See bench/README.md.")
 }
 
 // table prints aligned columns, each left- or right-aligned.

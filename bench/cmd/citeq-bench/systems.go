@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/citeq/citeq/capability"
@@ -12,31 +14,18 @@ import (
 	"github.com/citeq/citeq/service"
 )
 
-// Query is one benchmark question, asked of every dataset by every system.
-type Query struct {
-	Name string `json:"name"`
-	// Path is the capability path; Body the JSON params object, exactly as POST
-	// /v1/<path>/query takes it.
-	Path string `json:"path"`
-	Body string `json:"body"`
-}
-
-// queries are the questions measured.
-var queries = []Query{
-	{
-		Name: "operating_by_state_technology_top10",
-		Path: capability.PowerCapacity.Path,
-		Body: `{"filters":{"lifecycle":"operating"},"group_by":["state","technology"],"order_by":"nameplate_mw","top_n":10}`,
-	},
-}
-
 // Answer is what a system's answer to a query says, used to check that every system
-// answers the same question: matched rows, groups and the total of the first metric.
+// answers the same question: matched rows, groups and the total of the first metric (NaN
+// where the system does not compute it), and, where the system produces them, the rows
+// compared with DuckDB's.
 type Answer struct {
 	Matched int
 	Groups  int
 	Total   float64
 	Bytes   int // size of the payload, where the system produces one
+	Rows    []Row
+	// Ordered says Rows are in a meaningful order (records in source order).
+	Ordered bool
 }
 
 // A system answers queries over one loaded dataset.
@@ -54,6 +43,10 @@ type serviceSystem struct{ svc *service.Service }
 func (serviceSystem) Name() string { return "service" }
 
 func (s serviceSystem) Prepare(q Query) (func() (any, error), func(any) (Answer, error), error) {
+	c, p, _, err := validate(s.svc, q)
+	if err != nil {
+		return nil, nil, err
+	}
 	body := []byte(q.Body)
 	run := func() (any, error) {
 		out, e := s.svc.QueryJSON(q.Path, body)
@@ -70,23 +63,53 @@ func (s serviceSystem) Prepare(q Query) (func() (any, error), func(any) (Answer,
 				Matched    int                        `json:"matched_source_rows"`
 				Totals     map[string]json.RawMessage `json:"totals"`
 			} `json:"summary"`
+			Rows []struct {
+				Group   map[string]any `json:"group"`
+				Metrics map[string]any `json:"metrics"`
+			} `json:"rows"`
+			Records []map[string]any `json:"records"`
 		}
-		if err := json.Unmarshal(out, &doc); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(out))
+		dec.UseNumber()
+		if err := dec.Decode(&doc); err != nil {
 			return Answer{}, fmt.Errorf("service payload: %w", err)
 		}
 		a := Answer{Matched: doc.Summary.Matched, Groups: doc.Summary.GroupCount, Bytes: len(out)}
-		c := capability.ByPath(q.Path)
 		if raw, ok := doc.Summary.Totals[c.Metrics[0].Name]; ok {
 			_ = json.Unmarshal(raw, &a.Total) // null stays 0
+		}
+		switch {
+		case q.Records:
+			a.Ordered = true
+			for _, rec := range doc.Records {
+				row := Row{Keys: []string{keyText(rec[recordKey])}}
+				for _, col := range recordValues {
+					row.Vals = append(row.Vals, numValue(rec[col]))
+				}
+				a.Rows = append(a.Rows, row)
+			}
+		case q.Aggs == nil:
+			for _, r := range doc.Rows {
+				var row Row
+				for _, k := range p.GroupBy {
+					row.Keys = append(row.Keys, keyText(r.Group[k]))
+				}
+				for _, m := range c.Metrics {
+					row.Vals = append(row.Vals, numValue(r.Metrics[m.Name]))
+				}
+				a.Rows = append(a.Rows, row)
+			}
 		}
 		return a, nil
 	}
 	return run, answer, nil
 }
 
-// engineSystem does the service's engine work directly on the columnar table the service
-// loaded, without validation, citations or JSON: the filter, the grouping and the
-// whole-set grouping, every metric over both, and the lineage of both.
+// engineSystem runs the engine's kernels directly on the columnar table the service loaded,
+// without validation, citations or JSON: the filter, the grouping and q.Aggs per group; or,
+// for a query without Aggs, the service's engine work (the filter, the grouping and the
+// whole-set grouping, every metric over both, and the lineage of both); or, for a records
+// query, the filter and the first Limit matched rows as text.
 type engineSystem struct{ svc *service.Service }
 
 func (engineSystem) Name() string { return "engine" }
@@ -98,6 +121,12 @@ func (s engineSystem) Prepare(q Query) (func() (any, error), func(any) (Answer, 
 	}
 	t := snap.Table
 	preds := service.Predicates(c, t, p)
+	switch {
+	case q.Records:
+		return s.records(q, c, t, preds)
+	case q.Aggs != nil:
+		return s.aggregates(q, p, t, preds)
+	}
 	type result struct {
 		matched, groups int
 		total           columnar.Result
@@ -129,6 +158,119 @@ func (s engineSystem) Prepare(q Query) (func() (any, error), func(any) (Answer, 
 	return run, answer, nil
 }
 
+// aggregates is the engine path of a query with Aggs.
+func (engineSystem) aggregates(q Query, p *service.Params, t *columnar.Table, preds []columnar.Predicate) (func() (any, error), func(any) (Answer, error), error) {
+	kernels := make([]columnar.Agg, len(q.Aggs))
+	for i, a := range q.Aggs {
+		k, err := a.kernel()
+		if err != nil {
+			return nil, nil, err
+		}
+		if a.Column != "" && t.Col(a.Column) == nil {
+			return nil, nil, fmt.Errorf("no column %s", a.Column)
+		}
+		kernels[i] = k
+	}
+	type result struct {
+		sel    columnar.Selection
+		groups *columnar.Grouping
+		res    []columnar.Result
+	}
+	run := func() (any, error) {
+		sel := t.Filter(preds)
+		groups := t.Group(sel, p.GroupBy)
+		res := make([]columnar.Result, len(kernels))
+		for i, k := range kernels {
+			res[i] = t.Aggregate(sel, groups, k, q.Aggs[i].Column, "")
+		}
+		return result{sel, groups, res}, nil
+	}
+	answer := func(out any) (Answer, error) {
+		r := out.(result)
+		a := Answer{Matched: r.sel.Len(), Groups: r.groups.N}
+		for gi := 0; gi < r.groups.N; gi++ {
+			var row Row
+			for k, col := range r.groups.Keys {
+				if code := r.groups.Codes[gi][k]; code >= 0 {
+					row.Keys = append(row.Keys, col.Values[code])
+				} else {
+					row.Keys = append(row.Keys, nullKey)
+				}
+			}
+			for _, res := range r.res {
+				v := math.NaN()
+				if res.Valid[gi] {
+					v = res.Values[gi]
+				}
+				row.Vals = append(row.Vals, v)
+			}
+			a.Rows = append(a.Rows, row)
+			if r.res[0].Valid[gi] {
+				a.Total += r.res[0].Values[gi]
+			}
+		}
+		return a, nil
+	}
+	return run, answer, nil
+}
+
+// records is the engine path of a records query: the filter, then the first Limit matched
+// rows, every field as text (as the service reads them before rendering).
+func (engineSystem) records(q Query, c *capability.Capability, t *columnar.Table, preds []columnar.Predicate) (func() (any, error), func(any) (Answer, error), error) {
+	cols := make([]*columnar.Column, len(c.Fields))
+	for i, f := range c.Fields {
+		if cols[i] = t.Col(f.Name); cols[i] == nil {
+			return nil, nil, fmt.Errorf("no column %s", f.Name)
+		}
+	}
+	type result struct {
+		matched int
+		fields  []map[string]*string
+	}
+	run := func() (any, error) {
+		sel := t.Filter(preds)
+		n := min(q.Limit, sel.Len())
+		out := make([]map[string]*string, n)
+		for i := range out {
+			r := sel.Row(i)
+			rec := make(map[string]*string, len(cols))
+			for _, col := range cols {
+				if v, ok := col.Text(r); ok {
+					rec[col.Name] = &v
+				} else {
+					rec[col.Name] = nil
+				}
+			}
+			out[i] = rec
+		}
+		return result{sel.Len(), out}, nil
+	}
+	answer := func(out any) (Answer, error) {
+		r := out.(result)
+		a := Answer{Matched: r.matched, Groups: 1, Total: math.NaN(), Ordered: true}
+		for _, rec := range r.fields {
+			row := Row{Keys: []string{nullKey}}
+			if v := rec[recordKey]; v != nil {
+				row.Keys[0] = *v
+			}
+			for _, col := range recordValues {
+				v := math.NaN()
+				if s := rec[col]; s != nil {
+					f, err := strconv.ParseFloat(*s, 64)
+					if err != nil {
+						return Answer{}, fmt.Errorf("record %s: %w", col, err)
+					}
+					v = f
+				}
+				row.Vals = append(row.Vals, v)
+			}
+			a.Rows = append(a.Rows, row)
+		}
+		return a, nil
+	}
+	return run, answer, nil
+}
+
 // sampleRows is the number of sample rows per source the service's lineage collects.
 const sampleRows = 5
 
@@ -149,14 +291,13 @@ func validate(svc *service.Service, q Query) (*capability.Capability, *service.P
 	return c, p, snap, nil
 }
 
-// sameAnswer reports whether two systems' answers agree (totals to 12 significant digits:
-// the service writes at most 15, and summation order may differ between systems).
+// sameAnswer reports whether two citeq paths' answers agree: matched rows, groups, and the
+// totals within tolerance where both compute one.
 func sameAnswer(a, b Answer) bool {
 	if a.Matched != b.Matched || a.Groups != b.Groups {
 		return false
 	}
-	scale := math.Max(math.Abs(a.Total), math.Abs(b.Total))
-	return math.Abs(a.Total-b.Total) <= 1e-12*scale
+	return math.IsNaN(a.Total) || math.IsNaN(b.Total) || near(a.Total, b.Total)
 }
 
 // Timing is the wall time of the measured runs of one query by one system.

@@ -105,12 +105,21 @@ func (t *Table) Filter(preds []Predicate) Selection {
 // (each key's dictionary order, nulls last; the first key is the most significant).
 type Grouping struct {
 	Keys []*Column
-	// GID is the group of each selected row (parallel to the selection).
+	// GID is the group of each selected row (parallel to the selection); nil when there is a
+	// single group for the whole selection (no keys): read it through ID.
 	GID []uint32
 	// N is the number of groups.
 	N int
 	// Codes holds each group's key codes (-1 for null), Codes[g][k].
 	Codes [][]int32
+}
+
+// ID is the group of the i-th selected row.
+func (g *Grouping) ID(i int) uint32 {
+	if g.GID == nil {
+		return 0
+	}
+	return g.GID[i]
 }
 
 // denseLimit bounds the slot space of the dense radix grouping; above it a hash map is used.
@@ -120,14 +129,12 @@ const denseLimit = 1 << 22
 // one group, which exists even when the selection is empty (as SQL aggregates without GROUP
 // BY return one row: counts 0, sums null).
 func (t *Table) Group(sel Selection, keys []string) *Grouping {
+	if len(keys) == 0 {
+		return &Grouping{N: 1, Codes: [][]int32{{}}}
+	}
 	g := &Grouping{GID: make([]uint32, sel.Len())}
 	for _, k := range keys {
 		g.Keys = append(g.Keys, t.cols[k])
-	}
-	if len(keys) == 0 {
-		g.N = 1
-		g.Codes = [][]int32{{}}
-		return g
 	}
 	// Mixed-radix slot of a row: each key's code with null mapped to its cardinality.
 	radix := make([]uint64, len(keys))
@@ -298,6 +305,9 @@ func (t *Table) Aggregate(sel Selection, g *Grouping, agg Agg, col, unit string)
 }
 
 func countRows(sel Selection, g *Grouping) []int64 {
+	if g.GID == nil {
+		return []int64{int64(sel.Len())}
+	}
 	chunks := chunksFor(len(g.GID), g.N)
 	parts := make([][]int64, chunks)
 	parallelChunks(len(g.GID), chunks, func(ci, lo, hi int) {
@@ -381,7 +391,7 @@ func accumulate(sel Selection, g *Grouping, c *Column, agg Agg) partial {
 	bitmap := c.Floats.NullBitmapBytes()
 	off := c.Floats.Offset()
 	hasNulls := c.Floats.NullN() > 0
-	n := len(g.GID)
+	n := sel.Len()
 	chunks := chunksFor(n, g.N)
 	parts := make([]partial, max(chunks, 1))
 	parts[0] = newPartial(g.N)
@@ -390,7 +400,12 @@ func accumulate(sel Selection, g *Grouping, c *Column, agg Agg) partial {
 		if ci > 0 || p.nn == nil {
 			p = newPartial(g.N)
 		}
-		gids := g.GID[lo:hi]
+		gids := g.GID
+		if gids == nil {
+			gids = zeros(hi - lo) // one group: every row's id is 0
+		} else {
+			gids = gids[lo:hi]
+		}
 		isNull := func(r int) bool { return hasNulls && !bitutil.BitIsSet(bitmap, off+r) }
 		switch agg {
 		case AggMin, AggMax:
@@ -443,6 +458,16 @@ func accumulate(sel Selection, g *Grouping, c *Column, agg Agg) partial {
 	return out
 }
 
+// zeroIDs are the group ids of a chunk of a single-group grouping.
+var zeroIDs = make([]uint32, chunkRows)
+
+func zeros(n int) []uint32 {
+	if n <= len(zeroIDs) {
+		return zeroIDs[:n]
+	}
+	return make([]uint32, n)
+}
+
 // chunksFor is the number of fixed chunks a kernel over n rows and groups splits into: one
 // when the per-chunk state would be large.
 func chunksFor(n, groups int) int {
@@ -471,7 +496,8 @@ func (t *Table) markMixed(sel Selection, g *Grouping, c, unit *Column, res *Resu
 	for i := range first {
 		first[i] = -2
 	}
-	for i, gid := range g.GID {
+	for i, n := 0, sel.Len(); i < n; i++ {
+		gid := g.ID(i)
 		r := sel.Row(i)
 		if c.Floats.IsNull(r) {
 			continue
@@ -500,7 +526,8 @@ func (t *Table) countDistinct(sel Selection, g *Grouping, c *Column, res *Result
 	if uint64(g.N)*uint64(card) <= 1<<28 {
 		words := (card + 63) / 64
 		bits := make([]uint64, g.N*words)
-		for i, gid := range g.GID {
+		for i, n := 0, sel.Len(); i < n; i++ {
+			gid := g.ID(i)
 			code := c.Codes[sel.Row(i)]
 			if code < 0 {
 				res.NullRows[gid]++
@@ -514,7 +541,8 @@ func (t *Table) countDistinct(sel Selection, g *Grouping, c *Column, res *Result
 		}
 	} else {
 		seen := map[uint64]struct{}{}
-		for i, gid := range g.GID {
+		for i, n := 0, sel.Len(); i < n; i++ {
+			gid := g.ID(i)
 			code := c.Codes[sel.Row(i)]
 			if code < 0 {
 				res.NullRows[gid]++
@@ -546,7 +574,8 @@ type Source struct {
 func (t *Table) Lineage(sel Selection, g *Grouping, fileCol, sheetCol string, k int) [][]Source {
 	files, sheets := t.cols[fileCol].Codes, t.cols[sheetCol].Codes
 	out := make([][]Source, g.N)
-	for i, gid := range g.GID {
+	for i, n := 0, sel.Len(); i < n; i++ {
+		gid := g.ID(i)
 		r := sel.Row(i)
 		f := files[r]
 		list := out[gid]

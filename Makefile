@@ -6,7 +6,7 @@ ADDR     ?= 127.0.0.1:8080
 BIN      := bin/citeq
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build run ingest serve test lint bench clean
+.PHONY: build run ingest serve test lint bench load clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/citeq
@@ -36,6 +36,10 @@ lint:
 
 bench: build
 	CITEQ_RAW=$(abspath $(RAW)) GO=$(GO) $(GO) run ./bench/cmd/citeq-bench $(BENCHFLAGS)
+
+# End-to-end load test with wrk against a running server on loopback.
+load:
+	CITEQ_RAW=$(abspath $(RAW)) bench/load.sh
 
 clean:
 	rm -rf bin var

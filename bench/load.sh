@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# End-to-end load test of a running `citeq serve` with wrk, on loopback only:
+#   - time to ready (process start to the first 200 of /v1/health, all snapshots loaded);
+#   - p50 and p99 latency at fixed request rates (each wrk connection waits between its
+#     requests, so connections × 1000 / delay requests per second are offered), for distinct
+#     grouped queries with citations and for one repeated pinned query;
+#   - the maximum throughput of each (no delay);
+#   - the server's resident memory against the bytes of the fact tables it loaded.
+# Every request loop is bounded in time (DURATION seconds) and stops by itself.
+#   bench/load.sh            (make load)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+raw=${CITEQ_RAW:-$root/../shared/data/raw}
+duration=${DURATION:-10}
+conns=${CONNECTIONS:-10}
+rates=${RATES:-"100 500 1000"}
+
+if ! command -v wrk >/dev/null; then
+  echo "installing wrk (Debian package)" >&2
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq wrk; else sudo apt-get install -y -qq wrk; fi
+fi
+work=$(mktemp -d)
+trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+(cd "$root" && go build -o "$work/citeq" ./cmd/citeq)
+"$work/citeq" ingest --raw "$raw" --data "$work/var" >/dev/null
+export CITEQ_API_KEY=$("$work/citeq" keys create --data "$work/var" --plan annual --owner load-test | grep '^cq_')
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+base="http://127.0.0.1:$port"
+
+start=$(date +%s%N)
+"$work/citeq" serve --data "$work/var" --addr "127.0.0.1:$port" 2>"$work/serve.log" &
+pid=$!
+until curl -fs "$base/v1/health" >/dev/null 2>&1; do sleep 0.005; done
+ready_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+facts=$(find "$work/var/snapshots" -name facts.parquet -printf '%s\n' | awk '{s+=$1} END {print s}')
+
+# run NAME SCRIPT RATE: one wrk run; RATE 0 means as fast as it goes.
+run() {
+  local name=$1 script=$2 rate=$3 delay=0
+  if [ "$rate" != 0 ]; then delay=$(( conns * 1000 / rate )); fi
+  CITEQ_DELAY_MS=$delay wrk -t2 -c"$conns" -d"${duration}s" --latency -s "$here/load/$script" "$base" >"$work/wrk.out" 2>&1 || true
+  local p50 p99 rps non2xx
+  p50=$(awk '$1=="50%" {print $2}' "$work/wrk.out")
+  p99=$(awk '$1=="99%" {print $2}' "$work/wrk.out")
+  rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk.out")
+  non2xx=$(awk '/Non-2xx/ {print $NF}' "$work/wrk.out")
+  printf '%-9s %-22s %8s %10s %10s %12s %s\n' "$name" "$( [ "$rate" = 0 ] && echo max || echo "$rate/s offered")" "$rps" "$p50" "$p99" "${non2xx:-0}" ""
+}
+
+echo "time to ready: ${ready_ms} ms (all snapshots loaded); fact tables: $((facts / 1024)) KiB"
+printf '%-9s %-22s %8s %10s %10s %12s\n' QUERY RATE "REQ/S" P50 P99 "NON-2XX"
+for rate in $rates 0; do run distinct distinct.lua "$rate"; done
+for rate in $rates 0; do run pinned pinned.lua "$rate"; done
+rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+echo "server RSS: $((rss / 1024)) MiB now, $((hwm / 1024)) MiB peak; fact tables $((facts / 1024)) KiB on disk"

@@ -152,13 +152,24 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	t := snap.Table
 	sel := t.Filter(Predicates(c, t, p))
 	groups := t.Group(sel, p.GroupBy)
-	whole := t.Group(sel, nil)
+	whole := groups
+	if len(p.GroupBy) > 0 {
+		whole = t.Group(sel, nil)
+	}
 	results := make([]metricResult, len(c.Metrics))
 	for i, m := range c.Metrics {
-		results[i] = metricResult{m: m, groups: Aggregate(t, sel, groups, m), total: Aggregate(t, sel, whole, m)}
+		results[i] = metricResult{m: m, groups: Aggregate(t, sel, groups, m)}
+		// Without group_by the single row is the whole matched set: its values are the totals.
+		results[i].total = results[i].groups
+		if whole != groups {
+			results[i].total = Aggregate(t, sel, whole, m)
+		}
 	}
 	lineage := t.Lineage(sel, groups, capability.ColSourceFile, capability.ColSheet, sampleRows)
-	wholeLineage := t.Lineage(sel, whole, capability.ColSourceFile, capability.ColSheet, sampleRows)
+	wholeLineage := lineage
+	if whole != groups {
+		wholeLineage = t.Lineage(sel, whole, capability.ColSourceFile, capability.ColSheet, sampleRows)
+	}
 
 	rows := make([]outRow, groups.N)
 	for gi := range rows {

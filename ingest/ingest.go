@@ -222,7 +222,12 @@ func sourcesOf(p Plan) []snapshots.Source {
 }
 
 func rowsBySheet(c *capability.Capability, rows []snapshots.Row) map[string]int {
-	j := len(c.Fields) + 2 // _sheet
+	j := 0
+	for i, f := range snapshots.Columns(c) {
+		if f.Name == capability.ColSheet {
+			j = i
+		}
+	}
 	out := map[string]int{}
 	for _, r := range rows {
 		s, _ := r[j].(string)

@@ -2,7 +2,10 @@ package columnar
 
 import (
 	"math"
+	bits64 "math/bits"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 )
@@ -524,19 +527,47 @@ func (t *Table) countDistinct(sel Selection, g *Grouping, c *Column, res *Result
 	card := len(c.Values)
 	counts := make([]int64, g.N)
 	if uint64(g.N)*uint64(card) <= 1<<28 {
+		// One bitset per worker over a contiguous part of the selection, OR-merged: a union
+		// of sets is exact however the rows are split, so the count never depends on cores.
 		words := (card + 63) / 64
-		bits := make([]uint64, g.N*words)
-		for i, n := 0, sel.Len(); i < n; i++ {
-			gid := g.ID(i)
-			code := c.Codes[sel.Row(i)]
-			if code < 0 {
-				res.NullRows[gid]++
-				continue
+		n := sel.Len()
+		workers := max(1, min(runtime.GOMAXPROCS(0), n/chunkRows))
+		if uint64(workers)*uint64(g.N)*uint64(words) > 1<<25 {
+			workers = 1
+		}
+		bitsets := make([][]uint64, workers)
+		nulls := make([][]int64, workers)
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				bits, nl := make([]uint64, g.N*words), make([]int64, g.N)
+				for i, hi := n*w/workers, n*(w+1)/workers; i < hi; i++ {
+					gid := g.ID(i)
+					code := c.Codes[sel.Row(i)]
+					if code < 0 {
+						nl[gid]++
+						continue
+					}
+					bits[int(gid)*words+int(code>>6)] |= uint64(1) << (code & 63)
+				}
+				bitsets[w], nulls[w] = bits, nl
+			}(w)
+		}
+		wg.Wait()
+		bits := bitsets[0]
+		for w := 1; w < workers; w++ {
+			for i, x := range bitsets[w] {
+				bits[i] |= x
 			}
-			w := &bits[int(gid)*words+int(code>>6)]
-			if m := uint64(1) << (code & 63); *w&m == 0 {
-				*w |= m
-				counts[gid]++
+		}
+		for gid := range counts {
+			for _, x := range bits[gid*words : (gid+1)*words] {
+				counts[gid] += int64(bits64.OnesCount64(x))
+			}
+			for w := range nulls {
+				res.NullRows[gid] += nulls[w][gid]
 			}
 		}
 	} else {

@@ -604,33 +604,62 @@ type Source struct {
 // sample rows each, from the lineage columns fileCol and sheetCol.
 func (t *Table) Lineage(sel Selection, g *Grouping, fileCol, sheetCol string, k int) [][]Source {
 	files, sheets := t.cols[fileCol].Codes, t.cols[sheetCol].Codes
-	out := make([][]Source, g.N)
-	for i, n := 0, sel.Len(); i < n; i++ {
-		gid := g.ID(i)
-		r := sel.Row(i)
-		f := files[r]
-		list := out[gid]
-		j := 0
-		for j < len(list) && list[j].File != f {
-			j++
+	n := sel.Len()
+	chunks := chunksFor(n, g.N)
+	parts := make([][][]Source, max(chunks, 1))
+	// Each fixed chunk collects its own lineage; merged in chunk order, earlier rows come
+	// first, so the samples are the same as one pass in row order would take.
+	parallelChunks(n, chunks, func(ci, lo, hi int) {
+		out := make([][]Source, g.N)
+		for i := lo; i < hi; i++ {
+			gid := g.ID(i)
+			r := sel.Row(i)
+			s := sourceOf(&out[gid], files[r])
+			s.Rows++
+			if len(s.Sample) < k {
+				s.Sample = append(s.Sample, int32(r))
+			}
+			if sh := sheets[r]; !containsCode(s.Sheets, sh) {
+				s.Sheets = insertCode(s.Sheets, sh)
+			}
 		}
-		if j == len(list) {
-			out[gid] = append(out[gid], Source{File: f})
-			list = out[gid]
-		}
-		s := &list[j]
-		s.Rows++
-		if len(s.Sample) < k {
-			s.Sample = append(s.Sample, int32(r))
-		}
-		if sh := sheets[r]; !containsCode(s.Sheets, sh) {
-			s.Sheets = insertCode(s.Sheets, sh)
+		parts[ci] = out
+	})
+	out := parts[0]
+	if out == nil {
+		out = make([][]Source, g.N)
+	}
+	for _, part := range parts[1:] {
+		for gid, srcs := range part {
+			for _, src := range srcs {
+				s := sourceOf(&out[gid], src.File)
+				s.Rows += src.Rows
+				if room := k - len(s.Sample); room > 0 {
+					s.Sample = append(s.Sample, src.Sample[:min(room, len(src.Sample))]...)
+				}
+				for _, sh := range src.Sheets {
+					if !containsCode(s.Sheets, sh) {
+						s.Sheets = insertCode(s.Sheets, sh)
+					}
+				}
+			}
 		}
 	}
 	for gid := range out {
 		sort.Slice(out[gid], func(a, b int) bool { return out[gid][a].File < out[gid][b].File })
 	}
 	return out
+}
+
+// sourceOf returns the entry of file f in list, adding it when absent.
+func sourceOf(list *[]Source, f int32) *Source {
+	for j := range *list {
+		if (*list)[j].File == f {
+			return &(*list)[j]
+		}
+	}
+	*list = append(*list, Source{File: f})
+	return &(*list)[len(*list)-1]
 }
 
 func containsCode(list []int32, c int32) bool {

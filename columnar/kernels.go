@@ -163,11 +163,16 @@ func (t *Table) Group(sel Selection, keys []string) *Grouping {
 		return s
 	}
 	if space <= denseLimit {
-		slots := make([]uint32, sel.Len())
+		// Each row's slot, computed on all cores into GID; then the slots that occur are
+		// numbered in key order and GID renumbered in place.
+		n := sel.Len()
+		parallelFor(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				g.GID[i] = uint32(slot(sel.Row(i)))
+			}
+		})
 		used := make([]bool, space)
-		for i := range slots {
-			s := slot(sel.Row(i))
-			slots[i] = uint32(s)
+		for _, s := range g.GID {
 			used[s] = true
 		}
 		id := make([]uint32, space)
@@ -178,9 +183,11 @@ func (t *Table) Group(sel Selection, keys []string) *Grouping {
 				g.N++
 			}
 		}
-		for i, s := range slots {
-			g.GID[i] = id[s]
-		}
+		parallelFor(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				g.GID[i] = id[g.GID[i]]
+			}
+		})
 		return g
 	}
 	// Sparse: hash the composite key, then number groups in key order.

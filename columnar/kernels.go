@@ -441,6 +441,22 @@ func accumulate(sel Selection, g *Grouping, c *Column, agg Agg) partial {
 				}
 			}
 		default: // sums, compensated (Neumaier)
+			if g.GID == nil && sel.All && !hasNulls {
+				// The whole table in one group: run down the column itself.
+				acc, c := p.sum[0], p.comp[0]
+				for _, v := range vals[lo:hi] {
+					t := acc + v
+					if math.Abs(acc) >= math.Abs(v) {
+						c += (acc - t) + v
+					} else {
+						c += (v - t) + acc
+					}
+					acc = t
+				}
+				p.sum[0], p.comp[0] = acc, c
+				p.nn[0] += int64(hi - lo)
+				break
+			}
 			sum, comp := p.sum, p.comp
 			for i, gid := range gids {
 				r := sel.Row(lo + i)

@@ -251,6 +251,29 @@ func (c *Column) Lookup(v string) int32 {
 	return -1
 }
 
+// NullN is the number of null rows of the column.
+func (c *Column) NullN() int {
+	switch c.Kind {
+	case Dict:
+		n := 0
+		for _, code := range c.Codes {
+			if code < 0 {
+				n++
+			}
+		}
+		return n
+	case Float:
+		return c.Floats.NullN()
+	case Int:
+		return c.Ints.NullN()
+	case Str:
+		return c.Strs.NullN()
+	case Bool:
+		return c.Bools.NullN()
+	}
+	return 0
+}
+
 // Text returns row i of any column as text and whether it is non-null.
 func (c *Column) Text(i int) (string, bool) {
 	switch c.Kind {

@@ -129,7 +129,7 @@ func load(c *capability.Capability, m *snapshots.Manifest) (*Snapshot, error) {
 	}
 	snap := &Snapshot{Cap: c, Manifest: m, Table: t, Codebooks: cbs, sources: map[string]snapshots.Source{}, unpublished: map[string]bool{}}
 	for _, f := range c.Fields {
-		if allNull(t.Col(f.Name), t.Rows) {
+		if t.Rows > 0 && t.Col(f.Name).NullN() == t.Rows {
 			snap.unpublished[f.Name] = true
 		}
 	}
@@ -216,16 +216,4 @@ func (s *Service) snapshot(c *capability.Capability, asOf string) (*Snapshot, *E
 		return snap, nil
 	}
 	return nil, errf(400, CodeInvalidParameter, "as_of %q is not a served snapshot of %s; use latest or one of: %s", asOf, c.ID, join(dates))
-}
-
-func allNull(col *columnar.Column, rows int) bool {
-	if rows == 0 {
-		return false
-	}
-	for i := 0; i < rows; i++ {
-		if _, ok := col.Text(i); ok {
-			return false
-		}
-	}
-	return true
 }

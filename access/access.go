@@ -114,3 +114,38 @@ func (g *Gate) CountQuery(ctx context.Context, c Caller) (string, *service.Error
 	}
 	return strconv.Itoa(max(0, g.free()-used)), nil
 }
+
+// Answer is a query's payload and what the front ends put around it.
+type Answer struct {
+	Body []byte
+	// Remaining is the remaining-queries value ("" without accounts); it is set on a
+	// payment_required error too.
+	Remaining string
+	// Pinned reports whether the query named an exact as_of: its answer never changes.
+	Pinned bool
+}
+
+// Query answers a query as every front end does: identify the caller, validate the params,
+// count the query (a valid one only), run it. gate may be nil: no accounts, every query free.
+func Query(ctx context.Context, svc *service.Service, gate *Gate, authorization, addr, path string, raw service.RawParams) (Answer, *service.Error) {
+	var a Answer
+	var caller Caller
+	if gate != nil {
+		var e *service.Error
+		if caller, e = gate.Identify(ctx, authorization, addr); e != nil {
+			return a, e
+		}
+	}
+	q, e := svc.Prepare(path, raw)
+	if e != nil {
+		return a, e
+	}
+	a.Pinned = q.Pinned()
+	if gate != nil {
+		if a.Remaining, e = gate.CountQuery(ctx, caller); e != nil {
+			return a, e
+		}
+	}
+	a.Body, e = svc.Run(q)
+	return a, e
+}

@@ -82,32 +82,15 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 			respond(c, latestMaxAge)(svc.Schema(path))
 		})
 		query := func(c *gin.Context, raw service.RawParams) {
-			var caller access.Caller
-			if cfg.Gate != nil {
-				var e *service.Error
-				if caller, e = cfg.Gate.Identify(c, c.GetHeader("Authorization"), c.ClientIP()); e != nil {
-					writeErr(c, e)
-					return
-				}
-			}
-			q, e := svc.Prepare(path, raw)
-			if e != nil {
-				writeErr(c, e)
-				return
-			}
-			if cfg.Gate != nil {
-				remaining, e := cfg.Gate.CountQuery(c, caller)
-				c.Header(access.RemainingHeader, remaining)
-				if e != nil {
-					writeErr(c, e)
-					return
-				}
+			a, e := access.Query(c, svc, cfg.Gate, c.GetHeader("Authorization"), c.ClientIP(), path, raw)
+			if a.Remaining != "" {
+				c.Header(access.RemainingHeader, a.Remaining)
 			}
 			maxAge := latestMaxAge
-			if q.Pinned() {
+			if a.Pinned {
 				maxAge = pinnedMaxAge
 			}
-			respond(c, maxAge)(svc.Run(q))
+			respond(c, maxAge)(a.Body, e)
 		}
 		r.POST("/v1/"+path+"/query", func(c *gin.Context) {
 			body, e := readBody(c)

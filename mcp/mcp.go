@@ -124,10 +124,10 @@ func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.S
 			Annotations: readOnly(),
 		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			done := result("query_"+c.ToolName()+"_v1", c.ID)
-			body, remaining, e := query(ctx, svc, gate, c, req)
-			res := done(body, e)
-			if remaining != "" {
-				res.Meta = sdk.Meta{"free_queries_remaining": remaining}
+			a, e := query(ctx, svc, gate, c, req)
+			res := done(a.Body, e)
+			if a.Remaining != "" {
+				res.Meta = sdk.Meta{"free_queries_remaining": a.Remaining}
 			}
 			return res, nil
 		})
@@ -144,36 +144,18 @@ func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.S
 	return s
 }
 
-// query runs a query tool call: identify the caller, validate, count, run — the same
-// sequence as a REST query.
-func query(ctx context.Context, svc *service.Service, gate *access.Gate, c *capability.Capability, req *sdk.CallToolRequest) ([]byte, string, *service.Error) {
-	var caller access.Caller
-	if gate != nil {
-		var hdr http.Header
-		if req.Extra != nil {
-			hdr = req.Extra.Header
-		}
-		var e *service.Error
-		if caller, e = gate.Identify(ctx, hdr.Get("Authorization"), hdr.Get(ClientAddrHeader)); e != nil {
-			return nil, "", e
-		}
-	}
+// query runs a query tool call through the same sequence as a REST query (access.Query),
+// with the caller's headers as the HTTP front end passed them on.
+func query(ctx context.Context, svc *service.Service, gate *access.Gate, c *capability.Capability, req *sdk.CallToolRequest) (access.Answer, *service.Error) {
 	raw, e := service.ParseBody(args(req))
 	if e != nil {
-		return nil, "", e
+		return access.Answer{}, e
 	}
-	q, e := svc.Prepare(c.Path, raw)
-	if e != nil {
-		return nil, "", e
+	var hdr http.Header
+	if req.Extra != nil {
+		hdr = req.Extra.Header
 	}
-	remaining := ""
-	if gate != nil {
-		if remaining, e = gate.CountQuery(ctx, caller); e != nil {
-			return nil, remaining, e
-		}
-	}
-	body, e := svc.Run(q)
-	return body, remaining, e
+	return access.Query(ctx, svc, gate, hdr.Get("Authorization"), hdr.Get(ClientAddrHeader), c.Path, raw)
 }
 
 func readOnly() *sdk.ToolAnnotations {

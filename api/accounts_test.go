@@ -42,25 +42,7 @@ func gated(t *testing.T, dsn, dir string, insecure bool) (*httptest.Server, stat
 
 func request(t *testing.T, method, url, key, body string) (*http.Response, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var b []byte
-	buf := make([]byte, 4096)
-	for {
-		n, err := resp.Body.Read(buf)
-		b = append(b, buf[:n]...)
-		if err != nil {
-			break
-		}
-	}
-	return resp, b
+	return testenv.Do(t, method, url, key, body)
 }
 
 const q = "/v1/power/capacity/query"

@@ -1,9 +1,7 @@
 package api_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -36,19 +34,7 @@ func newServer(t *testing.T, dir string) *httptest.Server {
 
 func do(t *testing.T, method, url string, body []byte) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, b := testenv.Do(t, method, url, "", string(body))
 	return resp.StatusCode, b
 }
 

@@ -111,16 +111,7 @@ func createKey(t *testing.T, args ...string) string {
 
 func call(t *testing.T, method, url, key, body string) (int, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := testenv.Do(t, method, url, key, body)
 	return resp.StatusCode, b
 }
 

@@ -368,10 +368,9 @@ func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filt
 		if err != nil || len(vals) == 0 {
 			return errf(400, CodeInvalidFilter, "filter %s takes a value or a non-empty list of values", name)
 		}
-		col := snap.Table.Col(name)
 		var canon []string
 		for _, v := range vals {
-			cv, e := s.checkValue(c, snap, f, col, v, schemaURL)
+			cv, e := s.checkValue(c, snap, f, v, schemaURL)
 			if e != nil {
 				return e
 			}
@@ -384,9 +383,7 @@ func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filt
 }
 
 // checkValue validates one filter value and returns its canonical text.
-func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capability.Field, col interface {
-	Lookup(string) int32
-}, v string, schemaURL string) (string, *Error) {
+func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capability.Field, v string, schemaURL string) (string, *Error) {
 	switch f.Type {
 	case capability.Integer:
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
@@ -421,7 +418,7 @@ func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capabil
 			}
 		}
 	}
-	if col.Lookup(v) >= 0 {
+	if snap.Table.Col(f.Name).Lookup(v) >= 0 {
 		return v, nil
 	}
 	valid := s.dimensionValues(snap, f.Name, 60)

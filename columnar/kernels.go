@@ -2,12 +2,7 @@ package columnar
 
 import (
 	"math"
-	bits64 "math/bits"
-	"runtime"
 	"sort"
-	"sync"
-
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 )
 
 // Selection is the set of matched rows: all rows, or the ascending row indices in Idx.
@@ -278,340 +273,24 @@ type Result struct {
 // distinct; unused for counts) for every group of g. When unit names a Dict column, groups
 // whose non-null inputs carry more than one unit are null and marked Mixed.
 func (t *Table) Aggregate(sel Selection, g *Grouping, agg Agg, col, unit string) Result {
-	res := Result{Values: make([]float64, g.N), Valid: make([]bool, g.N), NullRows: make([]int64, g.N), Mixed: make([]bool, g.N)}
-	switch agg {
-	case AggCount:
-		counts := countRows(sel, g)
-		for i, c := range counts {
-			res.Values[i], res.Valid[i] = float64(c), true
-		}
-		return res
-	case AggCountDistinct:
-		t.countDistinct(sel, g, t.cols[col], &res)
-		return res
-	}
-	c := t.cols[col]
-	acc := accumulate(sel, g, c, agg)
-	for gid := range res.Values {
-		res.NullRows[gid] = acc.nulls[gid]
-		nn := acc.nn[gid]
-		switch agg {
-		case AggCountNonNull:
-			res.Values[gid], res.Valid[gid] = float64(nn), true
-		case AggSum:
-			res.Values[gid], res.Valid[gid] = acc.sum[gid]+acc.comp[gid], nn > 0
-		case AggAvg:
-			if nn > 0 {
-				res.Values[gid], res.Valid[gid] = (acc.sum[gid]+acc.comp[gid])/float64(nn), true
-			}
-		case AggMin, AggMax:
-			res.Values[gid], res.Valid[gid] = acc.ext[gid], nn > 0
-		}
-	}
-	if unit != "" {
-		t.markMixed(sel, g, c, t.cols[unit], &res)
-	}
-	return res
+	return t.run(sel, g.slotter(), []Op{{Agg: agg, Column: col, Unit: unit}}, nil).result(0, every(g.N))
 }
 
-func countRows(sel Selection, g *Grouping) []int64 {
+// slotter aggregates by the grouping's ids.
+func (g *Grouping) slotter() slotter {
 	if g.GID == nil {
-		return []int64{int64(sel.Len())}
+		return slotter{space: 1}
 	}
-	chunks := chunksFor(len(g.GID), g.N)
-	parts := make([][]int64, chunks)
-	parallelChunks(len(g.GID), chunks, func(ci, lo, hi int) {
-		counts := make([]int64, g.N)
-		for _, gid := range g.GID[lo:hi] {
-			counts[gid]++
-		}
-		parts[ci] = counts
-	})
-	if chunks == 0 {
-		return make([]int64, g.N)
-	}
-	out := parts[0]
-	for _, p := range parts[1:] {
-		for gid, n := range p {
-			out[gid] += n
-		}
+	return slotter{space: g.N, gid: g.GID}
+}
+
+// every is the slots 0..n-1.
+func every(n int) []uint32 {
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = uint32(i)
 	}
 	return out
-}
-
-// partial is the running state of the float kernels over some rows, per group.
-type partial struct {
-	sum, comp, ext []float64 // compensated sum (Neumaier) and extreme (min or max)
-	nn, nulls      []int64   // non-null and null inputs
-}
-
-func newPartial(n int) partial {
-	return partial{sum: make([]float64, n), comp: make([]float64, n), ext: make([]float64, n), nn: make([]int64, n), nulls: make([]int64, n)}
-}
-
-// add folds one value into group gid.
-func (p *partial) add(gid uint32, v float64, agg Agg) {
-	switch agg {
-	case AggMin:
-		if p.nn[gid] == 0 || v < p.ext[gid] {
-			p.ext[gid] = v
-		}
-	case AggMax:
-		if p.nn[gid] == 0 || v > p.ext[gid] {
-			p.ext[gid] = v
-		}
-	case AggCountNonNull:
-	default:
-		s := p.sum[gid]
-		t := s + v
-		if math.Abs(s) >= math.Abs(v) {
-			p.comp[gid] += (s - t) + v
-		} else {
-			p.comp[gid] += (v - t) + s
-		}
-		p.sum[gid] = t
-	}
-	p.nn[gid]++
-}
-
-// merge folds the partial q (of later rows) into p.
-func (p *partial) merge(q partial, agg Agg) {
-	for gid := range p.nn {
-		if q.nn[gid] > 0 {
-			switch agg {
-			case AggMin, AggMax:
-				if p.nn[gid] == 0 || (agg == AggMin && q.ext[gid] < p.ext[gid]) || (agg == AggMax && q.ext[gid] > p.ext[gid]) {
-					p.ext[gid] = q.ext[gid]
-				}
-			default:
-				p.comp[gid] += q.comp[gid]
-				p.add(uint32(gid), q.sum[gid], AggSum)
-				p.nn[gid]--
-			}
-			p.nn[gid] += q.nn[gid]
-		}
-		p.nulls[gid] += q.nulls[gid]
-	}
-}
-
-// accumulate runs a float kernel over the selection in fixed chunks, in parallel, and merges
-// the chunks in order, so the result does not depend on the number of cores.
-func accumulate(sel Selection, g *Grouping, c *Column, agg Agg) partial {
-	vals := c.Floats.Float64Values()
-	bitmap := c.Floats.NullBitmapBytes()
-	off := c.Floats.Offset()
-	hasNulls := c.Floats.NullN() > 0
-	n := sel.Len()
-	chunks := chunksFor(n, g.N)
-	parts := make([]partial, max(chunks, 1))
-	parts[0] = newPartial(g.N)
-	parallelChunks(n, chunks, func(ci, lo, hi int) {
-		p := parts[ci]
-		if ci > 0 || p.nn == nil {
-			p = newPartial(g.N)
-		}
-		gids := g.GID
-		if gids == nil {
-			gids = zeros(hi - lo) // one group: every row's id is 0
-		} else {
-			gids = gids[lo:hi]
-		}
-		isNull := func(r int) bool { return hasNulls && !bitutil.BitIsSet(bitmap, off+r) }
-		switch agg {
-		case AggMin, AggMax:
-			lower := agg == AggMin
-			for i, gid := range gids {
-				r := sel.Row(lo + i)
-				if isNull(r) {
-					p.nulls[gid]++
-					continue
-				}
-				v := vals[r]
-				if p.nn[gid] == 0 || (lower && v < p.ext[gid]) || (!lower && v > p.ext[gid]) {
-					p.ext[gid] = v
-				}
-				p.nn[gid]++
-			}
-		case AggCountNonNull:
-			for i, gid := range gids {
-				if isNull(sel.Row(lo + i)) {
-					p.nulls[gid]++
-				} else {
-					p.nn[gid]++
-				}
-			}
-		default: // sums, compensated (Neumaier)
-			if g.GID == nil && sel.All && !hasNulls {
-				// The whole table in one group: run down the column itself.
-				acc, c := p.sum[0], p.comp[0]
-				for _, v := range vals[lo:hi] {
-					t := acc + v
-					if math.Abs(acc) >= math.Abs(v) {
-						c += (acc - t) + v
-					} else {
-						c += (v - t) + acc
-					}
-					acc = t
-				}
-				p.sum[0], p.comp[0] = acc, c
-				p.nn[0] += int64(hi - lo)
-				break
-			}
-			sum, comp := p.sum, p.comp
-			for i, gid := range gids {
-				r := sel.Row(lo + i)
-				if isNull(r) {
-					p.nulls[gid]++
-					continue
-				}
-				v, acc := vals[r], sum[gid]
-				t := acc + v
-				if math.Abs(acc) >= math.Abs(v) {
-					comp[gid] += (acc - t) + v
-				} else {
-					comp[gid] += (v - t) + acc
-				}
-				sum[gid] = t
-				p.nn[gid]++
-			}
-		}
-		parts[ci] = p
-	})
-	out := parts[0]
-	for _, p := range parts[1:] {
-		out.merge(p, agg)
-	}
-	return out
-}
-
-// zeroIDs are the group ids of a chunk of a single-group grouping.
-var zeroIDs = make([]uint32, chunkRows)
-
-func zeros(n int) []uint32 {
-	if n <= len(zeroIDs) {
-		return zeroIDs[:n]
-	}
-	return make([]uint32, n)
-}
-
-// chunksFor is the number of fixed chunks a kernel over n rows and groups splits into: one
-// when the per-chunk state would be large.
-func chunksFor(n, groups int) int {
-	chunks := (n + chunkRows - 1) / chunkRows
-	if chunks > 1 && chunks*groups > 1<<22 {
-		return 1
-	}
-	return chunks
-}
-
-// parallelChunks runs fn(chunk index, lo, hi) over the chunks of [0, n) on up to GOMAXPROCS
-// goroutines; with one chunk it covers all of [0, n).
-func parallelChunks(n, chunks int, fn func(ci, lo, hi int)) {
-	if chunks <= 1 {
-		if n > 0 {
-			fn(0, 0, n)
-		}
-		return
-	}
-	parallelFor(n, func(lo, hi int) { fn(lo/chunkRows, lo, hi) })
-}
-
-// markMixed nulls the groups whose non-null inputs carry more than one unit.
-func (t *Table) markMixed(sel Selection, g *Grouping, c, unit *Column, res *Result) {
-	first := make([]int32, g.N)
-	for i := range first {
-		first[i] = -2
-	}
-	for i, n := 0, sel.Len(); i < n; i++ {
-		gid := g.ID(i)
-		r := sel.Row(i)
-		if c.Floats.IsNull(r) {
-			continue
-		}
-		u := unit.Codes[r]
-		switch first[gid] {
-		case -2:
-			first[gid] = u
-		case u:
-		default:
-			res.Mixed[gid] = true
-		}
-	}
-	for gid, m := range res.Mixed {
-		if m {
-			res.Valid[gid], res.Values[gid] = false, 0
-		}
-	}
-}
-
-// countDistinct counts the distinct non-null codes of a Dict column per group, with a bitset
-// per group when groups × cardinality is small and a hash set otherwise.
-func (t *Table) countDistinct(sel Selection, g *Grouping, c *Column, res *Result) {
-	card := len(c.Values)
-	counts := make([]int64, g.N)
-	if uint64(g.N)*uint64(card) <= 1<<28 {
-		// One bitset per worker over a contiguous part of the selection, OR-merged: a union
-		// of sets is exact however the rows are split, so the count never depends on cores.
-		words := (card + 63) / 64
-		n := sel.Len()
-		workers := max(1, min(runtime.GOMAXPROCS(0), n/chunkRows))
-		if uint64(workers)*uint64(g.N)*uint64(words) > 1<<25 {
-			workers = 1
-		}
-		bitsets := make([][]uint64, workers)
-		nulls := make([][]int64, workers)
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				bits, nl := make([]uint64, g.N*words), make([]int64, g.N)
-				for i, hi := n*w/workers, n*(w+1)/workers; i < hi; i++ {
-					gid := g.ID(i)
-					code := c.Codes[sel.Row(i)]
-					if code < 0 {
-						nl[gid]++
-						continue
-					}
-					bits[int(gid)*words+int(code>>6)] |= uint64(1) << (code & 63)
-				}
-				bitsets[w], nulls[w] = bits, nl
-			}(w)
-		}
-		wg.Wait()
-		bits := bitsets[0]
-		for w := 1; w < workers; w++ {
-			for i, x := range bitsets[w] {
-				bits[i] |= x
-			}
-		}
-		for gid := range counts {
-			for _, x := range bits[gid*words : (gid+1)*words] {
-				counts[gid] += int64(bits64.OnesCount64(x))
-			}
-			for w := range nulls {
-				res.NullRows[gid] += nulls[w][gid]
-			}
-		}
-	} else {
-		seen := map[uint64]struct{}{}
-		for i, n := 0, sel.Len(); i < n; i++ {
-			gid := g.ID(i)
-			code := c.Codes[sel.Row(i)]
-			if code < 0 {
-				res.NullRows[gid]++
-				continue
-			}
-			k := uint64(gid)<<32 | uint64(code)
-			if _, ok := seen[k]; !ok {
-				seen[k] = struct{}{}
-				counts[gid]++
-			}
-		}
-	}
-	for gid, n := range counts {
-		res.Values[gid], res.Valid[gid] = float64(n), true
-	}
 }
 
 // Source is the lineage of one group within one source file: how many of its rows come from
@@ -623,66 +302,10 @@ type Source struct {
 	Sheets []int32 // codes in the sheet column, ascending
 }
 
-// Lineage collects, in the same pass over the selection, each group's sources with up to k
-// sample rows each, from the lineage columns fileCol and sheetCol.
+// Lineage collects each group's sources with up to k sample rows each, from the lineage
+// columns fileCol and sheetCol.
 func (t *Table) Lineage(sel Selection, g *Grouping, fileCol, sheetCol string, k int) [][]Source {
-	files, sheets := t.cols[fileCol].Codes, t.cols[sheetCol].Codes
-	n := sel.Len()
-	chunks := chunksFor(n, g.N)
-	parts := make([][][]Source, max(chunks, 1))
-	// Each fixed chunk collects its own lineage; merged in chunk order, earlier rows come
-	// first, so the samples are the same as one pass in row order would take.
-	parallelChunks(n, chunks, func(ci, lo, hi int) {
-		out := make([][]Source, g.N)
-		for i := lo; i < hi; i++ {
-			gid := g.ID(i)
-			r := sel.Row(i)
-			s := sourceOf(&out[gid], files[r])
-			s.Rows++
-			if len(s.Sample) < k {
-				s.Sample = append(s.Sample, int32(r))
-			}
-			if sh := sheets[r]; !containsCode(s.Sheets, sh) {
-				s.Sheets = insertCode(s.Sheets, sh)
-			}
-		}
-		parts[ci] = out
-	})
-	out := parts[0]
-	if out == nil {
-		out = make([][]Source, g.N)
-	}
-	for _, part := range parts[1:] {
-		for gid, srcs := range part {
-			for _, src := range srcs {
-				s := sourceOf(&out[gid], src.File)
-				s.Rows += src.Rows
-				if room := k - len(s.Sample); room > 0 {
-					s.Sample = append(s.Sample, src.Sample[:min(room, len(src.Sample))]...)
-				}
-				for _, sh := range src.Sheets {
-					if !containsCode(s.Sheets, sh) {
-						s.Sheets = insertCode(s.Sheets, sh)
-					}
-				}
-			}
-		}
-	}
-	for gid := range out {
-		sort.Slice(out[gid], func(a, b int) bool { return out[gid][a].File < out[gid][b].File })
-	}
-	return out
-}
-
-// sourceOf returns the entry of file f in list, adding it when absent.
-func sourceOf(list *[]Source, f int32) *Source {
-	for j := range *list {
-		if (*list)[j].File == f {
-			return &(*list)[j]
-		}
-	}
-	*list = append(*list, Source{File: f})
-	return &(*list)[len(*list)-1]
+	return t.run(sel, g.slotter(), nil, &LineageSpec{FileCol: fileCol, SheetCol: sheetCol, K: k}).lineage(every(g.N))
 }
 
 func containsCode(list []int32, c int32) bool {

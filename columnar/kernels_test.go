@@ -271,6 +271,7 @@ func checkQuery(tb testing.TB, fx *fixture, preds []predSpec, keys []string) {
 	}
 
 	refLin := fx.refLineage(refSel, refGID, g.N, 3)
+	checkCompute(tb, fx, q, sel, keys, refSel, refGID, refCodes, refLin)
 	for _, k := range []int{0, 1, 3} {
 		var got [][]Source
 		what := fmt.Sprintf("%s: Lineage(k=%d)", q, k)
@@ -280,6 +281,65 @@ func checkQuery(tb testing.TB, fx *fixture, preds []predSpec, keys []string) {
 		if d := diffLineage(got, truncSamples(refLin, k)); d != "" {
 			tb.Errorf("%s: %s", what, d)
 		}
+	}
+}
+
+// checkCompute compares the one-pass Compute (every aggregation at once, with units, count
+// distinct over three columns and lineage) with the reference, per group and over the whole
+// selection.
+func checkCompute(tb testing.TB, fx *fixture, q string, sel Selection, keys []string, refSel []int32, refGID []uint32, refCodes [][]int32, refLin [][]Source) {
+	tb.Helper()
+	type want struct {
+		groups, total Result
+	}
+	var ops []Op
+	var wants []want
+	n := len(refCodes)
+	whole := make([]uint32, len(refSel)) // every selected row in group 0
+	st, stAll := fx.refAgg(refSel, refGID, n), fx.refAgg(refSel, whole, 1)
+	for _, agg := range allAggs {
+		if agg == AggCountDistinct {
+			for _, col := range []string{colH1, colPlant, colYear} {
+				ops = append(ops, Op{Agg: agg, Column: col})
+				wants = append(wants, want{fx.refDistinct(refSel, refGID, n, col), fx.refDistinct(refSel, whole, 1, col)})
+			}
+			continue
+		}
+		for _, unit := range []string{"", colUnit} {
+			ops = append(ops, Op{Agg: agg, Column: colCap, Unit: unit})
+			wants = append(wants, want{st.expect(agg, unit != ""), stAll.expect(agg, unit != "")})
+		}
+	}
+	var ans *Answer
+	if !catch(tb, q+": Compute", func() {
+		ans = fx.tbl.Compute(sel, keys, ops, &LineageSpec{FileCol: colFile, SheetCol: colSheet, K: 3})
+	}) {
+		return
+	}
+	if ans.Groups.N != n || len(ans.Groups.Codes) != n {
+		tb.Errorf("%s: Compute: %d groups, want %d", q, ans.Groups.N, n)
+		return
+	}
+	for gi, w := range refCodes {
+		if !slices.Equal(ans.Groups.Codes[gi], w) {
+			tb.Errorf("%s: Compute: group %d has key codes %v, want %v", q, gi, ans.Groups.Codes[gi], w)
+			return
+		}
+	}
+	for i, op := range ops {
+		what := fmt.Sprintf("%s: Compute(%s, %s, unit=%q)", q, aggNames[op.Agg], op.Column, op.Unit)
+		if d := diffResult(ans.Results[i], wants[i].groups, op.Agg); d != "" {
+			tb.Errorf("%s: %s", what, d)
+		}
+		if d := diffResult(ans.Totals[i], wants[i].total, op.Agg); d != "" {
+			tb.Errorf("%s total: %s", what, d)
+		}
+	}
+	if d := diffLineage(ans.Lineage, refLin); d != "" {
+		tb.Errorf("%s: Compute lineage: %s", q, d)
+	}
+	if d := diffLineage([][]Source{ans.Total}, fx.refLineage(refSel, whole, 1, 3)); d != "" {
+		tb.Errorf("%s: Compute total lineage: %s", q, d)
 	}
 }
 

@@ -344,3 +344,12 @@ func parallelFor(n int, fn func(lo, hi int)) {
 		<-done
 	}
 }
+
+// mustCol returns a loaded column; callers name columns of the table's specs.
+func (t *Table) mustCol(name string) *Column {
+	c := t.cols[name]
+	if c == nil {
+		panic("columnar: no column " + name)
+	}
+	return c
+}

@@ -77,11 +77,11 @@ func (s *Service) QueryJSON(p string, body []byte) ([]byte, *Error) {
 	return s.QueryRaw(p, raw)
 }
 
-// metricResult is one metric over the groups and over the whole matched set.
-type metricResult struct {
-	m      capability.Metric
-	groups columnar.Result
-	total  columnar.Result
+// MetricResult is one metric over the groups and over the whole matched set.
+type MetricResult struct {
+	Metric capability.Metric
+	Groups columnar.Result
+	Total  columnar.Result
 }
 
 func aggOf(a capability.Agg) columnar.Agg {
@@ -118,24 +118,55 @@ func Predicates(c *capability.Capability, t *columnar.Table, p *Params) []column
 	return preds
 }
 
-// Aggregate computes metric m per group of g; a ratio is the quotient of two sums (null
-// where the denominator is null or zero). The benchmark harness calls it to time the engine
-// exactly as the service uses it.
-func Aggregate(t *columnar.Table, sel columnar.Selection, g *columnar.Grouping, m capability.Metric) columnar.Result {
-	if m.Agg != capability.Ratio {
-		return t.Aggregate(sel, g, aggOf(m.Agg), m.Column, m.UnitColumn)
+// Evaluation is the engine's answer to a query: the matched rows, the groups, every metric
+// over the groups and over the whole matched set, and the lineage of both.
+type Evaluation struct {
+	Sel     columnar.Selection
+	Groups  *columnar.Grouping
+	Metrics []MetricResult
+	Lineage [][]columnar.Source
+	Total   []columnar.Source
+}
+
+// Evaluate runs the engine work of a query in one pass over the matched rows: the filters,
+// then every metric of c (a ratio is the quotient of two sums, null where the denominator is
+// null or zero) per group of p.GroupBy and over the whole matched set, with the lineage of
+// both. The benchmark harness calls it to time the engine exactly as the service uses it.
+func Evaluate(c *capability.Capability, t *columnar.Table, p *Params) *Evaluation {
+	sel := t.Filter(Predicates(c, t, p))
+	var ops []columnar.Op
+	first := make([]int, len(c.Metrics)) // each metric's first op
+	for i, m := range c.Metrics {
+		first[i] = len(ops)
+		if m.Agg == capability.Ratio {
+			ops = append(ops, columnar.Op{Agg: columnar.AggSum, Column: m.Column}, columnar.Op{Agg: columnar.AggSum, Column: m.Denominator})
+			continue
+		}
+		ops = append(ops, columnar.Op{Agg: aggOf(m.Agg), Column: m.Column, Unit: m.UnitColumn})
 	}
-	num := t.Aggregate(sel, g, columnar.AggSum, m.Column, "")
-	den := t.Aggregate(sel, g, columnar.AggSum, m.Denominator, "")
+	ans := t.Compute(sel, p.GroupBy, ops, &columnar.LineageSpec{FileCol: capability.ColSourceFile, SheetCol: capability.ColSheet, K: sampleRows})
+	ev := &Evaluation{Sel: sel, Groups: ans.Groups, Lineage: ans.Lineage, Total: ans.Total}
+	for i, m := range c.Metrics {
+		mr := MetricResult{Metric: m, Groups: ans.Results[first[i]], Total: ans.Totals[first[i]]}
+		if m.Agg == capability.Ratio {
+			mr.Groups = quotient(mr.Groups, ans.Results[first[i]+1])
+			mr.Total = quotient(mr.Total, ans.Totals[first[i]+1])
+		}
+		ev.Metrics = append(ev.Metrics, mr)
+	}
+	return ev
+}
+
+// quotient divides the sums num by den, null where den is null or zero.
+func quotient(num, den columnar.Result) columnar.Result {
+	out := columnar.Result{Values: make([]float64, len(num.Values)), Valid: make([]bool, len(num.Values)),
+		NullRows: num.NullRows, Mixed: num.Mixed}
 	for i := range num.Values {
-		num.Valid[i] = num.Valid[i] && den.Valid[i] && den.Values[i] != 0
-		if num.Valid[i] {
-			num.Values[i] /= den.Values[i]
-		} else {
-			num.Values[i] = 0
+		if num.Valid[i] && den.Valid[i] && den.Values[i] != 0 {
+			out.Values[i], out.Valid[i] = num.Values[i]/den.Values[i], true
 		}
 	}
-	return num
+	return out
 }
 
 // outRow is one row of the response before rendering.
@@ -149,27 +180,8 @@ type outRow struct {
 }
 
 func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *Error) {
-	t := snap.Table
-	sel := t.Filter(Predicates(c, t, p))
-	groups := t.Group(sel, p.GroupBy)
-	whole := groups
-	if len(p.GroupBy) > 0 {
-		whole = t.Group(sel, nil)
-	}
-	results := make([]metricResult, len(c.Metrics))
-	for i, m := range c.Metrics {
-		results[i] = metricResult{m: m, groups: Aggregate(t, sel, groups, m)}
-		// Without group_by the single row is the whole matched set: its values are the totals.
-		results[i].total = results[i].groups
-		if whole != groups {
-			results[i].total = Aggregate(t, sel, whole, m)
-		}
-	}
-	lineage := t.Lineage(sel, groups, capability.ColSourceFile, capability.ColSheet, sampleRows)
-	wholeLineage := lineage
-	if whole != groups {
-		wholeLineage = t.Lineage(sel, whole, capability.ColSourceFile, capability.ColSheet, sampleRows)
-	}
+	ev := Evaluate(c, snap.Table, p)
+	sel, groups, results, lineage := ev.Sel, ev.Groups, ev.Metrics, ev.Lineage
 
 	rows := make([]outRow, groups.N)
 	for gi := range rows {
@@ -191,7 +203,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 				metricIdx = i
 			}
 		}
-		rank(rows, results[metricIdx].groups, p.Order == "asc")
+		rank(rows, results[metricIdx].Groups, p.Order == "asc")
 	}
 	if p.TopN > 0 && len(rows) > p.TopN {
 		rest := rows[p.TopN:]
@@ -228,7 +240,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		metrics := Obj{}
 		var notes []Obj
 		for _, mr := range results {
-			metrics = append(metrics, KV{mr.m.Name, rowValue(mr, r)})
+			metrics = append(metrics, KV{mr.Metric.Name, rowValue(mr, r)})
 			notes = append(notes, rowNotes(mr, r)...)
 		}
 		refs := cite(r.sources, group)
@@ -252,11 +264,11 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	units := Obj{}
 	var notes []Obj
 	for _, mr := range results {
-		totals = append(totals, KV{mr.m.Name, num(mr.total, 0)})
-		units = append(units, KV{mr.m.Name, mr.m.Unit})
+		totals = append(totals, KV{mr.Metric.Name, num(mr.Total, 0)})
+		units = append(units, KV{mr.Metric.Name, mr.Metric.Unit})
 		notes = append(notes, totalNotes(c, snap, mr, sel.Len())...)
 	}
-	totalRefs := cite(wholeLineage[0], Obj{})
+	totalRefs := cite(ev.Total, Obj{})
 	summary := Obj{
 		{"group_count", groups.N},
 		{"returned_group_count", len(outRows)},
@@ -394,33 +406,33 @@ func num(r columnar.Result, gi int) Num {
 	return Num{V: r.Values[gi], Valid: r.Valid[gi]}
 }
 
-func rowValue(mr metricResult, r outRow) Num {
+func rowValue(mr MetricResult, r outRow) Num {
 	if !r.other {
-		return num(mr.groups, r.gi)
+		return num(mr.Groups, r.gi)
 	}
-	if !mr.m.Additive {
+	if !mr.Metric.Additive {
 		return Num{}
 	}
 	var sum Num
 	for _, gi := range r.members {
-		if mr.groups.Valid[gi] {
-			sum.V += mr.groups.Values[gi]
+		if mr.Groups.Valid[gi] {
+			sum.V += mr.Groups.Values[gi]
 			sum.Valid = true
 		}
 	}
 	return sum
 }
 
-func rowNotes(mr metricResult, r outRow) []Obj {
+func rowNotes(mr MetricResult, r outRow) []Obj {
 	if r.other {
 		return nil
 	}
 	var out []Obj
-	if mr.m.NullNote != "" && mr.groups.NullRows[r.gi] > 0 {
-		out = append(out, nullNote(mr.m, mr.groups.NullRows[r.gi]))
+	if mr.Metric.NullNote != "" && mr.Groups.NullRows[r.gi] > 0 {
+		out = append(out, nullNote(mr.Metric, mr.Groups.NullRows[r.gi]))
 	}
-	if mr.groups.Mixed[r.gi] {
-		out = append(out, mixedNote(mr.m))
+	if mr.Groups.Mixed[r.gi] {
+		out = append(out, mixedNote(mr.Metric))
 	}
 	return out
 }
@@ -435,17 +447,17 @@ func mixedNote(m capability.Metric) Obj {
 		{"message", fmt.Sprintf("the matched rows mix units (%s), so %s is null; filter on or group by %s", m.UnitColumn, m.Name, m.UnitColumn)}}
 }
 
-func totalNotes(c *capability.Capability, snap *Snapshot, mr metricResult, matched int) []Obj {
+func totalNotes(c *capability.Capability, snap *Snapshot, mr MetricResult, matched int) []Obj {
 	var out []Obj
-	if mr.m.NullNote != "" && len(mr.total.NullRows) > 0 {
-		out = append(out, nullNote(mr.m, mr.total.NullRows[0]))
+	if mr.Metric.NullNote != "" && len(mr.Total.NullRows) > 0 {
+		out = append(out, nullNote(mr.Metric, mr.Total.NullRows[0]))
 	}
-	if len(mr.total.Mixed) > 0 && mr.total.Mixed[0] {
-		out = append(out, mixedNote(mr.m))
+	if len(mr.Total.Mixed) > 0 && mr.Total.Mixed[0] {
+		out = append(out, mixedNote(mr.Metric))
 	}
-	if matched > 0 && len(mr.total.Valid) > 0 && !mr.total.Valid[0] && !mr.total.Mixed[0] && mr.m.Column != "" {
-		out = append(out, Obj{{"code", "not_published"}, {"metric", mr.m.Name},
-			{"message", fmt.Sprintf("no matched row reports %s (as_of %s publishes it for none of them), so %s is null, not zero", mr.m.Column, snap.Manifest.AsOf, mr.m.Name)}})
+	if matched > 0 && len(mr.Total.Valid) > 0 && !mr.Total.Valid[0] && !mr.Total.Mixed[0] && mr.Metric.Column != "" {
+		out = append(out, Obj{{"code", "not_published"}, {"metric", mr.Metric.Name},
+			{"message", fmt.Sprintf("no matched row reports %s (as_of %s publishes it for none of them), so %s is null, not zero", mr.Metric.Column, snap.Manifest.AsOf, mr.Metric.Name)}})
 	}
 	return out
 }

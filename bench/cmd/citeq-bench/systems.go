@@ -132,19 +132,8 @@ func (s engineSystem) Prepare(q Query) (func() (any, error), func(any) (Answer, 
 		total           columnar.Result
 	}
 	run := func() (any, error) {
-		sel := t.Filter(preds)
-		groups := t.Group(sel, p.GroupBy)
-		whole := t.Group(sel, nil)
-		var first columnar.Result
-		for i, m := range c.Metrics {
-			service.Aggregate(t, sel, groups, m)
-			total := service.Aggregate(t, sel, whole, m)
-			if i == 0 {
-				first = total
-			}
-		}
-		t.Lineage(sel, groups, capability.ColSourceFile, capability.ColSheet, sampleRows)
-		t.Lineage(sel, whole, capability.ColSourceFile, capability.ColSheet, sampleRows)
+		ev := service.Evaluate(c, t, p)
+		sel, groups, first := ev.Sel, ev.Groups, ev.Metrics[0].Total
 		return result{matched: sel.Len(), groups: groups.N, total: first}, nil
 	}
 	answer := func(res any) (Answer, error) {
@@ -160,7 +149,7 @@ func (s engineSystem) Prepare(q Query) (func() (any, error), func(any) (Answer, 
 
 // aggregates is the engine path of a query with Aggs.
 func (engineSystem) aggregates(q Query, p *service.Params, t *columnar.Table, preds []columnar.Predicate) (func() (any, error), func(any) (Answer, error), error) {
-	kernels := make([]columnar.Agg, len(q.Aggs))
+	ops := make([]columnar.Op, len(q.Aggs))
 	for i, a := range q.Aggs {
 		k, err := a.kernel()
 		if err != nil {
@@ -169,7 +158,7 @@ func (engineSystem) aggregates(q Query, p *service.Params, t *columnar.Table, pr
 		if a.Column != "" && t.Col(a.Column) == nil {
 			return nil, nil, fmt.Errorf("no column %s", a.Column)
 		}
-		kernels[i] = k
+		ops[i] = columnar.Op{Agg: k, Column: a.Column}
 	}
 	type result struct {
 		sel    columnar.Selection
@@ -178,12 +167,8 @@ func (engineSystem) aggregates(q Query, p *service.Params, t *columnar.Table, pr
 	}
 	run := func() (any, error) {
 		sel := t.Filter(preds)
-		groups := t.Group(sel, p.GroupBy)
-		res := make([]columnar.Result, len(kernels))
-		for i, k := range kernels {
-			res[i] = t.Aggregate(sel, groups, k, q.Aggs[i].Column, "")
-		}
-		return result{sel, groups, res}, nil
+		ans := t.Compute(sel, p.GroupBy, ops, nil)
+		return result{sel, ans.Groups, ans.Results}, nil
 	}
 	answer := func(out any) (Answer, error) {
 		r := out.(result)
@@ -270,9 +255,6 @@ func (engineSystem) records(q Query, c *capability.Capability, t *columnar.Table
 	}
 	return run, answer, nil
 }
-
-// sampleRows is the number of sample rows per source the service's lineage collects.
-const sampleRows = 5
 
 // validate resolves and validates q through the service, as a query would be.
 func validate(svc *service.Service, q Query) (*capability.Capability, *service.Params, *service.Snapshot, error) {

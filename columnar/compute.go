@@ -1,0 +1,892 @@
+package columnar
+
+import (
+	"encoding/binary"
+	"math"
+	bits64 "math/bits"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// Op is one aggregation asked of Compute.
+type Op struct {
+	Agg Agg
+	// Column is the Float column of sum, avg, min, max and count non-null, or the Dict
+	// column of count distinct; unused by count.
+	Column string
+	// Unit names a Dict column whose values must agree among a group's non-null inputs of a
+	// float aggregation: groups mixing units are null and marked Mixed. Empty: no check.
+	Unit string
+}
+
+// LineageSpec asks Compute for each group's sources: the source-file and sheet columns, and
+// how many sample rows to keep per group and file.
+type LineageSpec struct {
+	FileCol, SheetCol string
+	K                 int
+}
+
+// Answer is what Compute returns: the groups, one Result per op over the groups and over
+// the whole selection, and the lineage of each group and of the whole selection.
+type Answer struct {
+	Groups *Grouping
+	// Results[i] is op i per group; Totals[i] is op i over the whole selection (one value).
+	Results, Totals []Result
+	// Lineage[g] are group g's sources; Total the whole selection's. Nil without a spec.
+	Lineage [][]Source
+	Total   []Source
+}
+
+// Compute groups the selection by the Dict columns keys and evaluates every op over each
+// group and over the whole selection, with the lineage of both, in one pass: each fixed
+// chunk of the selection computes its rows' group slots into a small buffer, then every
+// op runs a typed loop over that buffer. Chunks run on all cores; their partial sums and
+// samples are merged in chunk order, so answers are bit-identical whatever the core count.
+//
+// With no keys there is one group, present even when the selection is empty. Groups are
+// numbered in key order (each key's dictionary order, nulls last).
+func (t *Table) Compute(sel Selection, keys []string, ops []Op, lin *LineageSpec) *Answer {
+	var sl slotter
+	var g *Grouping
+	if len(keys) == 0 {
+		sl = slotter{space: 1}
+	} else {
+		sl = t.newSlotter(keys)
+		if sl.space == 0 || sl.space > maxSlots {
+			// Beyond the dense limit: number the groups first, then aggregate by group id.
+			g = t.Group(sel, keys)
+			sl = slotter{space: g.N, gid: g.GID}
+		}
+	}
+	r := t.run(sel, sl, ops, lin)
+	// The groups are the slots that occur (every slot of a grouping without keys or with
+	// precomputed ids), in slot order, which is key order.
+	var used []uint32
+	if g != nil || len(keys) == 0 {
+		used = every(sl.space)
+	} else {
+		for s, n := range r.count {
+			if n > 0 {
+				used = append(used, uint32(s))
+			}
+		}
+	}
+	if g == nil {
+		g = &Grouping{N: len(used)}
+		for _, k := range keys {
+			g.Keys = append(g.Keys, t.mustCol(k))
+		}
+		for _, s := range used {
+			if len(keys) == 0 {
+				g.Codes = append(g.Codes, []int32{})
+			} else {
+				g.Codes = append(g.Codes, g.decode(uint64(s), sl.radix))
+			}
+		}
+	}
+	ans := &Answer{Groups: g}
+	for i := range ops {
+		ans.Results = append(ans.Results, r.result(i, used))
+	}
+	if lin != nil {
+		ans.Lineage = r.lineage(used)
+	}
+	if len(keys) == 0 {
+		ans.Totals = ans.Results
+		if lin != nil {
+			ans.Total = ans.Lineage[0]
+		}
+		return ans
+	}
+	all := make([]uint32, 0, len(used))
+	all = append(all, used...)
+	for i := range ops {
+		ans.Totals = append(ans.Totals, r.total(i, all))
+	}
+	if lin != nil {
+		ans.Total = mergeSources(ans.Lineage, lin.K)
+	}
+	return ans
+}
+
+// maxSlots bounds the slot space Compute aggregates into directly: every worker holds state
+// for each slot. Larger key spaces are grouped first (Group) and aggregated by group id.
+const maxSlots = 1 << 16
+
+// slotter maps a selected row to its group slot: a mixed-radix number of the key codes
+// (dense), or a precomputed group id.
+type slotter struct {
+	space int
+	keys  [][]int32
+	cards []uint32 // each key's cardinality, the slot digit of null
+	radix []uint64
+	gid   []uint32
+}
+
+func (t *Table) newSlotter(keys []string) slotter {
+	sl := slotter{keys: make([][]int32, len(keys)), cards: make([]uint32, len(keys)), radix: make([]uint64, len(keys))}
+	space := uint64(1)
+	for i := len(keys) - 1; i >= 0; i-- {
+		c := t.mustCol(keys[i])
+		sl.keys[i], sl.cards[i], sl.radix[i] = c.Codes, uint32(len(c.Values)), space
+		card := uint64(len(c.Values) + 1)
+		if space > denseLimit/card {
+			return slotter{}
+		}
+		space *= card
+	}
+	sl.space = int(space)
+	return sl
+}
+
+// fill writes the slots of selected rows [lo, hi) into buf.
+func (sl *slotter) fill(sel Selection, lo, hi int, buf []uint32) []uint32 {
+	buf = buf[:hi-lo]
+	switch {
+	case sl.gid != nil:
+		copy(buf, sl.gid[lo:hi])
+	case len(sl.keys) == 0:
+		clear(buf)
+	case len(sl.keys) == 1 && sel.All:
+		card := sl.cards[0]
+		for i, c := range sl.keys[0][lo:hi] {
+			buf[i] = min(uint32(c), card) // -1 (null) becomes the largest digit
+		}
+	case len(sl.keys) == 1:
+		card, codes := sl.cards[0], sl.keys[0]
+		for i, r := range sel.Idx[lo:hi] {
+			buf[i] = min(uint32(codes[r]), card)
+		}
+	case len(sl.keys) == 2:
+		k0, k1, c0, c1, r0 := sl.keys[0], sl.keys[1], sl.cards[0], sl.cards[1], uint32(sl.radix[0])
+		if sel.All {
+			k0, k1 = k0[lo:hi], k1[lo:hi:hi]
+			for i := range buf {
+				buf[i] = min(uint32(k0[i]), c0)*r0 + min(uint32(k1[i]), c1)
+			}
+		} else {
+			for i, r := range sel.Idx[lo:hi] {
+				buf[i] = min(uint32(k0[r]), c0)*r0 + min(uint32(k1[r]), c1)
+			}
+		}
+	default:
+		for i := range buf {
+			r := sel.Row(lo + i)
+			var s uint64
+			for k, codes := range sl.keys {
+				s += uint64(min(uint32(codes[r]), sl.cards[k])) * sl.radix[k]
+			}
+			buf[i] = uint32(s)
+		}
+	}
+	return buf
+}
+
+// plan is the work of one Compute: the distinct inputs its ops read.
+type plan struct {
+	sel    Selection
+	space  int
+	floats []*floatIn
+	dists  []*distIn
+	lin    *linIn
+	ops    []Op
+	opIn   []int     // per op: index into floats or dists (-1 for count)
+	units  []*Column // per op: its unit column, or nil
+}
+
+type floatIn struct {
+	col      *Column
+	vals     []float64
+	bitmap   []byte
+	off      int
+	nulls    bool
+	min, max bool
+	units    []*Column // unit columns checked over this input
+}
+
+type distIn struct {
+	codes []int32
+	card  int
+	words int
+	dense bool // bitsets (else hash sets)
+}
+
+type linIn struct {
+	files, sheets []int32
+	nf, sw, k     int // files, words of a sheet set, samples kept
+	sheetCard     int
+}
+
+// run evaluates the plan over the selection and returns the merged state per slot.
+func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merged {
+	p := &plan{sel: sel, space: sl.space, ops: ops, opIn: make([]int, len(ops)), units: make([]*Column, len(ops))}
+	for i, op := range ops {
+		switch op.Agg {
+		case AggCount:
+			p.opIn[i] = -1
+		case AggCountDistinct:
+			c := t.mustCol(op.Column)
+			p.opIn[i] = len(p.dists)
+			words := (len(c.Values) + 63) / 64
+			p.dists = append(p.dists, &distIn{codes: c.Codes, card: len(c.Values), words: words,
+				dense: uint64(sl.space)*uint64(len(c.Values)) <= 1<<28})
+		default:
+			c := t.mustCol(op.Column)
+			fi := slices.IndexFunc(p.floats, func(f *floatIn) bool { return f.col == c })
+			if fi < 0 {
+				fi = len(p.floats)
+				p.floats = append(p.floats, &floatIn{col: c, vals: c.Floats.Float64Values(), bitmap: c.Floats.NullBitmapBytes(),
+					off: c.Floats.Offset(), nulls: c.Floats.NullN() > 0})
+			}
+			f := p.floats[fi]
+			f.min = f.min || op.Agg == AggMin
+			f.max = f.max || op.Agg == AggMax
+			if op.Unit != "" {
+				u := t.mustCol(op.Unit)
+				if !slices.Contains(f.units, u) {
+					f.units = append(f.units, u)
+				}
+				p.units[i] = u
+			}
+			p.opIn[i] = fi
+		}
+	}
+	if lin != nil {
+		fc, sc := t.mustCol(lin.FileCol), t.mustCol(lin.SheetCol)
+		p.lin = &linIn{files: fc.Codes, sheets: sc.Codes, nf: len(fc.Values) + 1, sheetCard: len(sc.Values) + 1, k: lin.K}
+		p.lin.sw = (p.lin.sheetCard + 63) / 64
+	}
+	m := newMerged(p)
+	n := sel.Len()
+	chunks := (n + chunkRows - 1) / chunkRows
+	workers := max(1, min(runtime.GOMAXPROCS(0), chunks))
+	parts := make([]*partial, workers)
+	var next atomic.Int64
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	turn := 0
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pt := newPartial(p)
+			parts[w] = pt
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				lo, hi := c*chunkRows, min(n, (c+1)*chunkRows)
+				pt.chunk(p, &sl, lo, hi)
+				mu.Lock()
+				for turn != c {
+					cond.Wait()
+				}
+				m.fold(p, pt)
+				turn++
+				cond.Broadcast()
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, pt := range parts {
+		m.unite(p, pt)
+	}
+	m.p = p
+	return m
+}
+
+// partial is one worker's state. Counts, sums and samples are of the current chunk and are
+// folded into the merged state in chunk order; extremes, units, distinct sets and null
+// counts of distinct inputs hold over all the worker's chunks (their merge is order-free).
+type partial struct {
+	slots   []uint32
+	touched []uint32
+	count   []int64
+	fl      []floatPart
+	ds      []distPart
+	ln      linPart
+}
+
+type floatPart struct {
+	sum, comp, ext0, ext1 []float64 // ext0 min, ext1 max
+	nn                    []int64
+	unitFirst             [][]int32 // per unit column: -2 before the first input
+	unitMixed             [][]bool
+}
+
+type distPart struct {
+	bits  []uint64
+	set   map[uint64]struct{}
+	nulls []int64
+}
+
+type linPart struct {
+	rows   []int64  // per slot×file
+	sheets []uint64 // per slot×file×word
+	n      []int32  // samples taken, per slot×file
+	sample []int32  // per slot×file×k
+}
+
+func newPartial(p *plan) *partial {
+	S := p.space
+	pt := &partial{slots: make([]uint32, 0, chunkRows), count: make([]int64, S)}
+	for _, f := range p.floats {
+		pt.fl = append(pt.fl, newFloatPart(f, S, f.nulls))
+	}
+	for _, d := range p.dists {
+		pt.ds = append(pt.ds, newDistPart(d, S))
+	}
+	if l := p.lin; l != nil {
+		pt.ln = linPart{rows: make([]int64, S*l.nf), sheets: make([]uint64, S*l.nf*l.sw), n: make([]int32, S*l.nf),
+			sample: make([]int32, S*l.nf*l.k)}
+	}
+	return pt
+}
+
+// newFloatPart is the empty state of input f over S slots, counting non-null inputs when nn.
+func newFloatPart(f *floatIn, S int, nn bool) floatPart {
+	fp := floatPart{sum: make([]float64, S), comp: make([]float64, S)}
+	if nn {
+		fp.nn = make([]int64, S)
+	}
+	if f.min {
+		fp.ext0 = filled(S, math.Inf(1))
+	}
+	if f.max {
+		fp.ext1 = filled(S, math.Inf(-1))
+	}
+	for range f.units {
+		first := make([]int32, S)
+		for i := range first {
+			first[i] = -2
+		}
+		fp.unitFirst = append(fp.unitFirst, first)
+		fp.unitMixed = append(fp.unitMixed, make([]bool, S))
+	}
+	return fp
+}
+
+func newDistPart(d *distIn, S int) distPart {
+	dp := distPart{nulls: make([]int64, S)}
+	if d.dense {
+		dp.bits = make([]uint64, S*d.words)
+	} else {
+		dp.set = map[uint64]struct{}{}
+	}
+	return dp
+}
+
+func filled(n int, v float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// chunk runs every input's loop over selected rows [lo, hi).
+func (pt *partial) chunk(p *plan, sl *slotter, lo, hi int) {
+	slots := sl.fill(p.sel, lo, hi, pt.slots)
+	count := pt.count
+	for _, s := range slots {
+		if count[s] == 0 {
+			pt.touched = append(pt.touched, s)
+		}
+		count[s]++
+	}
+	for fi, f := range p.floats {
+		pt.fl[fi].run(p.sel, f, slots, lo, hi)
+	}
+	for di, d := range p.dists {
+		pt.ds[di].run(p.sel, d, slots, lo, hi)
+	}
+	if p.lin != nil {
+		pt.ln.run(p.sel, p.lin, slots, lo, hi)
+	}
+}
+
+// neumaier adds v to the compensated sum (sum, comp) of slot s.
+func neumaier(sum, comp []float64, s uint32, v float64) {
+	acc := sum[s]
+	t := acc + v
+	if math.Abs(acc) >= math.Abs(v) {
+		comp[s] += (acc - t) + v
+	} else {
+		comp[s] += (v - t) + acc
+	}
+	sum[s] = t
+}
+
+func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) {
+	vals := f.vals
+	sum, comp := fp.sum, fp.comp
+	if !f.nulls && sel.All && len(f.units) == 0 && !f.min && !f.max {
+		for i, v := range vals[lo:hi] {
+			neumaier(sum, comp, slots[i], v)
+		}
+		return
+	}
+	each := func(i int, r int) {
+		s, v := slots[i], vals[r]
+		neumaier(sum, comp, s, v)
+		if fp.nn != nil {
+			fp.nn[s]++
+		}
+		if fp.ext0 != nil && v < fp.ext0[s] {
+			fp.ext0[s] = v
+		}
+		if fp.ext1 != nil && v > fp.ext1[s] {
+			fp.ext1[s] = v
+		}
+		for u, uc := range f.units {
+			code := uc.Codes[r]
+			switch first := fp.unitFirst[u][s]; first {
+			case -2:
+				fp.unitFirst[u][s] = code
+			case code:
+			default:
+				fp.unitMixed[u][s] = true
+			}
+		}
+	}
+	plain := !f.min && !f.max && len(f.units) == 0
+	switch {
+	case !f.nulls && sel.All:
+		for i := range slots {
+			each(i, lo+i)
+		}
+	case !f.nulls:
+		for i, r := range sel.Idx[lo:hi] {
+			each(i, int(r))
+		}
+	case sel.All && (f.off+lo)%64 == 0:
+		// Validity a 64-row word at a time: all-null words cost one test, and only the set
+		// bits of the others are visited.
+		base := f.off + lo
+		nn := fp.nn
+		for w := 0; w < hi-lo; w += 64 {
+			word := validWord(f.bitmap, base+w, min(64, hi-lo-w))
+			if plain && word == math.MaxUint64 {
+				for i := w; i < w+64; i++ {
+					s := slots[i]
+					neumaier(sum, comp, s, vals[lo+i])
+					nn[s]++
+				}
+				continue
+			}
+			for word != 0 {
+				i := w + bits64.TrailingZeros64(word)
+				word &= word - 1
+				each(i, lo+i)
+			}
+		}
+	default:
+		bm, off := f.bitmap, f.off
+		for i := range slots {
+			r := sel.Row(lo + i)
+			if bm[(off+r)>>3]&(1<<((off+r)&7)) != 0 {
+				each(i, r)
+			}
+		}
+	}
+}
+
+// validWord returns n (at most 64) validity bits starting at bit pos (a multiple of 8).
+func validWord(bm []byte, pos, n int) uint64 {
+	b := pos >> 3
+	var w uint64
+	if b+8 <= len(bm) {
+		w = binary.LittleEndian.Uint64(bm[b:])
+	} else {
+		for i := 0; b+i < len(bm) && i < 8; i++ {
+			w |= uint64(bm[b+i]) << (8 * i)
+		}
+	}
+	if n < 64 {
+		w &= 1<<n - 1
+	}
+	return w
+}
+
+func (dp *distPart) run(sel Selection, d *distIn, slots []uint32, lo, hi int) {
+	codes := d.codes
+	for i, s := range slots {
+		code := codes[sel.Row(lo+i)]
+		if code < 0 {
+			dp.nulls[s]++
+			continue
+		}
+		if d.dense {
+			dp.bits[int(s)*d.words+int(code>>6)] |= 1 << (code & 63)
+		} else {
+			dp.set[uint64(s)<<32|uint64(code)] = struct{}{}
+		}
+	}
+}
+
+func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int) {
+	k := l.k
+	for i, s := range slots {
+		r := sel.Row(lo + i)
+		f := int(min(uint32(l.files[r]), uint32(l.nf-1)))
+		sh := int(min(uint32(l.sheets[r]), uint32(l.sheetCard-1)))
+		j := int(s)*l.nf + f
+		lp.rows[j]++
+		lp.sheets[j*l.sw+(sh>>6)] |= 1 << (sh & 63)
+		if n := int(lp.n[j]); n < k {
+			lp.sample[j*k+n] = int32(r)
+			lp.n[j]++
+		}
+	}
+}
+
+// merged is the state of all chunks folded so far, per slot.
+type merged struct {
+	p     *plan
+	count []int64
+	fl    []floatPart
+	ds    []distPart
+	ln    struct {
+		rows    []int64
+		sheets  []uint64
+		samples [][]int32
+	}
+}
+
+func newMerged(p *plan) *merged {
+	S := p.space
+	m := &merged{count: make([]int64, S)}
+	for _, f := range p.floats {
+		m.fl = append(m.fl, newFloatPart(f, S, true))
+	}
+	for _, d := range p.dists {
+		m.ds = append(m.ds, newDistPart(d, S))
+	}
+	if l := p.lin; l != nil {
+		m.ln.rows = make([]int64, S*l.nf)
+		m.ln.sheets = make([]uint64, S*l.nf*l.sw)
+		m.ln.samples = make([][]int32, S*l.nf)
+	}
+	return m
+}
+
+// fold adds the worker's current chunk to m (called in chunk order) and clears the chunk
+// state of the slots it touched.
+func (m *merged) fold(p *plan, pt *partial) {
+	for _, s := range pt.touched {
+		c := pt.count[s]
+		m.count[s] += c
+		pt.count[s] = 0
+		for fi, f := range p.floats {
+			fp, mp := &pt.fl[fi], &m.fl[fi]
+			if fp.nn != nil {
+				mp.nn[s] += fp.nn[s]
+				fp.nn[s] = 0
+			} else if f.col != nil {
+				mp.nn[s] += c
+			}
+			mp.comp[s] += fp.comp[s]
+			neumaier(mp.sum, mp.comp, s, fp.sum[s])
+			fp.sum[s], fp.comp[s] = 0, 0
+		}
+		if l := p.lin; l != nil {
+			for f := range l.nf {
+				j := int(s)*l.nf + f
+				if pt.ln.rows[j] == 0 {
+					continue
+				}
+				m.ln.rows[j] += pt.ln.rows[j]
+				pt.ln.rows[j] = 0
+				for w := range l.sw {
+					m.ln.sheets[j*l.sw+w] |= pt.ln.sheets[j*l.sw+w]
+					pt.ln.sheets[j*l.sw+w] = 0
+				}
+				if room := l.k - len(m.ln.samples[j]); room > 0 {
+					m.ln.samples[j] = append(m.ln.samples[j], pt.ln.sample[j*l.k:j*l.k+min(room, int(pt.ln.n[j]))]...)
+				}
+				pt.ln.n[j] = 0
+			}
+		}
+	}
+	pt.touched = pt.touched[:0]
+}
+
+// unite merges the order-free state of a worker: extremes, units, distinct sets.
+func (m *merged) unite(p *plan, pt *partial) {
+	if pt == nil {
+		return
+	}
+	for fi := range p.floats {
+		fp, mp := &pt.fl[fi], &m.fl[fi]
+		for s := range mp.sum {
+			if mp.ext0 != nil {
+				mp.ext0[s] = min(mp.ext0[s], fp.ext0[s])
+			}
+			if mp.ext1 != nil {
+				mp.ext1[s] = max(mp.ext1[s], fp.ext1[s])
+			}
+		}
+		for u := range fp.unitFirst {
+			for s, first := range fp.unitFirst[u] {
+				mixUnit(mp.unitFirst[u], mp.unitMixed[u], s, first, fp.unitMixed[u][s])
+			}
+		}
+	}
+	for di := range p.dists {
+		dp, mp := &pt.ds[di], &m.ds[di]
+		for s, n := range dp.nulls {
+			mp.nulls[s] += n
+		}
+		if mp.bits != nil {
+			for i, x := range dp.bits {
+				mp.bits[i] |= x
+			}
+		} else {
+			for k := range dp.set {
+				mp.set[k] = struct{}{}
+			}
+		}
+	}
+}
+
+// mixUnit folds a part's unit state (its first unit, or -2, and whether it mixed) into slot s.
+func mixUnit(first []int32, mixed []bool, s int, f int32, mix bool) {
+	if mix {
+		mixed[s] = true
+	}
+	switch {
+	case f == -2:
+	case first[s] == -2:
+		first[s] = f
+	case first[s] != f:
+		mixed[s] = true
+	}
+}
+
+// result is op i over the slots used (one per group, in order).
+func (m *merged) result(i int, used []uint32) Result {
+	return m.resultOf(i, used, false)
+}
+
+// total is op i over the union of the slots used.
+func (m *merged) total(i int, used []uint32) Result {
+	return m.resultOf(i, used, true)
+}
+
+func (m *merged) resultOf(i int, used []uint32, whole bool) Result {
+	p := m.p
+	n := len(used)
+	if whole {
+		n = 1
+	}
+	res := Result{Values: make([]float64, n), Valid: make([]bool, n), NullRows: make([]int64, n), Mixed: make([]bool, n)}
+	op := p.opIn[i]
+	agg := m.aggOf(i)
+	switch agg {
+	case AggCount:
+		for g, s := range used {
+			res.Values[at(g, whole)] += float64(m.count[s])
+		}
+		for g := range res.Valid {
+			res.Valid[g] = true
+		}
+		return res
+	case AggCountDistinct:
+		d, mp := p.dists[op], &m.ds[op]
+		if whole {
+			if mp.bits != nil {
+				acc := make([]uint64, d.words)
+				for _, s := range used {
+					for w, x := range mp.bits[int(s)*d.words : (int(s)+1)*d.words] {
+						acc[w] |= x
+					}
+				}
+				res.Values[0] = float64(popcount(acc))
+			} else {
+				codes := map[uint32]struct{}{}
+				for k := range mp.set {
+					codes[uint32(k)] = struct{}{}
+				}
+				res.Values[0] = float64(len(codes))
+			}
+			for _, s := range used {
+				res.NullRows[0] += mp.nulls[s]
+			}
+			res.Valid[0] = true
+			return res
+		}
+		var perSlot map[uint32]int64
+		if mp.bits == nil {
+			perSlot = map[uint32]int64{}
+			for k := range mp.set {
+				perSlot[uint32(k>>32)]++
+			}
+		}
+		for g, s := range used {
+			if mp.bits != nil {
+				res.Values[g] = float64(popcount(mp.bits[int(s)*d.words : (int(s)+1)*d.words]))
+			} else {
+				res.Values[g] = float64(perSlot[s])
+			}
+			res.NullRows[g], res.Valid[g] = mp.nulls[s], true
+		}
+		return res
+	}
+	f, mp := p.floats[op], &m.fl[op]
+	unit := -1
+	if u := m.unitOf(i); u != nil {
+		unit = slices.Index(f.units, u)
+	}
+	type acc struct {
+		sum, comp, lo, hi float64
+		nn, rows          int64
+		first             int32
+		mixed             bool
+	}
+	accs := make([]acc, n)
+	for g := range accs {
+		accs[g] = acc{lo: math.Inf(1), hi: math.Inf(-1), first: -2}
+	}
+	for g, s := range used {
+		a := &accs[at(g, whole)]
+		a.comp += mp.comp[s]
+		sums := [1]float64{a.sum}
+		comps := [1]float64{a.comp}
+		neumaier(sums[:], comps[:], 0, mp.sum[s])
+		a.sum, a.comp = sums[0], comps[0]
+		a.nn += mp.nn[s]
+		a.rows += m.count[s]
+		if mp.ext0 != nil {
+			a.lo = min(a.lo, mp.ext0[s])
+		}
+		if mp.ext1 != nil {
+			a.hi = max(a.hi, mp.ext1[s])
+		}
+		if unit >= 0 {
+			first, mixed := []int32{a.first}, []bool{a.mixed}
+			mixUnit(first, mixed, 0, mp.unitFirst[unit][s], mp.unitMixed[unit][s])
+			a.first, a.mixed = first[0], mixed[0]
+		}
+	}
+	for g, a := range accs {
+		res.NullRows[g] = a.rows - a.nn
+		switch agg {
+		case AggCountNonNull:
+			res.Values[g], res.Valid[g] = float64(a.nn), true
+		case AggSum:
+			if a.nn > 0 {
+				res.Values[g], res.Valid[g] = a.sum+a.comp, true
+			}
+		case AggAvg:
+			if a.nn > 0 {
+				res.Values[g], res.Valid[g] = (a.sum+a.comp)/float64(a.nn), true
+			}
+		case AggMin:
+			if a.nn > 0 {
+				res.Values[g], res.Valid[g] = a.lo, true
+			}
+		case AggMax:
+			if a.nn > 0 {
+				res.Values[g], res.Valid[g] = a.hi, true
+			}
+		}
+		if a.mixed {
+			res.Mixed[g], res.Valid[g], res.Values[g] = true, false, 0
+		}
+	}
+	return res
+}
+
+func at(g int, whole bool) int {
+	if whole {
+		return 0
+	}
+	return g
+}
+
+func popcount(ws []uint64) int {
+	n := 0
+	for _, x := range ws {
+		n += bits64.OnesCount64(x)
+	}
+	return n
+}
+
+// lineage is each used slot's sources, by file code.
+func (m *merged) lineage(used []uint32) [][]Source {
+	l := m.p.lin
+	out := make([][]Source, len(used))
+	for g, s := range used {
+		for f := range l.nf {
+			j := int(s)*l.nf + f
+			if m.ln.rows[j] == 0 {
+				continue
+			}
+			file := int32(f)
+			if f == l.nf-1 {
+				file = -1 // null file code
+			}
+			src := Source{File: file, Rows: m.ln.rows[j], Sample: m.ln.samples[j]}
+			for w := range l.sw {
+				for x := m.ln.sheets[j*l.sw+w]; x != 0; x &= x - 1 {
+					sh := int32(w*64 + bits64.TrailingZeros64(x))
+					if int(sh) == l.sheetCard-1 {
+						sh = -1
+					}
+					src.Sheets = append(src.Sheets, sh)
+				}
+			}
+			if len(src.Sheets) > 0 && src.Sheets[len(src.Sheets)-1] == -1 {
+				src.Sheets = append([]int32{-1}, src.Sheets[:len(src.Sheets)-1]...)
+			}
+			out[g] = append(out[g], src)
+		}
+		if n := len(out[g]); n > 0 && out[g][n-1].File == -1 {
+			out[g] = append([]Source{out[g][n-1]}, out[g][:n-1]...)
+		}
+	}
+	return out
+}
+
+// mergeSources is the union of every group's sources per file: rows added, sheets united,
+// and the first k rows of the file among the groups' samples (each group's first k rows of
+// the file include every one of the file's first k rows that lies in the group).
+func mergeSources(groups [][]Source, k int) []Source {
+	byFile := map[int32]*Source{}
+	var files []int32
+	for _, srcs := range groups {
+		for _, src := range srcs {
+			s := byFile[src.File]
+			if s == nil {
+				s = &Source{File: src.File}
+				byFile[src.File] = s
+				files = append(files, src.File)
+			}
+			s.Rows += src.Rows
+			s.Sample = append(s.Sample, src.Sample...)
+			for _, sh := range src.Sheets {
+				if !containsCode(s.Sheets, sh) {
+					s.Sheets = insertCode(s.Sheets, sh)
+				}
+			}
+		}
+	}
+	sort.Slice(files, func(a, b int) bool { return files[a] < files[b] })
+	out := make([]Source, 0, len(files))
+	for _, f := range files {
+		s := byFile[f]
+		slices.Sort(s.Sample)
+		s.Sample = s.Sample[:min(k, len(s.Sample))]
+		out = append(out, *s)
+	}
+	return out
+}
+
+func (m *merged) aggOf(i int) Agg      { return m.p.ops[i].Agg }
+func (m *merged) unitOf(i int) *Column { return m.p.units[i] }

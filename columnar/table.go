@@ -6,14 +6,19 @@ package columnar
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
@@ -57,58 +62,164 @@ type Column struct {
 	index  map[string]int32
 }
 
-// Table is a loaded snapshot fact table.
+// Table is a snapshot fact table. Its Parquet file stays memory-mapped; a column is decoded
+// into memory the first time a query needs it (Need, Column, Col) and kept from then on, so
+// a table costs the memory of the columns its queries touch, not of all its columns.
 type Table struct {
-	Rows int
-	cols map[string]*Column
+	Rows  int
+	path  string
+	rdr   *file.Reader
+	slots map[string]*slot // fixed at Open
+
+	// cells reads single cells: a second reader over the same mapping that streams a column
+	// chunk page by page instead of copying all of it, opened on first use.
+	cellsOnce sync.Once
+	cells     *file.Reader
+	cellsErr  error
 }
 
-// Col returns the named column, or nil.
-func (t *Table) Col(name string) *Column { return t.cols[name] }
+// slot holds one column of the table, once loaded.
+type slot struct {
+	spec  Spec
+	index int // leaf column index in the Parquet file
+	mu    sync.Mutex
+	col   atomic.Pointer[Column]
+}
 
-// Load reads the Parquet file at path, memory-mapped, into a Table holding the columns of
-// specs.
-func Load(path string, specs []Spec) (*Table, error) {
+// Open maps the Parquet file at path and checks that it has the columns of specs; it
+// decodes none of them.
+func Open(path string, specs []Spec) (*Table, error) {
 	rdr, err := file.OpenParquetFile(path, true)
 	if err != nil {
 		return nil, fmt.Errorf("columnar: open %s: %w", path, err)
 	}
-	defer rdr.Close()
 	sch := rdr.MetaData().Schema
-	props := pqarrow.ArrowReadProperties{Parallel: true, BatchSize: 1 << 16}
-	var indices []int
+	t := &Table{Rows: int(rdr.NumRows()), path: path, rdr: rdr, slots: map[string]*slot{}}
 	for _, s := range specs {
 		i := sch.ColumnIndexByName(s.Name)
 		if i < 0 {
+			rdr.Close()
 			return nil, fmt.Errorf("columnar: %s has no column %q", path, s.Name)
 		}
-		indices = append(indices, i)
-		if s.Dict {
-			props.SetReadDict(i, true)
+		t.slots[s.Name] = &slot{spec: s, index: i}
+	}
+	runtime.AddCleanup(t, func(r *file.Reader) { r.Close() }, rdr)
+	return t, nil
+}
+
+// Load opens the Parquet file at path and decodes every column of specs.
+func Load(path string, specs []Spec) (*Table, error) {
+	t, err := Open(path, specs)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	if err := t.Need(names...); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Has reports whether name is a column of the table (loaded or not).
+func (t *Table) Has(name string) bool { return t.slots[name] != nil }
+
+// Loaded reports whether the column name is decoded in memory.
+func (t *Table) Loaded(name string) bool {
+	s := t.slots[name]
+	return s != nil && s.col.Load() != nil
+}
+
+// Need decodes the named columns that are not yet in memory, several at a time.
+func (t *Table) Need(names ...string) error {
+	var missing []*slot
+	for _, n := range names {
+		s := t.slots[n]
+		if s == nil {
+			return fmt.Errorf("columnar: %s has no column %q", t.path, n)
+		}
+		if s.col.Load() == nil && !slices.Contains(missing, s) {
+			missing = append(missing, s)
 		}
 	}
-	fr, err := pqarrow.NewFileReader(rdr, props, memory.DefaultAllocator)
-	if err != nil {
-		return nil, fmt.Errorf("columnar: %s: %w", path, err)
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return t.load(missing[0])
 	}
-	groups := make([]int, rdr.NumRowGroups())
+	errs := make([]error, len(missing))
+	forEach(len(missing), func(i int) { errs[i] = t.load(missing[i]) })
+	return errors.Join(errs...)
+}
+
+// Column returns the named column, decoding it first if needed.
+func (t *Table) Column(name string) (*Column, error) {
+	s := t.slots[name]
+	if s == nil {
+		return nil, fmt.Errorf("columnar: %s has no column %q", t.path, name)
+	}
+	if c := s.col.Load(); c != nil {
+		return c, nil
+	}
+	if err := t.load(s); err != nil {
+		return nil, err
+	}
+	return s.col.Load(), nil
+}
+
+// Col returns the named column, decoding it first if needed; nil when the table has no such
+// column or it cannot be read (Column says why).
+func (t *Table) Col(name string) *Column {
+	c, err := t.Column(name)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// mustCol returns a column for a kernel. Kernels run on columns the caller has made sure of
+// (Need, Column); one that cannot be read here is a broken invariant.
+func (t *Table) mustCol(name string) *Column {
+	c, err := t.Column(name)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// load decodes the column of s (once, however many callers ask at the same time).
+func (t *Table) load(s *slot) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.col.Load() != nil {
+		return nil
+	}
+	props := pqarrow.ArrowReadProperties{BatchSize: 1 << 16}
+	if s.spec.Dict {
+		props.SetReadDict(s.index, true)
+	}
+	fr, err := pqarrow.NewFileReader(t.rdr, props, memory.DefaultAllocator)
+	if err != nil {
+		return fmt.Errorf("columnar: %s: %w", t.path, err)
+	}
+	groups := make([]int, t.rdr.NumRowGroups())
 	for i := range groups {
 		groups[i] = i
 	}
-	tbl, err := fr.ReadRowGroups(context.Background(), indices, groups)
+	tbl, err := fr.ReadRowGroups(context.Background(), []int{s.index}, groups)
 	if err != nil {
-		return nil, fmt.Errorf("columnar: read %s: %w", path, err)
+		return fmt.Errorf("columnar: read %s column %s: %w", t.path, s.spec.Name, err)
 	}
 	defer tbl.Release()
-	t := &Table{Rows: int(tbl.NumRows()), cols: map[string]*Column{}}
-	for i, s := range specs {
-		col, err := fromChunked(s, tbl.Column(i).Data(), t.Rows)
-		if err != nil {
-			return nil, fmt.Errorf("columnar: %s column %s: %w", path, s.Name, err)
-		}
-		t.cols[s.Name] = col
+	col, err := fromChunked(s.spec, tbl.Column(0).Data(), t.Rows)
+	if err != nil {
+		return fmt.Errorf("columnar: %s column %s: %w", t.path, s.spec.Name, err)
 	}
-	return t, nil
+	s.col.Store(col)
+	return nil
 }
 
 func concat(ch *arrow.Chunked) (arrow.Array, error) {
@@ -147,100 +258,195 @@ func fromChunked(s Spec, ch *arrow.Chunked, n int) (*Column, error) {
 	return c, nil
 }
 
-// dictColumn builds one sorted dictionary over all chunks and the codes into it.
+// dictColumn builds one sorted dictionary over all chunks and the codes into it. Each chunk
+// (a row group) is coded against its own small dictionary on all cores; the chunk
+// dictionaries are then merged, sorted (numerically for integers), and the codes remapped.
 func dictColumn(c *Column, ch *arrow.Chunked, n int) (*Column, error) {
 	c.Kind = Dict
-	c.Codes = make([]int32, 0, n)
-	index := map[string]int32{}
-	numeric := false
-	var raw []string
-	add := func(v string) int32 {
-		if code, ok := index[v]; ok {
-			return code
-		}
-		code := int32(len(raw))
-		index[v] = code
-		raw = append(raw, v)
-		return code
+	c.Codes = make([]int32, n)
+	chunks := ch.Chunks()
+	type local struct {
+		vals []string
+		ints []int64 // the values of an integer column, parallel to vals
+		err  error
 	}
-	for _, chunk := range ch.Chunks() {
-		switch a := chunk.(type) {
+	locals := make([]local, len(chunks))
+	starts := make([]int, len(chunks)+1)
+	for i, a := range chunks {
+		starts[i+1] = starts[i] + a.Len()
+	}
+	if starts[len(chunks)] != n {
+		return nil, fmt.Errorf("%d rows in the column, %d in the table", starts[len(chunks)], n)
+	}
+	numeric := false
+	for _, a := range chunks {
+		if _, ok := a.(*array.Int64); ok {
+			numeric = true
+		}
+	}
+	forEach(len(chunks), func(ci int) {
+		codes := c.Codes[starts[ci]:starts[ci+1]]
+		l := &locals[ci]
+		switch a := chunks[ci].(type) {
 		case *array.Dictionary:
 			dict, ok := a.Dictionary().(*array.String)
 			if !ok {
-				return nil, fmt.Errorf("dictionary of %s", a.Dictionary().DataType())
+				l.err = fmt.Errorf("dictionary of %s", a.Dictionary().DataType())
+				return
 			}
-			local := make([]int32, dict.Len())
-			for i := range local {
-				local[i] = add(dict.Value(i))
+			l.vals = make([]string, dict.Len())
+			for i := range l.vals {
+				l.vals[i] = dict.Value(i)
 			}
-			for i := 0; i < a.Len(); i++ {
-				if a.IsNull(i) {
-					c.Codes = append(c.Codes, -1)
-				} else {
-					c.Codes = append(c.Codes, local[a.GetValueIndex(i)])
+			if idx, ok := a.Indices().(*array.Int32); ok {
+				copy(codes, idx.Int32Values())
+			} else {
+				for i := range codes {
+					codes[i] = int32(a.GetValueIndex(i))
 				}
 			}
+			markNulls(a, codes)
 		case *array.String:
-			for i := 0; i < a.Len(); i++ {
-				if a.IsNull(i) {
-					c.Codes = append(c.Codes, -1)
-				} else {
-					c.Codes = append(c.Codes, add(a.Value(i)))
-				}
-			}
+			l.vals = localCodes(codes, a.IsNull, a.Value)
 		case *array.Int64:
-			numeric = true
-			vals := a.Int64Values()
-			for i := range vals {
-				if a.IsNull(i) {
-					c.Codes = append(c.Codes, -1)
-				} else {
-					c.Codes = append(c.Codes, add(strconv.FormatInt(vals[i], 10)))
-				}
+			l.ints = localCodes(codes, a.IsNull, a.Value)
+			l.vals = make([]string, len(l.ints))
+			for i, v := range l.ints {
+				l.vals[i] = strconv.FormatInt(v, 10)
 			}
 		case *array.Boolean:
-			for i := 0; i < a.Len(); i++ {
+			seen := [2]int32{-1, -1} // local codes of false and true, in first-seen order
+			for i := range codes {
 				if a.IsNull(i) {
-					c.Codes = append(c.Codes, -1)
-				} else {
-					c.Codes = append(c.Codes, add(strconv.FormatBool(a.Value(i))))
+					codes[i] = -1
+					continue
 				}
+				b := 0
+				if a.Value(i) {
+					b = 1
+				}
+				if seen[b] < 0 {
+					seen[b] = int32(len(l.vals))
+					l.vals = append(l.vals, strconv.FormatBool(b == 1))
+				}
+				codes[i] = seen[b]
 			}
 		default:
-			return nil, fmt.Errorf("cannot dictionary-encode %s", chunk.DataType())
+			l.err = fmt.Errorf("cannot dictionary-encode %s", a.DataType())
+		}
+	})
+	// Merge the chunk dictionaries.
+	index := map[string]int32{}
+	var raw []string
+	var rawInts []int64
+	remaps := make([][]int32, len(chunks))
+	for ci, l := range locals {
+		if l.err != nil {
+			return nil, l.err
+		}
+		remaps[ci] = make([]int32, len(l.vals))
+		for j, v := range l.vals {
+			code, ok := index[v]
+			if !ok {
+				code = int32(len(raw))
+				index[v] = code
+				raw = append(raw, v)
+				if numeric {
+					x, err := strconv.ParseInt(v, 10, 64)
+					if err != nil {
+						return nil, fmt.Errorf("integer column value %q: %w", v, err)
+					}
+					rawInts = append(rawInts, x)
+				}
+			}
+			remaps[ci][j] = code
 		}
 	}
-	// Sort the dictionary (numerically for integers) and remap the codes.
+	// Sort the dictionary and fold the sort into each chunk's remap.
 	order := make([]int32, len(raw))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	less := func(a, b string) bool { return a < b }
 	if numeric {
-		less = func(a, b string) bool {
-			x, _ := strconv.ParseInt(a, 10, 64)
-			y, _ := strconv.ParseInt(b, 10, 64)
-			return x < y
-		}
+		sort.Slice(order, func(i, j int) bool { return rawInts[order[i]] < rawInts[order[j]] })
+	} else {
+		sort.Slice(order, func(i, j int) bool { return raw[order[i]] < raw[order[j]] })
 	}
-	sort.Slice(order, func(i, j int) bool { return less(raw[order[i]], raw[order[j]]) })
-	remap := make([]int32, len(raw))
+	rank := make([]int32, len(raw))
 	c.Values = make([]string, len(raw))
 	c.index = make(map[string]int32, len(raw))
 	for newCode, old := range order {
-		remap[old] = int32(newCode)
+		rank[old] = int32(newCode)
 		c.Values[newCode] = raw[old]
 		c.index[raw[old]] = int32(newCode)
 	}
-	parallelFor(len(c.Codes), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if c.Codes[i] >= 0 {
-				c.Codes[i] = remap[c.Codes[i]]
+	forEach(len(chunks), func(ci int) {
+		remap := remaps[ci]
+		for j, old := range remap {
+			remap[j] = rank[old]
+		}
+		codes := c.Codes[starts[ci]:starts[ci+1]]
+		for i, code := range codes {
+			if code >= 0 {
+				codes[i] = remap[code]
 			}
 		}
 	})
 	return c, nil
+}
+
+// localCodes codes each row against a dictionary of the values in first-seen order (nulls
+// -1) and returns the dictionary.
+func localCodes[T comparable](codes []int32, isNull func(int) bool, value func(int) T) []T {
+	index := map[T]int32{}
+	var vals []T
+	for i := range codes {
+		if isNull(i) {
+			codes[i] = -1
+			continue
+		}
+		v := value(i)
+		code, ok := index[v]
+		if !ok {
+			code = int32(len(vals))
+			index[v] = code
+			vals = append(vals, v)
+		}
+		codes[i] = code
+	}
+	return vals
+}
+
+// markNulls sets the codes of a's null rows to -1.
+func markNulls(a arrow.Array, codes []int32) {
+	if a.NullN() == 0 {
+		return
+	}
+	for i := range codes {
+		if a.IsNull(i) {
+			codes[i] = -1
+		}
+	}
+}
+
+// forEach runs fn(0..n-1) on up to GOMAXPROCS goroutines.
+func forEach(n int, fn func(i int)) {
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // Lookup returns the code of value v in a Dict column (-1 when absent).
@@ -345,11 +551,151 @@ func parallelFor(n int, fn func(lo, hi int)) {
 	}
 }
 
-// mustCol returns a loaded column; callers name columns of the table's specs.
-func (t *Table) mustCol(name string) *Column {
-	c := t.cols[name]
-	if c == nil {
-		panic("columnar: no column " + name)
+// NullN is the number of null rows of the named column: from the Parquet file's column
+// statistics when every row group records them, so the column need not be decoded; else
+// from the decoded column.
+func (t *Table) NullN(name string) (int, error) {
+	s := t.slots[name]
+	if s == nil {
+		return 0, fmt.Errorf("columnar: %s has no column %q", t.path, name)
 	}
-	return c
+	if c := s.col.Load(); c != nil {
+		return c.NullN(), nil
+	}
+	md := t.rdr.MetaData()
+	nulls := int64(0)
+	for i := range md.NumRowGroups() {
+		cc, err := md.RowGroup(i).ColumnChunk(s.index)
+		if err != nil {
+			return 0, fmt.Errorf("columnar: %s column %s: %w", t.path, name, err)
+		}
+		set, _ := cc.StatsSet()
+		if !set {
+			return t.decodedNullN(name)
+		}
+		st, err := cc.Statistics()
+		if err != nil || st == nil || !st.HasNullCount() {
+			return t.decodedNullN(name)
+		}
+		nulls += st.NullCount()
+	}
+	return int(nulls), nil
+}
+
+func (t *Table) decodedNullN(name string) (int, error) {
+	c, err := t.Column(name)
+	if err != nil {
+		return 0, err
+	}
+	return c.NullN(), nil
+}
+
+// Texts returns the cells of the named column at the given rows (ascending) as text, as
+// Column.Text gives them, and whether each is non-null. A column not in memory is not
+// decoded for this: the cells are read from the mapped Parquet file, skipping to each row
+// within its row group.
+func (t *Table) Texts(name string, rows []int) ([]string, []bool, error) {
+	s := t.slots[name]
+	if s == nil {
+		return nil, nil, fmt.Errorf("columnar: %s has no column %q", t.path, name)
+	}
+	vals, ok := make([]string, len(rows)), make([]bool, len(rows))
+	if c := s.col.Load(); c != nil {
+		for i, r := range rows {
+			vals[i], ok[i] = c.Text(r)
+		}
+		return vals, ok, nil
+	}
+	md := t.rdr.MetaData()
+	start := 0 // first table row of row group g
+	i := 0
+	for g := 0; g < md.NumRowGroups() && i < len(rows); g++ {
+		end := start + int(md.RowGroup(g).NumRows())
+		if rows[i] < end {
+			j := i
+			for j < len(rows) && rows[j] < end {
+				j++
+			}
+			if err := t.readCells(g, s.index, start, rows[i:j], vals[i:j], ok[i:j]); err != nil {
+				return nil, nil, fmt.Errorf("columnar: %s column %s: %w", t.path, name, err)
+			}
+			i = j
+		}
+		start = end
+	}
+	if i < len(rows) {
+		return nil, nil, fmt.Errorf("columnar: %s column %s: row %d out of range or rows not ascending", t.path, name, rows[i])
+	}
+	return vals, ok, nil
+}
+
+// readCells reads the cells of leaf column col at rows (ascending, all in row group g, whose
+// first row is start).
+func (t *Table) readCells(g, col, start int, rows []int, vals []string, ok []bool) error {
+	t.cellsOnce.Do(func() {
+		props := parquet.NewReaderProperties(memory.DefaultAllocator)
+		props.BufferedStreamEnabled = true
+		t.cells, t.cellsErr = file.OpenParquetFile(t.path, true, file.WithReadProps(props))
+		if t.cellsErr == nil {
+			runtime.AddCleanup(t, func(r *file.Reader) { r.Close() }, t.cells)
+		}
+	})
+	if t.cellsErr != nil {
+		return t.cellsErr
+	}
+	cr, err := t.cells.RowGroup(g).Column(col)
+	if err != nil {
+		return err
+	}
+	def := make([]int16, 1)
+	pos := start
+	for i, r := range rows {
+		if r < pos {
+			return fmt.Errorf("rows not ascending at %d", r)
+		}
+		skip := int64(r - pos)
+		var text string
+		var got bool
+		switch cr := cr.(type) {
+		case *file.ByteArrayColumnChunkReader:
+			var v parquet.ByteArray
+			if v, got, err = readOne(cr.Skip, cr.ReadBatch, skip, def); got {
+				text = string(v)
+			}
+		case *file.Float64ColumnChunkReader:
+			var v float64
+			if v, got, err = readOne(cr.Skip, cr.ReadBatch, skip, def); got {
+				text = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+		case *file.Int64ColumnChunkReader:
+			var v int64
+			if v, got, err = readOne(cr.Skip, cr.ReadBatch, skip, def); got {
+				text = strconv.FormatInt(v, 10)
+			}
+		case *file.BooleanColumnChunkReader:
+			var v bool
+			if v, got, err = readOne(cr.Skip, cr.ReadBatch, skip, def); got {
+				text = strconv.FormatBool(v)
+			}
+		default:
+			return fmt.Errorf("unsupported physical type %s", cr.Type())
+		}
+		if err != nil {
+			return err
+		}
+		vals[i], ok[i] = text, got
+		pos = r + 1
+	}
+	return nil
+}
+
+// readOne skips n values of a typed column chunk reader, then reads one: its value and
+// whether it is non-null.
+func readOne[T any](skip func(int64) (int64, error), read func(int64, []T, []int16, []int16) (int64, int, error), n int64, def []int16) (T, bool, error) {
+	var v [1]T
+	if _, err := skip(n); err != nil {
+		return v[0], false, err
+	}
+	_, got, err := read(1, v[:], def, nil)
+	return v[0], got == 1, err
 }

@@ -418,7 +418,11 @@ func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capabil
 			}
 		}
 	}
-	if snap.Table.Col(f.Name).Lookup(v) >= 0 {
+	col, err := snap.Table.Column(f.Name)
+	if err != nil {
+		return "", unreadable(snap, err)
+	}
+	if col.Lookup(v) >= 0 {
 		return v, nil
 	}
 	valid := s.dimensionValues(snap, f.Name, 60)

@@ -132,7 +132,10 @@ type Evaluation struct {
 // then every metric of c (a ratio is the quotient of two sums, null where the denominator is
 // null or zero) per group of p.GroupBy and over the whole matched set, with the lineage of
 // both. The benchmark harness calls it to time the engine exactly as the service uses it.
-func Evaluate(c *capability.Capability, t *columnar.Table, p *Params) *Evaluation {
+func Evaluate(c *capability.Capability, t *columnar.Table, p *Params) (*Evaluation, error) {
+	if err := t.Need(QueryColumns(c, p)...); err != nil {
+		return nil, err
+	}
 	sel := t.Filter(Predicates(c, t, p))
 	var ops []columnar.Op
 	first := make([]int, len(c.Metrics)) // each metric's first op
@@ -154,7 +157,37 @@ func Evaluate(c *capability.Capability, t *columnar.Table, p *Params) *Evaluatio
 		}
 		ev.Metrics = append(ev.Metrics, mr)
 	}
-	return ev
+	return ev, nil
+}
+
+// QueryColumns are the columns the engine reads to answer p: filters, date ranges, group
+// keys, metric inputs and units, and the lineage columns.
+func QueryColumns(c *capability.Capability, p *Params) []string {
+	cols := []string{capability.ColSourceFile, capability.ColSheet}
+	for _, name := range c.FilterNames()[1:] {
+		if _, ok := p.Filters[name]; ok {
+			cols = append(cols, name)
+		}
+	}
+	for _, r := range c.DateRanges {
+		if _, ok := p.Ranges[r.Name]; ok {
+			cols = append(cols, r.Column)
+		}
+	}
+	cols = append(cols, p.GroupBy...)
+	for _, m := range c.Metrics {
+		for _, col := range []string{m.Column, m.Denominator, m.UnitColumn} {
+			if col != "" {
+				cols = append(cols, col)
+			}
+		}
+	}
+	return cols
+}
+
+// unreadable is the error of a snapshot column that cannot be read from its file.
+func unreadable(snap *Snapshot, err error) *Error {
+	return errf(500, CodeInternal, "the %s snapshot as_of %s cannot be read (%v); retry, and report it if it persists", snap.Cap.ID, snap.Manifest.AsOf, err)
 }
 
 // quotient divides the sums num by den, null where den is null or zero.
@@ -180,7 +213,10 @@ type outRow struct {
 }
 
 func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *Error) {
-	ev := Evaluate(c, snap.Table, p)
+	ev, err := Evaluate(c, snap.Table, p)
+	if err != nil {
+		return nil, unreadable(snap, err)
+	}
 	sel, groups, results, lineage := ev.Sel, ev.Groups, ev.Metrics, ev.Lineage
 
 	rows := make([]outRow, groups.N)
@@ -554,12 +590,24 @@ func intText(t *columnar.Table, col string, r int) int64 {
 // records renders up to limit matched rows, in source order, each with its citation.
 func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, limit int) ([]Obj, *Error) {
 	n := min(limit, sel.Len())
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = sel.Row(i)
+	}
+	// Column by column: a column not in memory is read from the file at these rows only.
+	cells := make([][]string, len(c.Fields))
+	valid := make([][]bool, len(c.Fields))
+	for fi, f := range c.Fields {
+		var err error
+		if cells[fi], valid[fi], err = snap.Table.Texts(f.Name, rows); err != nil {
+			return nil, unreadable(snap, err)
+		}
+	}
 	out := make([]Obj, 0, n)
-	for i := 0; i < n; i++ {
-		r := sel.Row(i)
+	for i, r := range rows {
 		rec := make(Obj, 0, len(c.Fields)+1)
-		for _, f := range c.Fields {
-			v, ok := snap.Table.Col(f.Name).Text(r)
+		for fi, f := range c.Fields {
+			v, ok := cells[fi][i], valid[fi][i]
 			if !ok {
 				rec = append(rec, KV{f.Name, nil})
 				continue

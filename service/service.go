@@ -116,7 +116,7 @@ func load(c *capability.Capability, m *snapshots.Manifest) (*Snapshot, error) {
 	for _, f := range snapshots.Columns(c) {
 		specs = append(specs, columnar.Spec{Name: f.Name, Dict: dictField(c, f)})
 	}
-	t, err := columnar.Load(m.FactsPath(), specs)
+	t, err := columnar.Open(m.FactsPath(), specs)
 	if err != nil {
 		return nil, fmt.Errorf("load %s %s: %w", c.ID, m.AsOf, err)
 	}
@@ -129,7 +129,11 @@ func load(c *capability.Capability, m *snapshots.Manifest) (*Snapshot, error) {
 	}
 	snap := &Snapshot{Cap: c, Manifest: m, Table: t, Codebooks: cbs, sources: map[string]snapshots.Source{}, unpublished: map[string]bool{}}
 	for _, f := range c.Fields {
-		if t.Rows > 0 && t.Col(f.Name).NullN() == t.Rows {
+		nulls, err := t.NullN(f.Name)
+		if err != nil {
+			return nil, fmt.Errorf("load %s %s: %w", c.ID, m.AsOf, err)
+		}
+		if t.Rows > 0 && nulls == t.Rows {
 			snap.unpublished[f.Name] = true
 		}
 	}

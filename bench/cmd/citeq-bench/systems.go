@@ -132,7 +132,10 @@ func (s engineSystem) Prepare(q Query) (func() (any, error), func(any) (Answer, 
 		total           columnar.Result
 	}
 	run := func() (any, error) {
-		ev := service.Evaluate(c, t, p)
+		ev, err := service.Evaluate(c, t, p)
+		if err != nil {
+			return nil, err
+		}
 		sel, groups, first := ev.Sel, ev.Groups, ev.Metrics[0].Total
 		return result{matched: sel.Len(), groups: groups.N, total: first}, nil
 	}
@@ -202,9 +205,8 @@ func (engineSystem) aggregates(q Query, p *service.Params, t *columnar.Table, pr
 // records is the engine path of a records query: the filter, then the first Limit matched
 // rows, every field as text (as the service reads them before rendering).
 func (engineSystem) records(q Query, c *capability.Capability, t *columnar.Table, preds []columnar.Predicate) (func() (any, error), func(any) (Answer, error), error) {
-	cols := make([]*columnar.Column, len(c.Fields))
-	for i, f := range c.Fields {
-		if cols[i] = t.Col(f.Name); cols[i] == nil {
+	for _, f := range c.Fields {
+		if !t.Has(f.Name) {
 			return nil, nil, fmt.Errorf("no column %s", f.Name)
 		}
 	}
@@ -214,19 +216,26 @@ func (engineSystem) records(q Query, c *capability.Capability, t *columnar.Table
 	}
 	run := func() (any, error) {
 		sel := t.Filter(preds)
-		n := min(q.Limit, sel.Len())
-		out := make([]map[string]*string, n)
+		rows := make([]int, min(q.Limit, sel.Len()))
+		for i := range rows {
+			rows[i] = sel.Row(i)
+		}
+		out := make([]map[string]*string, len(rows))
 		for i := range out {
-			r := sel.Row(i)
-			rec := make(map[string]*string, len(cols))
-			for _, col := range cols {
-				if v, ok := col.Text(r); ok {
-					rec[col.Name] = &v
+			out[i] = make(map[string]*string, len(c.Fields))
+		}
+		for _, f := range c.Fields {
+			vals, ok, err := t.Texts(f.Name, rows)
+			if err != nil {
+				return nil, err
+			}
+			for i := range rows {
+				if ok[i] {
+					out[i][f.Name] = &vals[i]
 				} else {
-					rec[col.Name] = nil
+					out[i][f.Name] = nil
 				}
 			}
-			out[i] = rec
 		}
 		return result{sel.Len(), out}, nil
 	}

@@ -394,11 +394,18 @@ func filled(n int, v float64) []float64 {
 func (pt *partial) chunk(p *plan, sl *slotter, lo, hi int) {
 	slots := sl.fill(p.sel, lo, hi, pt.slots)
 	count := pt.count
-	for _, s := range slots {
-		if count[s] == 0 {
-			pt.touched = append(pt.touched, s)
+	if p.space == 1 {
+		if hi > lo {
+			pt.touched = append(pt.touched, 0)
+			count[0] += int64(hi - lo)
 		}
-		count[s]++
+	} else {
+		for _, s := range slots {
+			if count[s] == 0 {
+				pt.touched = append(pt.touched, s)
+			}
+			count[s]++
+		}
 	}
 	for fi, f := range p.floats {
 		pt.fl[fi].run(p.sel, f, slots, lo, hi)
@@ -426,7 +433,50 @@ func neumaier(sum, comp []float64, s uint32, v float64) {
 func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) {
 	vals := f.vals
 	sum, comp := fp.sum, fp.comp
-	if !f.nulls && sel.All && len(f.units) == 0 && !f.min && !f.max {
+	plain := !f.min && !f.max && len(f.units) == 0
+	if plain && len(sum) == 1 {
+		// One group: the sum runs in registers.
+		acc, c, nn := sum[0], comp[0], int64(0)
+		add := func(v float64) {
+			t := acc + v
+			if math.Abs(acc) >= math.Abs(v) {
+				c += (acc - t) + v
+			} else {
+				c += (v - t) + acc
+			}
+			acc = t
+			nn++
+		}
+		switch {
+		case !f.nulls && sel.All:
+			for _, v := range vals[lo:hi] {
+				add(v)
+			}
+		case !f.nulls:
+			for _, r := range sel.Idx[lo:hi] {
+				add(vals[r])
+			}
+		case sel.All && (f.off+lo)%64 == 0:
+			for w := 0; w < hi-lo; w += 64 {
+				for word := validWord(f.bitmap, f.off+lo+w, min(64, hi-lo-w)); word != 0; word &= word - 1 {
+					add(vals[lo+w+bits64.TrailingZeros64(word)])
+				}
+			}
+		default:
+			bm, off := f.bitmap, f.off
+			for i := range slots {
+				if r := sel.Row(lo + i); bm[(off+r)>>3]&(1<<((off+r)&7)) != 0 {
+					add(vals[r])
+				}
+			}
+		}
+		sum[0], comp[0] = acc, c
+		if fp.nn != nil {
+			fp.nn[0] += nn
+		}
+		return
+	}
+	if !f.nulls && sel.All && plain {
 		for i, v := range vals[lo:hi] {
 			neumaier(sum, comp, slots[i], v)
 		}
@@ -455,7 +505,6 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 			}
 		}
 	}
-	plain := !f.min && !f.max && len(f.units) == 0
 	switch {
 	case !f.nulls && sel.All:
 		for i := range slots {

@@ -61,40 +61,47 @@ func (t *Table) Filter(preds []Predicate) Selection {
 	if len(preds) == 0 {
 		return Selection{All: true, n: t.Rows}
 	}
-	first := t.cols[preds[0].Column]
-	allow := preds[0].Allow
-	// First predicate: scan codes in parallel chunks into per-chunk index lists.
+	cols := make([][]int32, len(preds))
+	for i, p := range preds {
+		cols[i] = t.mustCol(p.Column).Codes
+	}
+	// Each fixed chunk writes its matches at its own offset of one buffer, on all cores; the
+	// chunks' matches are then moved down into place, in order.
+	idx := make([]int32, t.Rows)
 	chunks := (t.Rows + chunkRows - 1) / chunkRows
-	parts := make([][]int32, chunks)
+	counts := make([]int, chunks)
 	parallelFor(t.Rows, func(lo, hi int) {
-		var out []int32
-		codes := first.Codes[lo:hi]
+		out := idx[lo:hi]
+		k := 0
+		codes, allow := cols[0][lo:hi], preds[0].Allow
 		for i, code := range codes {
 			if code >= 0 && allow[code] {
-				out = append(out, int32(lo+i))
-			}
-		}
-		parts[lo/chunkRows] = out
-	})
-	total := 0
-	for _, p := range parts {
-		total += len(p)
-	}
-	idx := make([]int32, 0, total)
-	for _, p := range parts {
-		idx = append(idx, p...)
-	}
-	// Later predicates refine the selection in place.
-	for _, p := range preds[1:] {
-		codes, allow := t.cols[p.Column].Codes, p.Allow
-		k := 0
-		for _, r := range idx {
-			if code := codes[r]; code >= 0 && allow[code] {
-				idx[k] = r
+				out[k] = int32(lo + i)
 				k++
 			}
 		}
-		idx = idx[:k]
+		for p := 1; p < len(preds); p++ {
+			codes, allow := cols[p], preds[p].Allow
+			n := 0
+			for _, r := range out[:k] {
+				if code := codes[r]; code >= 0 && allow[code] {
+					out[n] = r
+					n++
+				}
+			}
+			k = n
+		}
+		counts[lo/chunkRows] = k
+	})
+	total := 0
+	for c, k := range counts {
+		copy(idx[total:], idx[c*chunkRows:c*chunkRows+k])
+		total += k
+	}
+	if total < t.Rows/2 {
+		idx = append([]int32(nil), idx[:total]...) // free the rest
+	} else {
+		idx = idx[:total:total]
 	}
 	return Selection{Idx: idx}
 }
@@ -132,7 +139,7 @@ func (t *Table) Group(sel Selection, keys []string) *Grouping {
 	}
 	g := &Grouping{GID: make([]uint32, sel.Len())}
 	for _, k := range keys {
-		g.Keys = append(g.Keys, t.cols[k])
+		g.Keys = append(g.Keys, t.mustCol(k))
 	}
 	// Mixed-radix slot of a row: each key's code with null mapped to its cardinality.
 	radix := make([]uint64, len(keys))

@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -64,6 +66,8 @@ func BenchmarkDistinctQueries(b *testing.B) {
 	var n int
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
 	for b.Loop() {
 		n++
 		req := httptest.NewRequest(http.MethodPost, "/v1/power/capacity/query", strings.NewReader(distinctBody(n, r)))
@@ -84,6 +88,8 @@ func BenchmarkDistinctQueriesParallel(b *testing.B) {
 	var seq atomic.Int64
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
 	b.RunParallel(func(pb *testing.PB) {
 		r := rand.New(rand.NewPCG(uint64(seq.Add(1)), 2))
 		for pb.Next() {
@@ -99,4 +105,21 @@ func BenchmarkDistinctQueriesParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// processCPU is the CPU time the process has used, user and system: unlike wall time it
+// hardly depends on what else the machine runs.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the process CPU time per operation since start as cpu-ns/op.
+func reportCPU(b *testing.B, start time.Duration) {
+	if b.N > 0 {
+		b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+	}
 }

@@ -201,12 +201,19 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		}
 	}
 
-	cites := map[string]Obj{}
+	canon := p.canonical(c)
+	var filters Obj
+	for _, kv := range canon {
+		if kv.K == "filters" {
+			filters = append(filters, kv.V.(Obj)...)
+		}
+	}
+	cites := map[string]citation{}
 	cite := func(srcs []columnar.Source, group Obj) []string {
 		var refs []string
 		for _, src := range srcs {
-			ref, body := s.aggregateCitation(c, snap, p, src, group)
-			cites[ref] = body
+			ref, cit := s.aggregateCitation(c, snap, p, filters, src, group)
+			cites[ref] = cit
 			refs = append(refs, ref)
 		}
 		return refs
@@ -269,7 +276,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	doc := Obj{
 		{"capability", c.ID},
 		{"as_of", snap.Manifest.AsOf},
-		{"query", p.canonical(c)},
+		{"query", canon},
 		{"summary", summary},
 		{"rows", outRows},
 	}
@@ -283,12 +290,13 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		doc = append(doc, KV{"records", recs})
 	}
 	if p.IncludeEvidence {
-		for ref, body := range cites {
-			ev, e := s.evidenceFor(verifyOf(body))
+		for ref, cit := range cites {
+			ev, e := s.evidenceFor(verifyOf(cit.body))
 			if e != nil {
 				ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
 			}
-			cites[ref] = append(body, KV{"evidence", ev})
+			// The citation id stays the hash of the body without its evidence.
+			cites[ref] = citation{body: append(cit.body, KV{"evidence", ev})}
 		}
 	}
 	doc = append(doc, KV{"citations", sortedCitations(cites)})
@@ -450,8 +458,24 @@ func totalNotes(c *capability.Capability, snap *Snapshot, mr metricResult, match
 	return out
 }
 
-// aggregateCitation builds the citation of the rows of one group from one source file.
-func (s *Service) aggregateCitation(c *capability.Capability, snap *Snapshot, p *Params, src columnar.Source, group Obj) (string, Obj) {
+// citation is the body of one citation and, unless it changed after its id was computed
+// (evidence), its rendering.
+type citation struct {
+	body Obj
+	json []byte
+}
+
+// value is what the citations map of a response holds for c.
+func (c citation) value() any {
+	if c.json != nil {
+		return rawJSON(c.json)
+	}
+	return c.body
+}
+
+// aggregateCitation builds the citation of the rows of one group from one source file;
+// filters are the canonical filters of p. Its id is a hash of its rendering.
+func (s *Service) aggregateCitation(c *capability.Capability, snap *Snapshot, p *Params, filters Obj, src columnar.Source, group Obj) (string, citation) {
 	t := snap.Table
 	file := t.Col(capability.ColSourceFile).Values[src.File]
 	ms := snap.sources[file]
@@ -463,12 +487,7 @@ func (s *Service) aggregateCitation(c *capability.Capability, snap *Snapshot, p 
 	if len(src.Sample) > 0 {
 		verify = s.recordCitation(snap, int(src.Sample[0]))
 	}
-	filters := Obj{}
-	for _, kv := range p.canonical(c) {
-		if kv.K == "filters" {
-			filters = append(filters, kv.V.(Obj)...)
-		}
-	}
+	filters = append(make(Obj, 0, len(filters)+len(group)), filters...)
 	for _, kv := range group {
 		if kv.V != OtherGroup {
 			filters = append(filters, KV{kv.K, []any{kv.V}})
@@ -509,8 +528,9 @@ func (s *Service) aggregateCitation(c *capability.Capability, snap *Snapshot, p 
 		}
 		body = append(body, KV{"source_view", Obj{{"title", ms.Title}, {"release", ms.Release}, {"sheets", sheets}}})
 	}
-	sum := sha256.Sum256(mustJSON(body))
-	return "c_" + hex.EncodeToString(sum[:8]), body
+	enc := mustJSON(body)
+	sum := sha256.Sum256(enc)
+	return "c_" + hex.EncodeToString(sum[:8]), citation{body: body, json: enc}
 }
 
 // recordCitation is the row-level citation of table row r: what the evidence endpoint takes.
@@ -565,7 +585,7 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 	return out, nil
 }
 
-func sortedCitations(m map[string]Obj) Obj {
+func sortedCitations(m map[string]citation) Obj {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -573,7 +593,7 @@ func sortedCitations(m map[string]Obj) Obj {
 	sort.Strings(keys)
 	out := make(Obj, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, KV{k, m[k]})
+		out = append(out, KV{k, m[k].value()})
 	}
 	return out
 }

@@ -1,8 +1,6 @@
 package service
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strconv"
@@ -208,16 +206,9 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 			filters = append(filters, kv.V.(Obj)...)
 		}
 	}
-	cites := map[string]citation{}
-	cite := func(srcs []columnar.Source, group Obj) []string {
-		var refs []string
-		for _, src := range srcs {
-			ref, cit := s.aggregateCitation(c, snap, p, filters, src, group)
-			cites[ref] = cit
-			refs = append(refs, ref)
-		}
-		return refs
-	}
+	citeBuf := getBuf()
+	cw := newCiteWriter(c, snap, p, filters, *citeBuf)
+	defer func() { putBuf(citeBuf, cw.buf) }()
 
 	var outRows []Obj
 	for _, r := range rows {
@@ -238,7 +229,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 			metrics = append(metrics, KV{mr.m.Name, rowValue(mr, r)})
 			notes = append(notes, rowNotes(mr, r)...)
 		}
-		refs := cite(r.sources, group)
+		refs := cw.refs(r.sources, group)
 		lin := Obj{{"citation_ref", firstOr(refs)}}
 		if len(refs) > 1 {
 			lin = append(lin, KV{"citation_refs", refs})
@@ -263,7 +254,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		units = append(units, KV{mr.m.Name, mr.m.Unit})
 		notes = append(notes, totalNotes(c, snap, mr, sel.Len())...)
 	}
-	totalRefs := cite(wholeLineage[0], Obj{})
+	totalRefs := cw.refs(wholeLineage[0], Obj{})
 	summary := Obj{
 		{"group_count", groups.N},
 		{"returned_group_count", len(outRows)},
@@ -289,27 +280,15 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		doc[3].V = summary
 		doc = append(doc, KV{"records", recs})
 	}
-	if p.IncludeEvidence {
-		for ref, cit := range cites {
-			ev, e := s.evidenceFor(verifyOf(cit.body))
-			if e != nil {
-				ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
-			}
-			// The citation id stays the hash of the body without its evidence.
-			cites[ref] = citation{body: append(cit.body, KV{"evidence", ev})}
-		}
+	doc = append(doc, KV{"citations", cw.object(s, p.IncludeEvidence)})
+	docBuf := getBuf()
+	out, err := appendObj(*docBuf, doc)
+	if err != nil {
+		panic(err)
 	}
-	doc = append(doc, KV{"citations", sortedCitations(cites)})
-	return mustJSON(doc), nil
-}
-
-func verifyOf(body Obj) Obj {
-	for _, kv := range body {
-		if kv.K == "verify" {
-			return kv.V.(Obj)
-		}
-	}
-	return nil
+	body := append(make([]byte, 0, len(out)), out...)
+	putBuf(docBuf, out)
+	return body, nil
 }
 
 func orEmptyNotes(n []Obj) []Obj {
@@ -458,96 +437,6 @@ func totalNotes(c *capability.Capability, snap *Snapshot, mr metricResult, match
 	return out
 }
 
-// citation is the body of one citation and, unless it changed after its id was computed
-// (evidence), its rendering.
-type citation struct {
-	body Obj
-	json []byte
-}
-
-// value is what the citations map of a response holds for c.
-func (c citation) value() any {
-	if c.json != nil {
-		return rawJSON(c.json)
-	}
-	return c.body
-}
-
-// aggregateCitation builds the citation of the rows of one group from one source file;
-// filters are the canonical filters of p. Its id is a hash of its rendering.
-func (s *Service) aggregateCitation(c *capability.Capability, snap *Snapshot, p *Params, filters Obj, src columnar.Source, group Obj) (string, citation) {
-	t := snap.Table
-	file := t.Col(capability.ColSourceFile).Values[src.File]
-	ms := snap.sources[file]
-	var sample []Obj
-	for _, r := range src.Sample {
-		sample = append(sample, Obj{{"sheet", text(t, capability.ColSheet, int(r))}, {"source_row", intText(t, capability.ColSourceRow, int(r))}})
-	}
-	var verify Obj
-	if len(src.Sample) > 0 {
-		verify = s.recordCitation(snap, int(src.Sample[0]))
-	}
-	filters = append(make(Obj, 0, len(filters)+len(group)), filters...)
-	for _, kv := range group {
-		if kv.V != OtherGroup {
-			filters = append(filters, KV{kv.K, []any{kv.V}})
-		}
-	}
-	lf := Obj{{"source_file", file}, {"raw_file_sha256", ms.SHA256}, {"filters", filters}}
-	var ranges Obj
-	for _, r := range c.DateRanges {
-		if b, ok := p.Ranges[r.Name]; ok {
-			ranges = append(ranges, KV{r.Column, Obj{{"from", b[0]}, {"to", b[1]}}})
-		}
-	}
-	if ranges != nil {
-		lf = append(lf, KV{"date_ranges", ranges})
-	}
-	for _, kv := range group {
-		if kv.V == OtherGroup {
-			lf = append(lf, KV{"excludes", "the groups listed before (other) in rows"})
-			break
-		}
-	}
-	body := Obj{
-		{"source_id", ms.SourceID},
-		{"publisher", ms.Publisher},
-		{"source_url", ms.URL},
-		{"source_file", file},
-		{"raw_file_sha256", ms.SHA256},
-		{"as_of", snap.Manifest.AsOf},
-		{"source_rows_count", src.Rows},
-		{"source_rows_sample", sample},
-		{"verify", verify},
-		{"lineage_filter", lf},
-	}
-	if c.SourceView {
-		var sheets []string
-		for _, sh := range src.Sheets {
-			sheets = append(sheets, t.Col(capability.ColSheet).Values[sh])
-		}
-		body = append(body, KV{"source_view", Obj{{"title", ms.Title}, {"release", ms.Release}, {"sheets", sheets}}})
-	}
-	enc := mustJSON(body)
-	sum := sha256.Sum256(enc)
-	return "c_" + hex.EncodeToString(sum[:8]), citation{body: body, json: enc}
-}
-
-// recordCitation is the row-level citation of table row r: what the evidence endpoint takes.
-func (s *Service) recordCitation(snap *Snapshot, r int) Obj {
-	t := snap.Table
-	file := text(t, capability.ColSourceFile, r)
-	return Obj{
-		{"source_id", text(t, capability.ColSourceID, r)},
-		{"source_url", snap.sources[file].URL},
-		{"source_file", file},
-		{"sheet", text(t, capability.ColSheet, r)},
-		{"source_row", intText(t, capability.ColSourceRow, r)},
-		{"raw_file_sha256", text(t, capability.ColRawSHA256, r)},
-		{"as_of", snap.Manifest.AsOf},
-	}
-}
-
 func text(t *columnar.Table, col string, r int) string {
 	v, _ := t.Col(col).Text(r)
 	return v
@@ -579,21 +468,8 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 			}
 			rec = append(rec, KV{f.Name, typed(f.Type, v)})
 		}
-		rec = append(rec, KV{"citation", s.recordCitation(snap, r)})
+		rec = append(rec, KV{"citation", rawJSON(appendRecordCitation(nil, snap, r))})
 		out = append(out, rec)
 	}
 	return out, nil
-}
-
-func sortedCitations(m map[string]citation) Obj {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make(Obj, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, KV{k, m[k].value()})
-	}
-	return out
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/citeq/citeq/internal/testenv"
 )
 
 // refObj is Obj as encoding/json renders it member by member: the reference the direct
@@ -113,4 +115,84 @@ func FuzzRenderString(f *testing.F) {
 			t.Errorf("%q:\n got %s\nwant %s", s, got, want)
 		}
 	})
+}
+
+// decodeOrdered decodes one JSON value keeping the order of object members (as Obj) and
+// numbers as written (json.Number).
+func decodeOrdered(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		o := Obj{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			o = append(o, KV{k.(string), v})
+		}
+		_, err := dec.Token()
+		return o, err
+	case json.Delim('['):
+		l := []any{}
+		for dec.More() {
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			l = append(l, v)
+		}
+		_, err := dec.Token()
+		return l, err
+	}
+	return tok, nil
+}
+
+// TestQueryPayloadsAreCanonicalJSON: a query payload, rendered directly, is exactly what
+// encoding/json writes for the same members in the same order.
+func TestQueryPayloadsAreCanonicalJSON(t *testing.T) {
+	svc, err := New(testenv.Data(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, params string }{
+		{"power/capacity", `{}`},
+		{"power/capacity", `{"as_of":"2016-05-31","filters":{"lifecycle":"planned"},"group_by":["technology"],"order_by":"net_summer_mw","top_n":3}`},
+		{"power/capacity", `{"group_by":["state","operating_year"],"order_by":"distinct_plant_count","top_n":40,"order":"asc"}`},
+		{"power/capacity", `{"filters":{"lifecycle":"retired"},"group_by":["retirement_year"],"order_by":"generator_count","top_n":2,"rollup_other":false}`},
+		{"power/capacity", `{"operating_date_from":"2010","operating_date_to":"2012-06","group_by":["lifecycle"],"include_records":true,"limit":3}`},
+		{"power/capacity", `{"filters":{"state":"RI"},"group_by":["fuel_group"],"include_evidence":true}`},
+		{"natural-gas/prices", `{"include_records":true,"limit":2}`},
+	} {
+		t.Run(tc.path+" "+tc.params, func(t *testing.T) {
+			got, e := svc.QueryJSON(tc.path, []byte(tc.params))
+			if e != nil {
+				t.Fatal(e)
+			}
+			dec := json.NewDecoder(bytes.NewReader(got))
+			dec.UseNumber()
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := marshal(toRef(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				i := 0
+				for i < len(got) && i < len(want) && got[i] == want[i] {
+					i++
+				}
+				t.Errorf("differs at byte %d:\n got …%s\nwant …%s", i, got[max(0, i-80):min(len(got), i+80)], want[max(0, i-80):min(len(want), i+80)])
+			}
+		})
+	}
 }

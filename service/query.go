@@ -210,9 +210,15 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	cw := newCiteWriter(c, snap, p, filters, *citeBuf)
 	defer func() { putBuf(citeBuf, cw.buf) }()
 
-	var outRows []Obj
-	for _, r := range rows {
-		group := Obj{}
+	// The rows, rendered one after the other: each {"group", "metrics", "notes"?, "lineage":
+	// {"citation_ref", "citation_refs"? (more than one source), "source_rows_count"}}.
+	rowsBuf := getBuf()
+	out := append((*rowsBuf)[:0], '[')
+	defer func() { putBuf(rowsBuf, out) }()
+	group := make(Obj, 0, len(p.GroupBy))
+	var err error
+	for i, r := range rows {
+		group = group[:0]
 		for k, name := range p.GroupBy {
 			f, _ := c.Field(name)
 			if r.other {
@@ -223,28 +229,49 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 				group = append(group, KV{name, typed(f.Type, r.group[k])})
 			}
 		}
-		metrics := Obj{}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"group":`...)
+		if out, err = appendObj(out, group); err != nil {
+			panic(err)
+		}
+		out = append(out, `,"metrics":{`...)
 		var notes []Obj
-		for _, mr := range results {
-			metrics = append(metrics, KV{mr.m.Name, rowValue(mr, r)})
+		for j, mr := range results {
+			if j > 0 {
+				out = append(out, ',')
+			}
+			out = appendString(out, mr.m.Name, true)
+			out = append(out, ':')
+			if out, err = rowValue(mr, r).appendJSON(out); err != nil {
+				panic(err)
+			}
 			notes = append(notes, rowNotes(mr, r)...)
 		}
-		refs := cw.refs(r.sources, group)
-		lin := Obj{{"citation_ref", firstOr(refs)}}
-		if len(refs) > 1 {
-			lin = append(lin, KV{"citation_refs", refs})
-		}
-		lin = append(lin, KV{"source_rows_count", sourceRows(r.sources)})
-		row := Obj{{"group", group}, {"metrics", metrics}}
+		out = append(out, '}')
 		if len(notes) > 0 {
-			row = append(row, KV{"notes", notes})
+			out = append(out, `,"notes":`...)
+			if out, err = appendValue(out, notes); err != nil {
+				panic(err)
+			}
 		}
-		row = append(row, KV{"lineage", lin})
-		outRows = append(outRows, row)
+		refs := cw.refs(r.sources, group)
+		out = append(out, `,"lineage":{"citation_ref":`...)
+		if len(refs) == 0 {
+			out = append(out, "null"...)
+		} else {
+			out = appendString(out, refs[0], false)
+		}
+		if len(refs) > 1 {
+			out = append(out, `,"citation_refs":`...)
+			out, _ = appendValue(out, refs)
+		}
+		out = append(out, `,"source_rows_count":`...)
+		out = strconv.AppendInt(out, sourceRows(r.sources), 10)
+		out = append(out, "}}"...)
 	}
-	if outRows == nil {
-		outRows = []Obj{}
-	}
+	out = append(out, ']')
 
 	totals := Obj{}
 	units := Obj{}
@@ -257,7 +284,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	totalRefs := cw.refs(wholeLineage[0], Obj{})
 	summary := Obj{
 		{"group_count", groups.N},
-		{"returned_group_count", len(outRows)},
+		{"returned_group_count", len(rows)},
 		{"matched_source_rows", sel.Len()},
 		{"totals", totals},
 		{"units", units},
@@ -269,7 +296,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		{"as_of", snap.Manifest.AsOf},
 		{"query", canon},
 		{"summary", summary},
-		{"rows", outRows},
+		{"rows", rawJSON(out)},
 	}
 	if p.IncludeRecords {
 		recs, e := s.records(c, snap, sel, p.Limit)
@@ -282,12 +309,12 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	}
 	doc = append(doc, KV{"citations", cw.object(s, p.IncludeEvidence)})
 	docBuf := getBuf()
-	out, err := appendObj(*docBuf, doc)
+	rendered, err := appendObj(*docBuf, doc)
 	if err != nil {
 		panic(err)
 	}
-	body := append(make([]byte, 0, len(out)), out...)
-	putBuf(docBuf, out)
+	body := append(make([]byte, 0, len(rendered)), rendered...)
+	putBuf(docBuf, rendered)
 	return body, nil
 }
 
@@ -296,13 +323,6 @@ func orEmptyNotes(n []Obj) []Obj {
 		return []Obj{}
 	}
 	return n
-}
-
-func firstOr(refs []string) any {
-	if len(refs) == 0 {
-		return nil
-	}
-	return refs[0]
 }
 
 func sourceRows(srcs []columnar.Source) int64 {

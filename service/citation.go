@@ -2,6 +2,7 @@ package service
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"sort"
 	"strconv"
@@ -31,6 +32,11 @@ type citeWriter struct {
 	ranges []byte
 	buf    []byte
 	cites  map[string]citation
+	// cache, when set, keeps citations across queries; key is the scratch of their keys,
+	// whose first keyLen bytes (the snapshot, filters and date ranges) all share.
+	cache  *citeCache
+	key    []byte
+	keyLen int
 }
 
 // citation is one rendered citation: buf[start:end] of its writer.
@@ -40,8 +46,8 @@ type citation struct {
 	verifyRow int
 }
 
-func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters Obj, buf []byte) *citeWriter {
-	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cites: map[string]citation{}}
+func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters Obj, buf []byte, cache *citeCache) *citeWriter {
+	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cites: map[string]citation{}, cache: cache}
 	if len(filters) > 0 {
 		f := appendObjOrPanic(nil, filters)
 		w.filters = f[1 : len(f)-1]
@@ -55,7 +61,60 @@ func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters 
 	if ranges != nil {
 		w.ranges = appendObjOrPanic(append([]byte(nil), `,"date_ranges":`...), ranges)
 	}
+	if cache != nil {
+		w.key = binary.AppendUvarint(w.key, snap.id)
+		w.key = appendBytes(w.key, w.filters)
+		w.key = appendBytes(w.key, w.ranges)
+		w.keyLen = len(w.key)
+	}
 	return w
+}
+
+// appendBytes appends b with its length first.
+func appendBytes(dst, b []byte) []byte {
+	return append(binary.AppendUvarint(dst, uint64(len(b))), b...)
+}
+
+// cacheKey is the key of the citation of src for group: everything its rendering depends
+// on besides what the writer's prefix holds.
+func (w *citeWriter) cacheKey(src columnar.Source, group Obj) []byte {
+	k := w.key[:w.keyLen]
+	k = binary.AppendVarint(k, int64(src.File))
+	k = binary.AppendVarint(k, src.Rows)
+	k = binary.AppendUvarint(k, uint64(len(src.Sample)))
+	for _, r := range src.Sample {
+		k = binary.AppendVarint(k, int64(r))
+	}
+	k = binary.AppendUvarint(k, uint64(len(src.Sheets)))
+	for _, sh := range src.Sheets {
+		k = binary.AppendVarint(k, int64(sh))
+	}
+	k = binary.AppendUvarint(k, uint64(len(group)))
+	for _, kv := range group {
+		k = binary.AppendUvarint(k, uint64(len(kv.K)))
+		k = append(k, kv.K...)
+		if kv.V == OtherGroup {
+			k = append(k, 1)
+			continue
+		}
+		k = append(k, 0)
+		var err error
+		if k, err = appendValue(k, kv.V); err != nil {
+			panic(err)
+		}
+		k = append(k, 0xff) // never within rendered JSON, which is valid UTF-8
+	}
+	w.key = k
+	return k
+}
+
+// add keeps citation id, rendered in w.buf[start:], unless it is there already.
+func (w *citeWriter) add(id string, start, verifyRow int) {
+	if _, dup := w.cites[id]; dup {
+		w.buf = w.buf[:start]
+		return
+	}
+	w.cites[id] = citation{start: start, end: len(w.buf), verifyRow: verifyRow}
 }
 
 func appendObjOrPanic(b []byte, o Obj) []byte {
@@ -69,6 +128,16 @@ func appendObjOrPanic(b []byte, o Obj) []byte {
 // cite renders the citation of the rows of one group (its dimension values in group, the
 // (other) row's being OtherGroup) from one source file, and returns its id.
 func (w *citeWriter) cite(src columnar.Source, group Obj) string {
+	var key []byte
+	if w.cache != nil {
+		key = w.cacheKey(src, group)
+		if hit, ok := w.cache.get(key); ok {
+			start := len(w.buf)
+			w.buf = append(w.buf, hit.json...)
+			w.add(hit.id, start, hit.verifyRow)
+			return hit.id
+		}
+	}
 	t := w.snap.Table
 	file := t.Col(capability.ColSourceFile).Values[src.File]
 	ms := w.snap.sources[file]
@@ -172,12 +241,11 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 	ref[0], ref[1] = 'c', '_'
 	hex.Encode(ref[2:], sum[:8])
 	id := string(ref[:])
-	if _, dup := w.cites[id]; dup {
-		w.buf = b[:start]
-	} else {
-		w.buf = b
-		w.cites[id] = citation{start: start, end: len(b), verifyRow: verifyRow}
+	w.buf = b
+	if key != nil {
+		w.cache.put(key, cachedCite{id: id, json: append([]byte(nil), b[start:]...), verifyRow: verifyRow})
 	}
+	w.add(id, start, verifyRow)
 	return id
 }
 

@@ -107,8 +107,12 @@ func TestCiteWriterMatchesObjCitations(t *testing.T) {
 		{"power/capacity", `{"operating_date_from":"2010","operating_date_to":"2012-06","group_by":["lifecycle"]}`},
 		{"power/capacity", `{"filters":{"eia_plant_id":[3,"4"]},"group_by":["operating_year"]}`},
 		{"power/capacity", `{"filters":{"state":"RI","lifecycle":"planned","fuel_group":"Coal"},"group_by":["state"]}`},
+		// The same rows grouped two ways: the same sources, cited under different filters.
+		{"power/capacity", `{"filters":{"eia_plant_id":3,"lifecycle":"operating"},"group_by":["state"]}`},
+		{"power/capacity", `{"filters":{"eia_plant_id":3,"lifecycle":"operating"},"group_by":["lifecycle"]}`},
 		{"natural-gas/prices", `{}`},
 	}
+	shared := newCiteCache(16 << 20)
 	for _, tc := range cases {
 		t.Run(tc.path+" "+tc.params, func(t *testing.T) {
 			raw, e := ParseBody([]byte(tc.params))
@@ -130,74 +134,78 @@ func TestCiteWriterMatchesObjCitations(t *testing.T) {
 					filters = kv.V.(Obj)
 				}
 			}
-			w := newCiteWriter(c, snap, p, filters, nil)
-			want := map[string]Obj{}
-			check := func(srcs []columnar.Source, group Obj) {
-				t.Helper()
-				got := w.refs(srcs, group)
-				if len(got) != len(srcs) {
-					t.Fatalf("%d refs for %d sources", len(got), len(srcs))
-				}
-				for i, src := range srcs {
-					ref, body := refAggregateCitation(c, snap, p, src, group)
-					if got[i] != ref {
-						t.Errorf("group %v source %d: id %s, want %s", group, i, got[i], ref)
+			// Without a cache, then with the one all cases share: first without, then with
+			// this case's citations (and always with those of the cases before).
+			for _, cache := range []*citeCache{nil, shared, shared} {
+				w := newCiteWriter(c, snap, p, filters, nil, cache)
+				want := map[string]Obj{}
+				check := func(srcs []columnar.Source, group Obj) {
+					t.Helper()
+					got := w.refs(srcs, group)
+					if len(got) != len(srcs) {
+						t.Fatalf("%d refs for %d sources", len(got), len(srcs))
 					}
-					want[ref] = body
-				}
-			}
-			var all []columnar.Source
-			for gi := 0; gi < groups.N; gi++ {
-				group := Obj{}
-				for k, col := range groups.Keys {
-					f, _ := c.Field(p.GroupBy[k])
-					if code := groups.Codes[gi][k]; code < 0 {
-						group = append(group, KV{p.GroupBy[k], nil})
-					} else {
-						group = append(group, KV{p.GroupBy[k], typed(f.Type, col.Values[code])})
+					for i, src := range srcs {
+						ref, body := refAggregateCitation(c, snap, p, src, group)
+						if got[i] != ref {
+							t.Errorf("group %v source %d: id %s, want %s", group, i, got[i], ref)
+						}
+						want[ref] = body
 					}
 				}
-				check(lineage[gi], group)
-				all = append(all, lineage[gi]...)
-			}
-			if len(p.GroupBy) > 0 && len(all) > 0 {
-				other := Obj{}
-				for _, name := range p.GroupBy {
-					other = append(other, KV{name, OtherGroup})
+				var all []columnar.Source
+				for gi := 0; gi < groups.N; gi++ {
+					group := Obj{}
+					for k, col := range groups.Keys {
+						f, _ := c.Field(p.GroupBy[k])
+						if code := groups.Codes[gi][k]; code < 0 {
+							group = append(group, KV{p.GroupBy[k], nil})
+						} else {
+							group = append(group, KV{p.GroupBy[k], typed(f.Type, col.Values[code])})
+						}
+					}
+					check(lineage[gi], group)
+					all = append(all, lineage[gi]...)
 				}
-				check(foldOther([]outRow{{sources: all}}, len(p.GroupBy)).sources, other)
-			}
-			check([]columnar.Source{{File: 0}}, Obj{}) // no rows, no sample, no sheets
-			// The citations member, without and with evidence (the evidence of the reference
-			// is that of its verify member).
-			for _, evidence := range []bool{false, true} {
-				if evidence && len(want) > 3 {
-					continue // evidence re-reads the raw files: keep it to the small cases
+				if len(p.GroupBy) > 0 && len(all) > 0 {
+					other := Obj{}
+					for _, name := range p.GroupBy {
+						other = append(other, KV{name, OtherGroup})
+					}
+					check(foldOther([]outRow{{sources: all}}, len(p.GroupBy)).sources, other)
 				}
-				ref := Obj{}
-				for _, id := range sortedKeys(want) {
-					body := want[id]
-					if evidence {
-						var verify Obj
-						for _, kv := range body {
-							if kv.K == "verify" {
-								verify = kv.V.(Obj)
+				check([]columnar.Source{{File: 0}}, Obj{}) // no rows, no sample, no sheets
+				// The citations member, without and with evidence (the evidence of the reference
+				// is that of its verify member).
+				for _, evidence := range []bool{false, true} {
+					if evidence && len(want) > 3 {
+						continue // evidence re-reads the raw files: keep it to the small cases
+					}
+					ref := Obj{}
+					for _, id := range sortedKeys(want) {
+						body := want[id]
+						if evidence {
+							var verify Obj
+							for _, kv := range body {
+								if kv.K == "verify" {
+									verify = kv.V.(Obj)
+								}
 							}
+							ev, e := svc.evidenceFor(mustJSON(verify))
+							if e != nil {
+								ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
+							}
+							body = append(body[:len(body):len(body)], KV{"evidence", ev})
 						}
-						ev, e := svc.evidenceFor(mustJSON(verify))
-						if e != nil {
-							ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
-						}
-						body = append(body[:len(body):len(body)], KV{"evidence", ev})
+						ref = append(ref, KV{id, body})
 					}
-					ref = append(ref, KV{id, body})
-				}
-				wantJSON, err := marshal(toRef(ref))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := mustJSON(w.object(svc, evidence)); !bytes.Equal(got, wantJSON) {
-					t.Errorf("evidence %v: citations differ:\n got %.600s\nwant %.600s", evidence, got, wantJSON)
+					wantJSON, err := marshal(toRef(ref))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := mustJSON(w.object(svc, evidence)); !bytes.Equal(got, wantJSON) {
+						t.Errorf("evidence %v: citations differ:\n got %.600s\nwant %.600s", evidence, got, wantJSON)
+					}
 				}
 			}
 		})
@@ -211,4 +219,50 @@ func sortedKeys(m map[string]Obj) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+func TestCiteCache(t *testing.T) {
+	entry := func(id string) cachedCite { return cachedCite{id: id, json: []byte(`{"x":1}`), verifyRow: 7} }
+	size := len("k0") + len("c_0") + len(`{"x":1}`) + 64 // one entry, as add counts it
+	for _, tc := range []struct {
+		name    string
+		max     int
+		put     []string
+		get     []string // gets before the checks, in order
+		present []string
+		absent  []string
+	}{
+		{"off", 0, []string{"k0"}, nil, nil, []string{"k0"}},
+		{"too big for a generation", size - 1, []string{"k0"}, nil, nil, []string{"k0"}},
+		{"one generation", 3 * size, []string{"k0", "k1", "k2"}, nil, []string{"k0", "k1", "k2"}, nil},
+		{"the older generation still answers", 2 * size, []string{"k0", "k1", "k2"}, nil, []string{"k0", "k1", "k2"}, nil},
+		{"the oldest is dropped", 2 * size, []string{"k0", "k1", "k2", "k3", "k4"}, nil, []string{"k2", "k3", "k4"}, []string{"k0", "k1"}},
+		{"a hit in the older generation survives", 2 * size, []string{"k0", "k1", "k2"}, []string{"k0"}, []string{"k0", "k2"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCiteCache(tc.max)
+			for _, k := range tc.put {
+				c.put([]byte(k), entry("c_"+k[1:]))
+			}
+			for _, k := range tc.get {
+				c.get([]byte(k))
+			}
+			for _, k := range tc.present {
+				v, ok := c.get([]byte(k))
+				if !ok || v.id != "c_"+k[1:] || string(v.json) != `{"x":1}` || v.verifyRow != 7 {
+					t.Errorf("%s: %+v, %v", k, v, ok)
+				}
+			}
+			for _, k := range tc.absent {
+				if _, ok := c.get([]byte(k)); ok {
+					t.Errorf("%s still cached", k)
+				}
+			}
+		})
+	}
+	var nilCache *citeCache
+	nilCache.put([]byte("k"), entry("c_"))
+	if _, ok := nilCache.get([]byte("k")); ok {
+		t.Error("a nil cache answered")
+	}
 }

@@ -207,7 +207,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		}
 	}
 	citeBuf := getBuf()
-	cw := newCiteWriter(c, snap, p, filters, *citeBuf)
+	cw := newCiteWriter(c, snap, p, filters, *citeBuf, s.cites)
 	defer func() { putBuf(citeBuf, cw.buf) }()
 
 	// The rows, rendered one after the other: each {"group", "metrics", "notes"?, "lineage":

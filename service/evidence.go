@@ -45,9 +45,10 @@ func (s *Service) EvidenceJSON(body []byte) ([]byte, *Error) {
 	return mustJSON(ev), nil
 }
 
-func (s *Service) evidenceFor(verify Obj) (Obj, *Error) {
+// evidenceFor verifies the rendered record citation verify.
+func (s *Service) evidenceFor(verify []byte) (Obj, *Error) {
 	var c Citation
-	if err := json.Unmarshal(mustJSON(verify), &c); err != nil {
+	if err := json.Unmarshal(verify, &c); err != nil {
 		return nil, errf(400, CodeEvidenceInvalid, "%v", err)
 	}
 	return s.verify(c)

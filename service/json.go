@@ -3,8 +3,10 @@ package service
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Obj is a JSON object whose members keep their order, so payloads read in definition order
@@ -19,25 +21,183 @@ type KV struct {
 
 // MarshalJSON implements json.Marshaler.
 func (o Obj) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, kv := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(kv.K)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := marshal(kv.V)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return appendObj(make([]byte, 0, 64*len(o)+2), o)
 }
 
+// The payloads are rendered by appendValue, which writes exactly what encoding/json writes
+// for the same values (HTML characters are escaped in member names only, as json.Marshal
+// does, and kept as they are in values) without its reflection and without re-validating
+// every nested object: the types the service builds its payloads from are written directly,
+// anything else goes through encoding/json.
+
+// rawJSON is a value already rendered as compact JSON (by appendValue), written as is.
+type rawJSON []byte
+
+func appendObj(b []byte, o Obj) ([]byte, error) {
+	b = append(b, '{')
+	var err error
+	for i, kv := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, kv.K, true)
+		b = append(b, ':')
+		if b, err = appendValue(b, kv.V); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case Obj:
+		return appendObj(b, v)
+	case rawJSON:
+		return append(b, v...), nil
+	case string:
+		return appendString(b, v, false), nil
+	case Num:
+		return v.appendJSON(b)
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case int64:
+		return strconv.AppendInt(b, v, 10), nil
+	case int32:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case float64:
+		return appendFloat(b, v)
+	case []Obj:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		var err error
+		for i, o := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendObj(b, o); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case []any:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		var err error
+		for i, x := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendValue(b, x); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case []string:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, s := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, s, false)
+		}
+		return append(b, ']'), nil
+	}
+	enc, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, enc...), nil
+}
+
+// appendFloat writes f as encoding/json does: like %g, with the exponent cutoffs of ES6.
+func appendFloat(b []byte, f float64) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, fmt.Errorf("json: unsupported value: %v", f)
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 → e-9
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string as encoding/json does; escapeHTML also escapes <, >
+// and &.
+func appendString(b []byte, s string, escapeHTML bool) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && (!escapeHTML || (c != '<' && c != '>' && c != '&')) {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 are escaped, as encoding/json does (they break JSONP).
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// marshal is encoding/json without HTML escaping and without the trailing newline.
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -48,8 +208,13 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
+// renderJSON renders v as compact JSON, as marshal does.
+func renderJSON(v any) ([]byte, error) {
+	return appendValue(nil, v)
+}
+
 func mustJSON(v any) []byte {
-	b, err := marshal(v)
+	b, err := renderJSON(v)
 	if err != nil {
 		panic(err)
 	}
@@ -68,7 +233,20 @@ func (n Num) MarshalJSON() ([]byte, error) {
 	if !n.Valid || math.IsNaN(n.V) || math.IsInf(n.V, 0) {
 		return []byte("null"), nil
 	}
-	return []byte(strconv.FormatFloat(clean(n.V), 'f', -1, 64)), nil
+	return strconv.AppendFloat(nil, clean(n.V), 'f', -1, 64), nil
+}
+
+// appendJSON writes n as MarshalJSON does; a value that rounds beyond the float64 range is
+// an error, as encoding/json makes it.
+func (n Num) appendJSON(b []byte) ([]byte, error) {
+	if !n.Valid || math.IsNaN(n.V) || math.IsInf(n.V, 0) {
+		return append(b, "null"...), nil
+	}
+	c := clean(n.V)
+	if math.IsInf(c, 0) {
+		return nil, fmt.Errorf("json: unsupported value: %v rounds to %v", n.V, c)
+	}
+	return strconv.AppendFloat(b, c, 'f', -1, 64), nil
 }
 
 func clean(v float64) float64 {

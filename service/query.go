@@ -1,8 +1,6 @@
 package service
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strconv"
@@ -160,10 +158,10 @@ func Evaluate(c *capability.Capability, t *columnar.Table, p *Params) (*Evaluati
 	return ev, nil
 }
 
-// QueryColumns are the columns the engine reads to answer p: filters, date ranges, group
-// keys, metric inputs and units, and the lineage columns.
+// QueryColumns are the columns read to answer p: filters, date ranges, group keys, metric
+// inputs and units, and the lineage columns the citations quote.
 func QueryColumns(c *capability.Capability, p *Params) []string {
-	cols := []string{capability.ColSourceFile, capability.ColSheet}
+	cols := []string{capability.ColSourceFile, capability.ColSheet, capability.ColSourceID, capability.ColSourceRow, capability.ColRawSHA256}
 	for _, name := range c.FilterNames()[1:] {
 		if _, ok := p.Filters[name]; ok {
 			cols = append(cols, name)
@@ -213,9 +211,9 @@ type outRow struct {
 }
 
 func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *Error) {
-	ev, err := Evaluate(c, snap.Table, p)
-	if err != nil {
-		return nil, unreadable(snap, err)
+	ev, evErr := Evaluate(c, snap.Table, p)
+	if evErr != nil {
+		return nil, unreadable(snap, evErr)
 	}
 	sel, groups, results, lineage := ev.Sel, ev.Groups, ev.Metrics, ev.Lineage
 
@@ -249,20 +247,26 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		}
 	}
 
-	cites := map[string]Obj{}
-	cite := func(srcs []columnar.Source, group Obj) []string {
-		var refs []string
-		for _, src := range srcs {
-			ref, body := s.aggregateCitation(c, snap, p, src, group)
-			cites[ref] = body
-			refs = append(refs, ref)
+	canon := p.canonical(c)
+	var filters Obj
+	for _, kv := range canon {
+		if kv.K == "filters" {
+			filters = append(filters, kv.V.(Obj)...)
 		}
-		return refs
 	}
+	citeBuf := getBuf()
+	cw := newCiteWriter(c, snap, p, filters, *citeBuf, s.cites)
+	defer func() { putBuf(citeBuf, cw.buf) }()
 
-	var outRows []Obj
-	for _, r := range rows {
-		group := Obj{}
+	// The rows, rendered one after the other: each {"group", "metrics", "notes"?, "lineage":
+	// {"citation_ref", "citation_refs"? (more than one source), "source_rows_count"}}.
+	rowsBuf := getBuf()
+	out := append((*rowsBuf)[:0], '[')
+	defer func() { putBuf(rowsBuf, out) }()
+	group := make(Obj, 0, len(p.GroupBy))
+	var err error
+	for i, r := range rows {
+		group = group[:0]
 		for k, name := range p.GroupBy {
 			f, _ := c.Field(name)
 			if r.other {
@@ -273,28 +277,49 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 				group = append(group, KV{name, typed(f.Type, r.group[k])})
 			}
 		}
-		metrics := Obj{}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"group":`...)
+		if out, err = appendObj(out, group); err != nil {
+			panic(err)
+		}
+		out = append(out, `,"metrics":{`...)
 		var notes []Obj
-		for _, mr := range results {
-			metrics = append(metrics, KV{mr.Metric.Name, rowValue(mr, r)})
+		for j, mr := range results {
+			if j > 0 {
+				out = append(out, ',')
+			}
+			out = appendString(out, mr.Metric.Name, true)
+			out = append(out, ':')
+			if out, err = rowValue(mr, r).appendJSON(out); err != nil {
+				panic(err)
+			}
 			notes = append(notes, rowNotes(mr, r)...)
 		}
-		refs := cite(r.sources, group)
-		lin := Obj{{"citation_ref", firstOr(refs)}}
-		if len(refs) > 1 {
-			lin = append(lin, KV{"citation_refs", refs})
-		}
-		lin = append(lin, KV{"source_rows_count", sourceRows(r.sources)})
-		row := Obj{{"group", group}, {"metrics", metrics}}
+		out = append(out, '}')
 		if len(notes) > 0 {
-			row = append(row, KV{"notes", notes})
+			out = append(out, `,"notes":`...)
+			if out, err = appendValue(out, notes); err != nil {
+				panic(err)
+			}
 		}
-		row = append(row, KV{"lineage", lin})
-		outRows = append(outRows, row)
+		refs := cw.refs(r.sources, group)
+		out = append(out, `,"lineage":{"citation_ref":`...)
+		if len(refs) == 0 {
+			out = append(out, "null"...)
+		} else {
+			out = appendString(out, refs[0], false)
+		}
+		if len(refs) > 1 {
+			out = append(out, `,"citation_refs":`...)
+			out, _ = appendValue(out, refs)
+		}
+		out = append(out, `,"source_rows_count":`...)
+		out = strconv.AppendInt(out, sourceRows(r.sources), 10)
+		out = append(out, "}}"...)
 	}
-	if outRows == nil {
-		outRows = []Obj{}
-	}
+	out = append(out, ']')
 
 	totals := Obj{}
 	units := Obj{}
@@ -304,10 +329,10 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		units = append(units, KV{mr.Metric.Name, mr.Metric.Unit})
 		notes = append(notes, totalNotes(c, snap, mr, sel.Len())...)
 	}
-	totalRefs := cite(ev.Total, Obj{})
+	totalRefs := cw.refs(ev.Total, Obj{})
 	summary := Obj{
 		{"group_count", groups.N},
-		{"returned_group_count", len(outRows)},
+		{"returned_group_count", len(rows)},
 		{"matched_source_rows", sel.Len()},
 		{"totals", totals},
 		{"units", units},
@@ -317,9 +342,9 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	doc := Obj{
 		{"capability", c.ID},
 		{"as_of", snap.Manifest.AsOf},
-		{"query", p.canonical(c)},
+		{"query", canon},
 		{"summary", summary},
-		{"rows", outRows},
+		{"rows", rawJSON(out)},
 	}
 	if p.IncludeRecords {
 		recs, e := s.records(c, snap, sel, p.Limit)
@@ -330,26 +355,15 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		doc[3].V = summary
 		doc = append(doc, KV{"records", recs})
 	}
-	if p.IncludeEvidence {
-		for ref, body := range cites {
-			ev, e := s.evidenceFor(verifyOf(body))
-			if e != nil {
-				ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
-			}
-			cites[ref] = append(body, KV{"evidence", ev})
-		}
+	doc = append(doc, KV{"citations", cw.object(s, p.IncludeEvidence)})
+	docBuf := getBuf()
+	rendered, err := appendObj(*docBuf, doc)
+	if err != nil {
+		panic(err)
 	}
-	doc = append(doc, KV{"citations", sortedCitations(cites)})
-	return mustJSON(doc), nil
-}
-
-func verifyOf(body Obj) Obj {
-	for _, kv := range body {
-		if kv.K == "verify" {
-			return kv.V.(Obj)
-		}
-	}
-	return nil
+	body := append(make([]byte, 0, len(rendered)), rendered...)
+	putBuf(docBuf, rendered)
+	return body, nil
 }
 
 func orEmptyNotes(n []Obj) []Obj {
@@ -357,13 +371,6 @@ func orEmptyNotes(n []Obj) []Obj {
 		return []Obj{}
 	}
 	return n
-}
-
-func firstOr(refs []string) any {
-	if len(refs) == 0 {
-		return nil
-	}
-	return refs[0]
 }
 
 func sourceRows(srcs []columnar.Source) int64 {
@@ -498,84 +505,6 @@ func totalNotes(c *capability.Capability, snap *Snapshot, mr MetricResult, match
 	return out
 }
 
-// aggregateCitation builds the citation of the rows of one group from one source file.
-func (s *Service) aggregateCitation(c *capability.Capability, snap *Snapshot, p *Params, src columnar.Source, group Obj) (string, Obj) {
-	t := snap.Table
-	file := t.Col(capability.ColSourceFile).Values[src.File]
-	ms := snap.sources[file]
-	var sample []Obj
-	for _, r := range src.Sample {
-		sample = append(sample, Obj{{"sheet", text(t, capability.ColSheet, int(r))}, {"source_row", intText(t, capability.ColSourceRow, int(r))}})
-	}
-	var verify Obj
-	if len(src.Sample) > 0 {
-		verify = s.recordCitation(snap, int(src.Sample[0]))
-	}
-	filters := Obj{}
-	for _, kv := range p.canonical(c) {
-		if kv.K == "filters" {
-			filters = append(filters, kv.V.(Obj)...)
-		}
-	}
-	for _, kv := range group {
-		if kv.V != OtherGroup {
-			filters = append(filters, KV{kv.K, []any{kv.V}})
-		}
-	}
-	lf := Obj{{"source_file", file}, {"raw_file_sha256", ms.SHA256}, {"filters", filters}}
-	var ranges Obj
-	for _, r := range c.DateRanges {
-		if b, ok := p.Ranges[r.Name]; ok {
-			ranges = append(ranges, KV{r.Column, Obj{{"from", b[0]}, {"to", b[1]}}})
-		}
-	}
-	if ranges != nil {
-		lf = append(lf, KV{"date_ranges", ranges})
-	}
-	for _, kv := range group {
-		if kv.V == OtherGroup {
-			lf = append(lf, KV{"excludes", "the groups listed before (other) in rows"})
-			break
-		}
-	}
-	body := Obj{
-		{"source_id", ms.SourceID},
-		{"publisher", ms.Publisher},
-		{"source_url", ms.URL},
-		{"source_file", file},
-		{"raw_file_sha256", ms.SHA256},
-		{"as_of", snap.Manifest.AsOf},
-		{"source_rows_count", src.Rows},
-		{"source_rows_sample", sample},
-		{"verify", verify},
-		{"lineage_filter", lf},
-	}
-	if c.SourceView {
-		var sheets []string
-		for _, sh := range src.Sheets {
-			sheets = append(sheets, t.Col(capability.ColSheet).Values[sh])
-		}
-		body = append(body, KV{"source_view", Obj{{"title", ms.Title}, {"release", ms.Release}, {"sheets", sheets}}})
-	}
-	sum := sha256.Sum256(mustJSON(body))
-	return "c_" + hex.EncodeToString(sum[:8]), body
-}
-
-// recordCitation is the row-level citation of table row r: what the evidence endpoint takes.
-func (s *Service) recordCitation(snap *Snapshot, r int) Obj {
-	t := snap.Table
-	file := text(t, capability.ColSourceFile, r)
-	return Obj{
-		{"source_id", text(t, capability.ColSourceID, r)},
-		{"source_url", snap.sources[file].URL},
-		{"source_file", file},
-		{"sheet", text(t, capability.ColSheet, r)},
-		{"source_row", intText(t, capability.ColSourceRow, r)},
-		{"raw_file_sha256", text(t, capability.ColRawSHA256, r)},
-		{"as_of", snap.Manifest.AsOf},
-	}
-}
-
 func text(t *columnar.Table, col string, r int) string {
 	v, _ := t.Col(col).Text(r)
 	return v
@@ -619,21 +548,8 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 			}
 			rec = append(rec, KV{f.Name, typed(f.Type, v)})
 		}
-		rec = append(rec, KV{"citation", s.recordCitation(snap, r)})
+		rec = append(rec, KV{"citation", rawJSON(appendRecordCitation(nil, snap, r))})
 		out = append(out, rec)
 	}
 	return out, nil
-}
-
-func sortedCitations(m map[string]Obj) Obj {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make(Obj, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, KV{k, m[k]})
-	}
-	return out
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/citeq/citeq/capability"
@@ -25,7 +26,12 @@ type Snapshot struct {
 	sources   map[string]snapshots.Source // by file name
 	// unpublished lists the fields that are null on every row.
 	unpublished map[string]bool
+	// id tells this snapshot from every other one loaded by the process.
+	id uint64
 }
+
+// snapshotIDs numbers the snapshots loaded.
+var snapshotIDs atomic.Uint64
 
 // Service answers the four verbs over the promoted snapshots of a data directory.
 type Service struct {
@@ -40,11 +46,13 @@ type Service struct {
 
 	evidence *workbookCache
 	cache    *responseCache
+	cites    *citeCache
 }
 
 // New loads every promoted snapshot of the data directory.
 func New(dataDir string) (*Service, error) {
-	s := &Service{store: &snapshots.Store{Dir: dataDir}, loaded: map[string]*Snapshot{}, evidence: newWorkbookCache(4), cache: newResponseCache(DefaultCacheBytes)}
+	s := &Service{store: &snapshots.Store{Dir: dataDir}, loaded: map[string]*Snapshot{}, evidence: newWorkbookCache(4),
+		cache: newResponseCache(DefaultCacheBytes), cites: newCiteCache(DefaultCiteCacheBytes)}
 	if _, err := s.Reload(); err != nil {
 		return nil, err
 	}
@@ -127,7 +135,8 @@ func load(c *capability.Capability, m *snapshots.Manifest) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Cap: c, Manifest: m, Table: t, Codebooks: cbs, sources: map[string]snapshots.Source{}, unpublished: map[string]bool{}}
+	snap := &Snapshot{Cap: c, Manifest: m, Table: t, Codebooks: cbs, sources: map[string]snapshots.Source{}, unpublished: map[string]bool{},
+		id: snapshotIDs.Add(1)}
 	for _, f := range c.Fields {
 		nulls, err := t.NullN(f.Name)
 		if err != nil {

@@ -1,0 +1,333 @@
+package service
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/columnar"
+)
+
+// citeWriter renders the aggregate citations of one query, one after the other, into one
+// buffer, and keeps each distinct one once, by id. An aggregate citation reads
+//
+//	{"source_id", "publisher", "source_url", "source_file", "raw_file_sha256", "as_of",
+//	 "source_rows_count", "source_rows_sample": [{"sheet", "source_row"}…] or null,
+//	 "verify": the record citation of the first sample row ({} without one),
+//	 "lineage_filter": {"source_file", "raw_file_sha256", "filters": {the query's filters,
+//	   then each group dimension: [its value]}, "date_ranges"?, "excludes"? (the (other) row)},
+//	 "source_view"?: {"title", "release", "sheets"}}
+//
+// and its id is c_ and the first 8 bytes of the SHA-256 of that rendering, in hex.
+type citeWriter struct {
+	c    *capability.Capability
+	snap *Snapshot
+	// filters are the members of the query's canonical filters, rendered without braces.
+	filters []byte
+	// ranges is the date_ranges member with its leading comma, or nothing.
+	ranges []byte
+	buf    []byte
+	cites  map[string]citation
+	// cache, when set, keeps citations across queries; key is the scratch of their keys,
+	// whose first keyLen bytes (the snapshot, filters and date ranges) all share.
+	cache  *citeCache
+	key    []byte
+	keyLen int
+}
+
+// citation is one rendered citation: buf[start:end] of its writer.
+type citation struct {
+	start, end int
+	// verifyRow is the table row the verify member cites, -1 for none.
+	verifyRow int
+}
+
+func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters Obj, buf []byte, cache *citeCache) *citeWriter {
+	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cites: map[string]citation{}, cache: cache}
+	if len(filters) > 0 {
+		f := appendObjOrPanic(nil, filters)
+		w.filters = f[1 : len(f)-1]
+	}
+	var ranges Obj
+	for _, r := range c.DateRanges {
+		if b, ok := p.Ranges[r.Name]; ok {
+			ranges = append(ranges, KV{r.Column, Obj{{"from", b[0]}, {"to", b[1]}}})
+		}
+	}
+	if ranges != nil {
+		w.ranges = appendObjOrPanic(append([]byte(nil), `,"date_ranges":`...), ranges)
+	}
+	if cache != nil {
+		w.key = binary.AppendUvarint(w.key, snap.id)
+		w.key = appendBytes(w.key, w.filters)
+		w.key = appendBytes(w.key, w.ranges)
+		w.keyLen = len(w.key)
+	}
+	return w
+}
+
+// appendBytes appends b with its length first.
+func appendBytes(dst, b []byte) []byte {
+	return append(binary.AppendUvarint(dst, uint64(len(b))), b...)
+}
+
+// cacheKey is the key of the citation of src for group: everything its rendering depends
+// on besides what the writer's prefix holds.
+func (w *citeWriter) cacheKey(src columnar.Source, group Obj) []byte {
+	k := w.key[:w.keyLen]
+	k = binary.AppendVarint(k, int64(src.File))
+	k = binary.AppendVarint(k, src.Rows)
+	k = binary.AppendUvarint(k, uint64(len(src.Sample)))
+	for _, r := range src.Sample {
+		k = binary.AppendVarint(k, int64(r))
+	}
+	k = binary.AppendUvarint(k, uint64(len(src.Sheets)))
+	for _, sh := range src.Sheets {
+		k = binary.AppendVarint(k, int64(sh))
+	}
+	k = binary.AppendUvarint(k, uint64(len(group)))
+	for _, kv := range group {
+		k = binary.AppendUvarint(k, uint64(len(kv.K)))
+		k = append(k, kv.K...)
+		if kv.V == OtherGroup {
+			k = append(k, 1)
+			continue
+		}
+		k = append(k, 0)
+		var err error
+		if k, err = appendValue(k, kv.V); err != nil {
+			panic(err)
+		}
+		k = append(k, 0xff) // never within rendered JSON, which is valid UTF-8
+	}
+	w.key = k
+	return k
+}
+
+// add keeps citation id, rendered in w.buf[start:], unless it is there already.
+func (w *citeWriter) add(id string, start, verifyRow int) {
+	if _, dup := w.cites[id]; dup {
+		w.buf = w.buf[:start]
+		return
+	}
+	w.cites[id] = citation{start: start, end: len(w.buf), verifyRow: verifyRow}
+}
+
+func appendObjOrPanic(b []byte, o Obj) []byte {
+	b, err := appendObj(b, o)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// cite renders the citation of the rows of one group (its dimension values in group, the
+// (other) row's being OtherGroup) from one source file, and returns its id.
+func (w *citeWriter) cite(src columnar.Source, group Obj) string {
+	var key []byte
+	if w.cache != nil {
+		key = w.cacheKey(src, group)
+		if hit, ok := w.cache.get(key); ok {
+			start := len(w.buf)
+			w.buf = append(w.buf, hit.json...)
+			w.add(hit.id, start, hit.verifyRow)
+			return hit.id
+		}
+	}
+	t := w.snap.Table
+	file := t.Col(capability.ColSourceFile).Values[src.File]
+	ms := w.snap.sources[file]
+	start := len(w.buf)
+	b := append(w.buf, `{"source_id":`...)
+	b = appendString(b, ms.SourceID, false)
+	b = append(b, `,"publisher":`...)
+	b = appendString(b, ms.Publisher, false)
+	b = append(b, `,"source_url":`...)
+	b = appendString(b, ms.URL, false)
+	b = append(b, `,"source_file":`...)
+	b = appendString(b, file, false)
+	b = append(b, `,"raw_file_sha256":`...)
+	b = appendString(b, ms.SHA256, false)
+	b = append(b, `,"as_of":`...)
+	b = appendString(b, w.snap.Manifest.AsOf, false)
+	b = append(b, `,"source_rows_count":`...)
+	b = strconv.AppendInt(b, src.Rows, 10)
+	b = append(b, `,"source_rows_sample":`...)
+	if len(src.Sample) == 0 {
+		b = append(b, "null"...)
+	} else {
+		for i, r := range src.Sample {
+			if i == 0 {
+				b = append(b, '[')
+			} else {
+				b = append(b, ',')
+			}
+			b = append(b, `{"sheet":`...)
+			b = appendString(b, text(t, capability.ColSheet, int(r)), false)
+			b = append(b, `,"source_row":`...)
+			b = strconv.AppendInt(b, intText(t, capability.ColSourceRow, int(r)), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"verify":`...)
+	verifyRow := -1
+	if len(src.Sample) > 0 {
+		verifyRow = int(src.Sample[0])
+		b = appendRecordCitation(b, w.snap, verifyRow)
+	} else {
+		b = append(b, "{}"...)
+	}
+	b = append(b, `,"lineage_filter":{"source_file":`...)
+	b = appendString(b, file, false)
+	b = append(b, `,"raw_file_sha256":`...)
+	b = appendString(b, ms.SHA256, false)
+	b = append(b, `,"filters":{`...)
+	b = append(b, w.filters...)
+	first := len(w.filters) == 0
+	other := false
+	for _, kv := range group {
+		if kv.V == OtherGroup {
+			other = true
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendString(b, kv.K, true)
+		b = append(b, ":["...)
+		var err error
+		if b, err = appendValue(b, kv.V); err != nil {
+			panic(err)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, '}')
+	b = append(b, w.ranges...)
+	if other {
+		b = append(b, `,"excludes":"the groups listed before (other) in rows"`...)
+	}
+	b = append(b, '}')
+	if w.c.SourceView {
+		b = append(b, `,"source_view":{"title":`...)
+		b = appendString(b, ms.Title, false)
+		b = append(b, `,"release":`...)
+		b = appendString(b, ms.Release, false)
+		b = append(b, `,"sheets":`...)
+		if len(src.Sheets) == 0 {
+			b = append(b, "null"...)
+		} else {
+			sheets := t.Col(capability.ColSheet).Values
+			for i, sh := range src.Sheets {
+				if i == 0 {
+					b = append(b, '[')
+				} else {
+					b = append(b, ',')
+				}
+				b = appendString(b, sheets[sh], false)
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
+	b = append(b, '}')
+	sum := sha256.Sum256(b[start:])
+	var ref [2 + 16]byte
+	ref[0], ref[1] = 'c', '_'
+	hex.Encode(ref[2:], sum[:8])
+	id := string(ref[:])
+	w.buf = b
+	if key != nil {
+		w.cache.put(key, cachedCite{id: id, json: append([]byte(nil), b[start:]...), verifyRow: verifyRow})
+	}
+	w.add(id, start, verifyRow)
+	return id
+}
+
+// refs cites each source of a group and returns the ids in source order.
+func (w *citeWriter) refs(srcs []columnar.Source, group Obj) []string {
+	if len(srcs) == 0 {
+		return nil
+	}
+	refs := make([]string, len(srcs))
+	for i, src := range srcs {
+		refs[i] = w.cite(src, group)
+	}
+	return refs
+}
+
+// object is the citations member of the response: every citation by id, ids ascending.
+// With evidence, each citation gets the verification of its verify member as a last
+// member, evidence (its id stays the hash of the citation without it).
+func (w *citeWriter) object(s *Service, evidence bool) Obj {
+	ids := make([]string, 0, len(w.cites))
+	for id := range w.cites {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make(Obj, len(ids))
+	for i, id := range ids {
+		cit := w.cites[id]
+		body := w.buf[cit.start:cit.end]
+		if evidence {
+			verify := []byte("{}")
+			if cit.verifyRow >= 0 {
+				verify = appendRecordCitation(nil, w.snap, cit.verifyRow)
+			}
+			ev, e := s.evidenceFor(verify)
+			if e != nil {
+				ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
+			}
+			withEv := append(append([]byte(nil), body[:len(body)-1]...), `,"evidence":`...)
+			withEv = append(appendObjOrPanic(withEv, ev), '}')
+			body = withEv
+		}
+		out[i] = KV{id, rawJSON(body)}
+	}
+	return out
+}
+
+// appendRecordCitation renders the row-level citation of table row r: what the evidence
+// endpoint takes, {"source_id", "source_url", "source_file", "sheet", "source_row",
+// "raw_file_sha256", "as_of"}.
+func appendRecordCitation(b []byte, snap *Snapshot, r int) []byte {
+	t := snap.Table
+	file := text(t, capability.ColSourceFile, r)
+	b = append(b, `{"source_id":`...)
+	b = appendString(b, text(t, capability.ColSourceID, r), false)
+	b = append(b, `,"source_url":`...)
+	b = appendString(b, snap.sources[file].URL, false)
+	b = append(b, `,"source_file":`...)
+	b = appendString(b, file, false)
+	b = append(b, `,"sheet":`...)
+	b = appendString(b, text(t, capability.ColSheet, r), false)
+	b = append(b, `,"source_row":`...)
+	b = strconv.AppendInt(b, intText(t, capability.ColSourceRow, r), 10)
+	b = append(b, `,"raw_file_sha256":`...)
+	b = appendString(b, text(t, capability.ColRawSHA256, r), false)
+	b = append(b, `,"as_of":`...)
+	b = appendString(b, snap.Manifest.AsOf, false)
+	return append(b, '}')
+}
+
+// bufPool recycles the scratch buffers responses and citations are rendered in.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// maxPooledBuf is the largest buffer put back in bufPool, so that one huge response does
+// not stay pinned.
+const maxPooledBuf = 4 << 20
+
+func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
+
+func putBuf(b *[]byte, used []byte) {
+	if cap(used) > maxPooledBuf {
+		return
+	}
+	*b = used[:0]
+	bufPool.Put(b)
+}

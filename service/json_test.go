@@ -1,0 +1,198 @@
+package service
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/citeq/citeq/internal/testenv"
+)
+
+// refObj is Obj as encoding/json renders it member by member: the reference the direct
+// renderer must match byte for byte.
+type refObj []KV
+
+func (o refObj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(kv.K)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := marshal(toRef(kv.V))
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// toRef replaces every Obj within v by a refObj.
+func toRef(v any) any {
+	switch v := v.(type) {
+	case Obj:
+		if v == nil {
+			return refObj(nil)
+		}
+		out := make(refObj, len(v))
+		for i, kv := range v {
+			out[i] = KV{kv.K, toRef(kv.V)}
+		}
+		return out
+	case []Obj:
+		if v == nil {
+			return []refObj(nil)
+		}
+		out := make([]refObj, len(v))
+		for i, o := range v {
+			out[i] = toRef(o).(refObj)
+		}
+		return out
+	case []any:
+		if v == nil {
+			return v
+		}
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = toRef(x)
+		}
+		return out
+	}
+	return v
+}
+
+func TestRenderJSONMatchesEncodingJSON(t *testing.T) {
+	strs := []string{"", "plain", `quote " and \ backslash`, "<b>&amp;</b>", "tab\tnew\nline\rcr\bbs\fff", "\x00\x01\x1f\x7f",
+		"é ü 日本", "\u2028\u2029", "bad \xff utf8 \xc3", "emoji 🙂", "/slash"}
+	floats := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1167975.9000000001, 1e-6, 9.99e-7, 1e-7, 1e20, 1e21, 123456789012345678, 3.14159, -2.5e-10, math.MaxFloat64, math.SmallestNonzeroFloat64}
+	var cases []any
+	for _, s := range strs {
+		cases = append(cases, s, Obj{{s, s}}, []string{s}, []any{s})
+	}
+	for _, f := range floats {
+		cases = append(cases, f, Num{V: f, Valid: true}, Obj{{"f", f}, {"n", Num{V: f, Valid: true}}})
+	}
+	cases = append(cases,
+		nil, true, false, 0, -7, int64(1)<<62, int32(-5), uint8(3), float32(0.1),
+		Obj{}, Obj(nil), []Obj(nil), []Obj{}, []string(nil), []string{}, []any(nil), []any{}, Num{}, Num{V: math.NaN(), Valid: true}, Num{V: math.Inf(1), Valid: true},
+		Obj{{"a", nil}, {"b", Obj(nil)}, {"c", []Obj{{{"x", 1}}, nil}}, {"d", []any{1, "2", 3.5, nil, true, Obj{{"e", []string{"f"}}}}}},
+		Obj{{"map", map[string]any{"z": 1, "a": Obj{{"k", "<v>"}}}}, {"ints", []int64{1, 2}}, {"raw", json.RawMessage(`{ "a" : 1 }`)}, {"num", json.Number("12.50")}},
+		map[string]Obj{"x": {{"y", "z"}}},
+	)
+	for i, v := range cases {
+		want, wantErr := marshal(toRef(v))
+		got, gotErr := renderJSON(v)
+		if (wantErr != nil) != (gotErr != nil) {
+			t.Errorf("case %d %#v: error %v, want %v", i, v, gotErr, wantErr)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("case %d %#v:\n got %s\nwant %s", i, v, got, want)
+		}
+	}
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if _, err := renderJSON(Obj{{"f", f}}); err == nil {
+			t.Errorf("%v: no error", f)
+		}
+	}
+}
+
+func FuzzRenderString(f *testing.F) {
+	for _, s := range []string{"", "a", "<&>", "\u2028", "\xff", "\"\\"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v := Obj{{s, s}, {"l", []string{s}}}
+		want, _ := marshal(toRef(v))
+		got, _ := renderJSON(v)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%q:\n got %s\nwant %s", s, got, want)
+		}
+	})
+}
+
+// decodeOrdered decodes one JSON value keeping the order of object members (as Obj) and
+// numbers as written (json.Number).
+func decodeOrdered(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		o := Obj{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			o = append(o, KV{k.(string), v})
+		}
+		_, err := dec.Token()
+		return o, err
+	case json.Delim('['):
+		l := []any{}
+		for dec.More() {
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			l = append(l, v)
+		}
+		_, err := dec.Token()
+		return l, err
+	}
+	return tok, nil
+}
+
+// TestQueryPayloadsAreCanonicalJSON: a query payload, rendered directly, is exactly what
+// encoding/json writes for the same members in the same order.
+func TestQueryPayloadsAreCanonicalJSON(t *testing.T) {
+	svc, err := New(testenv.Data(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, params string }{
+		{"power/capacity", `{}`},
+		{"power/capacity", `{"as_of":"2016-05-31","filters":{"lifecycle":"planned"},"group_by":["technology"],"order_by":"net_summer_mw","top_n":3}`},
+		{"power/capacity", `{"group_by":["state","operating_year"],"order_by":"distinct_plant_count","top_n":40,"order":"asc"}`},
+		{"power/capacity", `{"filters":{"lifecycle":"retired"},"group_by":["retirement_year"],"order_by":"generator_count","top_n":2,"rollup_other":false}`},
+		{"power/capacity", `{"operating_date_from":"2010","operating_date_to":"2012-06","group_by":["lifecycle"],"include_records":true,"limit":3}`},
+		{"power/capacity", `{"filters":{"state":"RI"},"group_by":["fuel_group"],"include_evidence":true}`},
+		{"natural-gas/prices", `{"include_records":true,"limit":2}`},
+	} {
+		t.Run(tc.path+" "+tc.params, func(t *testing.T) {
+			got, e := svc.QueryJSON(tc.path, []byte(tc.params))
+			if e != nil {
+				t.Fatal(e)
+			}
+			dec := json.NewDecoder(bytes.NewReader(got))
+			dec.UseNumber()
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := marshal(toRef(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				i := 0
+				for i < len(got) && i < len(want) && got[i] == want[i] {
+					i++
+				}
+				t.Errorf("differs at byte %d:\n got …%s\nwant …%s", i, got[max(0, i-80):min(len(got), i+80)], want[max(0, i-80):min(len(want), i+80)])
+			}
+		})
+	}
+}

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # End-to-end load test of a running `citeq serve` with wrk, on loopback only:
 #   - time to ready (process start to the first 200 of /v1/health, all snapshots loaded);
-#   - p50 and p99 latency at fixed request rates (each wrk connection waits between its
-#     requests, so connections × 1000 / delay requests per second are offered), for distinct
-#     grouped queries with citations and for one repeated pinned query;
+#   - p50 and p99 latency at fixed request rates, for distinct grouped queries with
+#     citations and for one repeated pinned query. wrk has no constant-rate mode: each
+#     connection waits a fixed delay after each response, so a rate is offered by enough
+#     connections (rate / 20, at least CONNECTIONS) each waiting connections × 1000 / rate ms;
+#     the achieved rate falls short of it by the share of the latency in delay + latency;
 #   - the maximum throughput of each (no delay);
 #   - the server's resident memory against the bytes of the fact tables it loaded.
 # Every request loop is bounded in time (DURATION seconds) and stops by itself.
@@ -37,9 +39,12 @@ facts=$(find "$work/var/snapshots" -name facts.parquet -printf '%s\n' | awk '{s+
 
 # run NAME SCRIPT RATE: one wrk run; RATE 0 means as fast as it goes.
 run() {
-  local name=$1 script=$2 rate=$3 delay=0
-  if [ "$rate" != 0 ]; then delay=$(( conns * 1000 / rate )); fi
-  CITEQ_DELAY_MS=$delay wrk -t2 -c"$conns" -d"${duration}s" --latency -s "$here/load/$script" "$base" >"$work/wrk.out" 2>&1 || true
+  local name=$1 script=$2 rate=$3 delay=0 c=$conns
+  if [ "$rate" != 0 ]; then
+    c=$(( rate / 20 > conns ? rate / 20 : conns ))
+    delay=$(( c * 1000 / rate ))
+  fi
+  CITEQ_DELAY_MS=$delay wrk -t2 -c"$c" -d"${duration}s" --latency -s "$here/load/$script" "$base" >"$work/wrk.out" 2>&1 || true
   local p50 p99 rps non2xx
   p50=$(awk '$1=="50%" {print $2}' "$work/wrk.out")
   p99=$(awk '$1=="99%" {print $2}' "$work/wrk.out")

@@ -233,8 +233,12 @@ func runSynth(args []string) error {
 	rows := fs.String("rows", "", "row count of the scale-up (k and M suffixes allowed)")
 	seed := fs.Uint64("seed", 1, "seed of the generator")
 	cache := fs.String("cache", filepath.Join(root, "bench", ".cache"), "directory caching the generated scale-ups")
+	workers := fs.Int("workers", defaultSynthWorkers(), "parts of 2^20 rows generated and encoded at the same time (each adds about 3 GiB of peak memory; the output does not depend on it)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *workers < 1 {
+		return errors.New("--workers must be at least 1")
 	}
 	n, err := parseCount(*rows)
 	if err != nil || *data == "" {
@@ -246,7 +250,7 @@ func runSynth(args []string) error {
 	}
 	opt := synth.Options{Rows: n, Seed: *seed}
 	fmt.Printf("synth     %-10s generating %d rows from %d (seed %d)…\n", "synth-"+shortCount(n), n, len(src.Rows), *seed)
-	info, err := synth.Build(*cache, src, opt)
+	info, err := synth.Build(*cache, src, opt, *workers)
 	if err != nil {
 		return err
 	}
@@ -543,3 +547,8 @@ func parseCount(s string) (int, error) {
 }
 
 func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// defaultSynthWorkers is GOMAXPROCS, at most 2: each worker holds a part of 2^20 rows (about
+// 3 GiB of peak resident memory with its garbage), and appending the parts to the file is
+// sequential, so more workers add memory sooner than speed.
+func defaultSynthWorkers() int { return min(runtime.GOMAXPROCS(0), 2) }

@@ -7,16 +7,24 @@
 // Job (stdin):
 //
 //	{"parquet": "/path/facts.parquet", "threads": 2, "runs": 7, "warmup": 2, "table": false,
-//	 "queries": [{"name": "total", "sql": "SELECT count(*) FROM {facts}"}]}
+//	 "columns": ["state", "nameplate_mw"], "memory_limit": "8000MB",
+//	 "temp_directory": "/path/tmp",
+//	 "queries": [{"name": "total", "statements": ["SELECT count(*) FROM {facts}"]}]}
 //
-// Every occurrence of {facts} in a query is replaced by read_parquet('<parquet>'): queries
-// read the Parquet file directly, so decoding it is part of every run. With table the
-// program first creates an in-memory table, CREATE TABLE facts AS SELECT * FROM the file
-// (timed once: DuckDB's counterpart of citeq's load), and {facts} stands for that table.
+// Every occurrence of {facts} in a statement is replaced by read_parquet('<parquet>'):
+// queries read the Parquet file directly, so decoding it is part of every run. With table
+// the program first creates an in-memory table, CREATE TABLE facts AS SELECT <columns> FROM
+// the file (every column when columns is empty; timed once: DuckDB's counterpart of citeq's
+// load), and {facts} stands for that table. memory_limit and temp_directory, when set, are
+// DuckDB's settings of the same names: what does not fit the limit is spilled there.
 //
-// Result (stdout): {"duckdb_version", "threads", "load_table_ns", "queries": [{"name",
-// "columns", "rows", "runs_ns"}]}. A run is QueryContext, scanning every row of the result
-// into Go values, and closing it.
+// A query has one or more statements, run one after the other in every run; the run's time
+// is the sum of theirs (each statement's time is reported too).
+//
+// Result (stdout): {"duckdb_version", "threads", "memory_limit", "table_columns",
+// "load_table_ns", "queries": [{"name", "statements": [{"sql", "columns", "rows",
+// "runs_ns"}], "runs_ns"}]}. A statement's run is QueryContext, scanning every row of the
+// result into Go values, and closing it.
 package main
 
 import (
@@ -34,31 +42,47 @@ import (
 
 // Job is what to run.
 type Job struct {
-	Parquet string  `json:"parquet"`
-	Threads int     `json:"threads"`
-	Runs    int     `json:"runs"`
-	Warmup  int     `json:"warmup"`
-	Table   bool    `json:"table"`
-	Queries []Query `json:"queries"`
+	Parquet string `json:"parquet"`
+	Threads int    `json:"threads"`
+	Runs    int    `json:"runs"`
+	Warmup  int    `json:"warmup"`
+	Table   bool   `json:"table"`
+	// Columns are the columns of the in-memory table, every column of the file when empty.
+	Columns []string `json:"columns,omitempty"`
+	// MemoryLimit and TempDirectory set DuckDB's memory_limit and temp_directory; empty
+	// keeps DuckDB's default.
+	MemoryLimit   string  `json:"memory_limit,omitempty"`
+	TempDirectory string  `json:"temp_directory,omitempty"`
+	Queries       []Query `json:"queries"`
 }
 
-// Query is one named SQL statement.
+// Query is one named question: its statements are run in order, and a run of the query is
+// a run of each.
 type Query struct {
-	Name string `json:"name"`
-	SQL  string `json:"sql"`
+	Name       string   `json:"name"`
+	Statements []string `json:"statements"`
 }
 
 // Output is what was measured.
 type Output struct {
-	Version     string   `json:"duckdb_version"`
-	Threads     int      `json:"threads"`
-	LoadTableNs int64    `json:"load_table_ns,omitempty"`
-	Queries     []Result `json:"queries"`
+	Version      string   `json:"duckdb_version"`
+	Threads      int      `json:"threads"`
+	MemoryLimit  string   `json:"memory_limit"`
+	TableColumns []string `json:"table_columns,omitempty"`
+	LoadTableNs  int64    `json:"load_table_ns,omitempty"`
+	Queries      []Result `json:"queries"`
 }
 
-// Result is one query's answer (of the last run) and the wall time of every timed run.
+// Result is one query's answer (of the last run) and the wall time of every timed run: the
+// sum of its statements' times.
 type Result struct {
-	Name    string   `json:"name"`
+	Name       string      `json:"name"`
+	Statements []Statement `json:"statements"`
+	RunsNs     []int64     `json:"runs_ns"`
+}
+
+// Statement is one statement's answer (of the last run) and the wall time of its timed runs.
+type Statement struct {
 	SQL     string   `json:"sql"`
 	Columns []string `json:"columns"`
 	Rows    [][]any  `json:"rows"`
@@ -84,47 +108,81 @@ func run() error {
 	}
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
-		return err
+		return fmt.Errorf("open duckdb: %w", err)
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1) // one connection: the settings below hold for every query
 	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, fmt.Sprintf("SET threads = %d", job.Threads)); err != nil {
-		return err
+	settings := []string{fmt.Sprintf("SET threads = %d", job.Threads)}
+	if job.MemoryLimit != "" {
+		settings = append(settings, "SET memory_limit = "+quote(job.MemoryLimit))
+	}
+	if job.TempDirectory != "" {
+		settings = append(settings, "SET temp_directory = "+quote(job.TempDirectory))
+	}
+	for _, s := range settings {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
 	}
 	out := Output{Threads: job.Threads}
-	if err := db.QueryRowContext(ctx, "SELECT version()").Scan(&out.Version); err != nil {
-		return err
+	if err := db.QueryRowContext(ctx, "SELECT version(), current_setting('memory_limit')").Scan(&out.Version, &out.MemoryLimit); err != nil {
+		return fmt.Errorf("settings: %w", err)
 	}
-	facts := "read_parquet('" + strings.ReplaceAll(job.Parquet, "'", "''") + "')"
+	facts := "read_parquet(" + quote(job.Parquet) + ")"
 	if job.Table {
+		cols := "*"
+		if len(job.Columns) > 0 {
+			quoted := make([]string, len(job.Columns))
+			for i, c := range job.Columns {
+				quoted[i] = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
+			}
+			cols = strings.Join(quoted, ", ")
+			out.TableColumns = job.Columns
+		}
 		start := time.Now()
-		if _, err := db.ExecContext(ctx, "CREATE TABLE facts AS SELECT * FROM "+facts); err != nil {
+		if _, err := db.ExecContext(ctx, "CREATE TABLE facts AS SELECT "+cols+" FROM "+facts); err != nil {
 			return fmt.Errorf("load table: %w", err)
 		}
 		out.LoadTableNs = time.Since(start).Nanoseconds()
 		facts = "facts"
 	}
 	for _, q := range job.Queries {
-		stmt := strings.ReplaceAll(q.SQL, "{facts}", facts)
-		res := Result{Name: q.Name, SQL: stmt}
+		if len(q.Statements) == 0 {
+			return fmt.Errorf("query %s has no statements", q.Name)
+		}
+		res := Result{Name: q.Name, Statements: make([]Statement, len(q.Statements))}
+		for i, s := range q.Statements {
+			res.Statements[i].SQL = strings.ReplaceAll(s, "{facts}", facts)
+		}
 		for i := 0; i < job.Warmup+job.Runs; i++ {
-			start := time.Now()
-			cols, rows, err := query(ctx, db, stmt)
-			d := time.Since(start)
-			if err != nil {
-				return fmt.Errorf("query %s: %w", q.Name, err)
+			var total int64
+			for si := range res.Statements {
+				st := &res.Statements[si]
+				start := time.Now()
+				cols, rows, err := query(ctx, db, st.SQL)
+				d := time.Since(start).Nanoseconds()
+				if err != nil {
+					return fmt.Errorf("query %s, statement %d: %w", q.Name, si+1, err)
+				}
+				if i >= job.Warmup {
+					st.RunsNs = append(st.RunsNs, d)
+				}
+				st.Columns, st.Rows = cols, rows
+				total += d
 			}
 			if i >= job.Warmup {
-				res.RunsNs = append(res.RunsNs, d.Nanoseconds())
+				res.RunsNs = append(res.RunsNs, total)
 			}
-			res.Columns, res.Rows = cols, rows
 		}
 		out.Queries = append(out.Queries, res)
 	}
 	enc := json.NewEncoder(os.Stdout)
 	return enc.Encode(out)
 }
+
+// quote is s as an SQL string literal.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // query runs stmt and reads every row of its result.
 func query(ctx context.Context, db *sql.DB, stmt string) ([]string, [][]any, error) {

@@ -75,6 +75,9 @@ func runBench(args []string) error {
 	out := fs.String("out", filepath.Join(root, "bench", "results", "latest.json"), "JSON results file")
 	duck := fs.Bool("duckdb", true, "also run every query on DuckDB (bench/duckdb, built into --cache on first use) and report citeq's times as ratios to it")
 	duckTable := fs.Bool("duckdb-table", true, "also run the queries on DuckDB over an in-memory table created from the Parquet file (timed once, like citeq's load)")
+	duckMem := fs.String("duckdb-memory", "auto", "DuckDB's memory_limit (e.g. 8GB); auto: half of the memory available when DuckDB starts; empty: DuckDB's default (80% of RAM)")
+	duckTemp := fs.String("duckdb-temp", "", "DuckDB's temp_directory, where it spills what exceeds its memory_limit (default: duckdb-tmp in --cache)")
+	duckAll := fs.Bool("duckdb-table-all", false, "create DuckDB's in-memory table with every column of the Parquet file, not only those the queries name")
 	goCmd := fs.String("go", goTool(), "go command that builds bench/duckdb ($GO)")
 	bwMiB := fs.Int("bandwidth-mib", 512, "size of the float64 array of the memory-bandwidth baseline, MiB (0: skip)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the citeq query runs on the largest dataset to this file")
@@ -90,6 +93,13 @@ func runBench(args []string) error {
 	sizes, err := parseScales(*scales)
 	if err != nil {
 		return err
+	}
+	duckSet := duckSettings{MemoryLimit: *duckMem, TempDirectory: *duckTemp}
+	if duckSet.TempDirectory == "" {
+		duckSet.TempDirectory = filepath.Join(*cache, "duckdb-tmp")
+	}
+	if !*duckAll {
+		duckSet.Columns = tableColumns(queries, snapshots.Columns(benchCap))
 	}
 	started := time.Now()
 	cfg := Config{Raw: *raw, Runs: *runs, Warmup: *warmup, Scales: sizes, Seed: *seed, DuckDB: *duck}
@@ -148,15 +158,20 @@ func runBench(args []string) error {
 		}
 		rep.Datasets = append(rep.Datasets, ds)
 		rep.Results = append(rep.Results, run.results...)
+		// The dataset's service is gone with measureDataset: its tables are returned to the
+		// OS before DuckDB or the next dataset starts, so neither shares memory with them.
+		runtime.GC()
+		debug.FreeOSMemory()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		ds.HeapBytesAfterRelease, ds.RSSBytesAfterRelease = ms.HeapAlloc, rss()
+		fmt.Printf("memory    %-10s released: Go heap %s, RSS %s\n", ds.Name, fmtBytes(int64(ms.HeapAlloc)), fmtBytes(ds.RSSBytesAfterRelease))
 		if *duck {
-			// The service is released first: DuckDB runs alone, in its own process.
-			runtime.GC()
-			debug.FreeOSMemory()
 			for _, table := range []bool{false, true} {
 				if table && !*duckTable {
 					continue
 				}
-				results, err := measureDuckDB(duckBin, ds, run, *warmup, *runs, table)
+				results, err := measureDuckDB(duckBin, ds, run, *warmup, *runs, table, duckSet)
 				if err != nil {
 					return fmt.Errorf("%s: %w", ds.Name, err)
 				}
@@ -402,18 +417,30 @@ func scanBytes(q Query, c *capability.Capability, p *service.Params, t *columnar
 // measureDuckDB runs the queries on DuckDB over the dataset's fact table (the Parquet file,
 // or an in-memory table created from it: system duckdb-table), checks its answers
 // against citeq's and returns its results, with every citeq result's ratio to DuckDB set.
-func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, table bool) ([]*Result, error) {
+// For a query with SummarySQL, DuckDB's time is both statements' and the service is compared
+// with it, while the engine path, which answers the records alone, is compared with the
+// records statement's time.
+func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, table bool, set duckSettings) ([]*Result, error) {
 	threads := runtime.GOMAXPROCS(0)
-	out, err := runDuckDB(bin, run.parquet, threads, warmup, runs, table)
+	out, err := runDuckDB(bin, run.parquet, threads, warmup, runs, table, set)
 	if err != nil {
 		return nil, err
 	}
 	name := "duckdb"
-	ds.DuckDBVersion, ds.DuckDBThreads = out.Version, out.Threads
+	ds.DuckDBVersion, ds.DuckDBThreads, ds.DuckDBMemoryLimit = out.Version, out.Threads, out.MemoryLimit
 	if table {
 		name = "duckdb-table"
 		ds.DuckDBLoadTableSeconds = float64(out.LoadTableNs) / 1e9
-		fmt.Printf("duckdb    %-10s %s, %d threads: CREATE TABLE AS SELECT * FROM read_parquet in %s\n", ds.Name, out.Version, out.Threads, fmtDuration(secs(ds.DuckDBLoadTableSeconds)))
+		ds.DuckDBTableColumns = out.TableColumns
+		ds.DuckDBTablePeakRSSBytes = out.PeakRSSBytes
+		cols := "*"
+		if len(out.TableColumns) > 0 {
+			cols = fmt.Sprintf("%d columns", len(out.TableColumns))
+		}
+		fmt.Printf("duckdb    %-10s %s, %d threads, memory_limit %s: CREATE TABLE AS SELECT %s FROM read_parquet in %s\n", ds.Name, out.Version, out.Threads,
+			out.MemoryLimit, cols, fmtDuration(secs(ds.DuckDBLoadTableSeconds)))
+	} else {
+		ds.DuckDBPeakRSSBytes = out.PeakRSSBytes
 	}
 	var results []*Result
 	for qi, q := range queries {
@@ -428,7 +455,8 @@ func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, tab
 				keys = len(a.Rows[0].Keys)
 			}
 		}
-		da, err := duckAnswer(q, keys, dq.Columns, dq.Rows)
+		first := dq.Statements[0]
+		da, err := duckAnswer(q, keys, first.Columns, first.Rows)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", q.Name, err)
 		}
@@ -446,31 +474,63 @@ func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, tab
 		if checked == 0 {
 			return nil, fmt.Errorf("%s: no citeq answer to check DuckDB's against", q.Name)
 		}
-		tm := Timing{}
-		for _, ns := range dq.RunsNs {
-			tm.Runs = append(tm.Runs, time.Duration(ns))
+		if q.SummarySQL != "" {
+			if err := compareSummary(citeq["service"].Totals, dq.Statements[1].Rows); err != nil {
+				return nil, fmt.Errorf("%s on %s: citeq service's summary totals and DuckDB's disagree: %w", q.Name, ds.Name, err)
+			}
 		}
-		tm.summarize()
+		tm := timing(dq.RunsNs)
 		ref := citeq["engine"]
 		da.Matched, da.Groups = ref.Matched, ref.Groups
 		if q.Aggs == nil && !q.Records {
-			da.Groups = len(dq.Rows) // the folded rows, not the groups before top_n
+			da.Groups = len(first.Rows) // the folded rows, not the groups before top_n
 		}
 		r := newResult(q, ds, name, ds.Rows, da, tm)
-		fmt.Printf("query     %-10s %-8s %s  median %s  (%s … %s, %d runs)  %.1f ns/row  (rows checked against citeq)\n", ds.Name, name, q.Name,
-			fmtDuration(tm.Median), fmtDuration(tm.Min), fmtDuration(tm.Max), runs, r.NsPerRow)
+		stmtMedian := make([]int64, len(dq.Statements))
+		for si, st := range dq.Statements {
+			stmtMedian[si] = timing(st.RunsNs).Median.Nanoseconds()
+		}
+		if len(stmtMedian) > 1 {
+			r.StatementMedianNs = stmtMedian
+		}
+		checkedWhat := "rows checked against citeq"
+		if q.SummarySQL != "" {
+			checkedWhat = fmt.Sprintf("records %s + totals %s; records and totals checked against citeq",
+				fmtDuration(time.Duration(stmtMedian[0])), fmtDuration(time.Duration(stmtMedian[1])))
+		}
+		fmt.Printf("query     %-10s %-8s %s  median %s  (%s … %s, %d runs)  %.1f ns/row  (%s)\n", ds.Name, name, q.Name,
+			fmtDuration(tm.Median), fmtDuration(tm.Min), fmtDuration(tm.Max), runs, r.NsPerRow, checkedWhat)
 		for _, cr := range run.results {
-			if cr.Query == q.Name && r.MedianNs > 0 {
-				if table {
-					cr.VsDuckDBTable = float64(cr.MedianNs) / float64(r.MedianNs)
-				} else {
-					cr.VsDuckDB = float64(cr.MedianNs) / float64(r.MedianNs)
-				}
+			if cr.Query != q.Name {
+				continue
+			}
+			// The engine path answers the first statement's question alone.
+			d := r.MedianNs
+			if cr.System == "engine" {
+				d = stmtMedian[0]
+			}
+			if d <= 0 {
+				continue
+			}
+			if table {
+				cr.VsDuckDBTable = float64(cr.MedianNs) / float64(d)
+			} else {
+				cr.VsDuckDB = float64(cr.MedianNs) / float64(d)
 			}
 		}
 		results = append(results, r)
 	}
 	return results, nil
+}
+
+// timing summarizes runs given in nanoseconds.
+func timing(runsNs []int64) Timing {
+	tm := Timing{}
+	for _, ns := range runsNs {
+		tm.Runs = append(tm.Runs, time.Duration(ns))
+	}
+	tm.summarize()
+	return tm
 }
 
 // goTool is $GO, else go.

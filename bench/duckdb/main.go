@@ -22,9 +22,10 @@
 // is the sum of theirs (each statement's time is reported too).
 //
 // Result (stdout): {"duckdb_version", "threads", "memory_limit", "table_columns",
-// "load_table_ns", "queries": [{"name", "statements": [{"sql", "columns", "rows",
-// "runs_ns"}], "runs_ns"}]}. A statement's run is QueryContext, scanning every row of the
-// result into Go values, and closing it.
+// "load_table_ns", "table_memory", "end_memory", "queries": [{"name", "statements": [{"sql",
+// "columns", "rows", "runs_ns"}], "runs_ns"}]}; the memory members are duckdb_memory()
+// summed: {"memory_usage_bytes", "temporary_storage_bytes"}. A statement's run is
+// QueryContext, scanning every row of the result into Go values, and closing it.
 package main
 
 import (
@@ -70,7 +71,18 @@ type Output struct {
 	MemoryLimit  string   `json:"memory_limit"`
 	TableColumns []string `json:"table_columns,omitempty"`
 	LoadTableNs  int64    `json:"load_table_ns,omitempty"`
-	Queries      []Result `json:"queries"`
+	// TableMemory is DuckDB's own account of its memory right after creating the table, and
+	// EndMemory after the last query: what its buffer manager holds in memory and what it
+	// has spilled to the temporary directory.
+	TableMemory *Memory  `json:"table_memory,omitempty"`
+	EndMemory   *Memory  `json:"end_memory,omitempty"`
+	Queries     []Result `json:"queries"`
+}
+
+// Memory is the sum of duckdb_memory(): bytes in memory, and bytes in temporary storage.
+type Memory struct {
+	Bytes     int64 `json:"memory_usage_bytes"`
+	TempBytes int64 `json:"temporary_storage_bytes"`
 }
 
 // Result is one query's answer (of the last run) and the wall time of every timed run: the
@@ -146,6 +158,9 @@ func run() error {
 		}
 		out.LoadTableNs = time.Since(start).Nanoseconds()
 		facts = "facts"
+		if out.TableMemory, err = memory(ctx, db); err != nil {
+			return err
+		}
 	}
 	for _, q := range job.Queries {
 		if len(q.Statements) == 0 {
@@ -177,8 +192,21 @@ func run() error {
 		}
 		out.Queries = append(out.Queries, res)
 	}
+	if out.EndMemory, err = memory(ctx, db); err != nil {
+		return err
+	}
 	enc := json.NewEncoder(os.Stdout)
 	return enc.Encode(out)
+}
+
+// memory is DuckDB's account of its memory (duckdb_memory(), summed over its tags).
+func memory(ctx context.Context, db *sql.DB) (*Memory, error) {
+	var m Memory
+	err := db.QueryRowContext(ctx, "SELECT coalesce(sum(memory_usage_bytes), 0)::BIGINT, coalesce(sum(temporary_storage_bytes), 0)::BIGINT FROM duckdb_memory()").Scan(&m.Bytes, &m.TempBytes)
+	if err != nil {
+		return nil, fmt.Errorf("duckdb_memory: %w", err)
+	}
+	return &m, nil
 }
 
 // quote is s as an SQL string literal.

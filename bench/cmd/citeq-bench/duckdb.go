@@ -44,17 +44,25 @@ type duckStatement struct {
 
 // duckOutput is what bench/duckdb prints, and the child's peak resident set.
 type duckOutput struct {
-	Version      string   `json:"duckdb_version"`
-	Threads      int      `json:"threads"`
-	MemoryLimit  string   `json:"memory_limit"`
-	TableColumns []string `json:"table_columns"`
-	LoadTableNs  int64    `json:"load_table_ns"`
+	Version      string      `json:"duckdb_version"`
+	Threads      int         `json:"threads"`
+	MemoryLimit  string      `json:"memory_limit"`
+	TableColumns []string    `json:"table_columns"`
+	LoadTableNs  int64       `json:"load_table_ns"`
+	TableMemory  *duckMemory `json:"table_memory"`
+	EndMemory    *duckMemory `json:"end_memory"`
 	Queries      []struct {
 		Name       string          `json:"name"`
 		Statements []duckStatement `json:"statements"`
 		RunsNs     []int64         `json:"runs_ns"`
 	} `json:"queries"`
 	PeakRSSBytes int64 `json:"-"`
+}
+
+// duckMemory is DuckDB's account of its memory: in memory, and spilled to temporary storage.
+type duckMemory struct {
+	Bytes     int64 `json:"memory_usage_bytes"`
+	TempBytes int64 `json:"temporary_storage_bytes"`
 }
 
 // duckSettings are the DuckDB settings of a run: the in-memory table's columns (nil: every

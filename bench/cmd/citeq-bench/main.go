@@ -437,11 +437,20 @@ func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, tab
 		if len(out.TableColumns) > 0 {
 			cols = fmt.Sprintf("%d columns", len(out.TableColumns))
 		}
-		fmt.Printf("duckdb    %-10s %s, %d threads, memory_limit %s: CREATE TABLE AS SELECT %s FROM read_parquet in %s\n", ds.Name, out.Version, out.Threads,
-			out.MemoryLimit, cols, fmtDuration(secs(ds.DuckDBLoadTableSeconds)))
+		for _, m := range []*duckMemory{out.TableMemory, out.EndMemory} {
+			if m != nil {
+				ds.DuckDBTableSpilledBytes = max(ds.DuckDBTableSpilledBytes, m.TempBytes)
+			}
+		}
+		if out.TableMemory != nil {
+			ds.DuckDBTableMemoryBytes = out.TableMemory.Bytes
+		}
+		fmt.Printf("duckdb    %-10s %s, %d threads, memory_limit %s: CREATE TABLE AS SELECT %s FROM read_parquet in %s (in memory %s, spilled %s)\n", ds.Name, out.Version, out.Threads,
+			out.MemoryLimit, cols, fmtDuration(secs(ds.DuckDBLoadTableSeconds)), fmtBytes(ds.DuckDBTableMemoryBytes), fmtBytes(ds.DuckDBTableSpilledBytes))
 	} else {
 		ds.DuckDBPeakRSSBytes = out.PeakRSSBytes
 	}
+	fmt.Printf("memory    %-10s DuckDB (%s) peak RSS %s\n", ds.Name, name, fmtBytes(out.PeakRSSBytes))
 	var results []*Result
 	for qi, q := range queries {
 		dq := out.Queries[qi]

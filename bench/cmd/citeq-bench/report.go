@@ -80,6 +80,12 @@ type Dataset struct {
 	// process over the Parquet file and over its in-memory table.
 	DuckDBPeakRSSBytes      int64 `json:"duckdb_peak_rss_bytes,omitempty"`
 	DuckDBTablePeakRSSBytes int64 `json:"duckdb_table_peak_rss_bytes,omitempty"`
+	// DuckDBTableMemoryBytes is what DuckDB's buffer manager held right after creating the
+	// table (duckdb_memory()), and DuckDBTableSpilledBytes the most it had in temporary
+	// storage then or after the queries: above 0, its table did not fit memory_limit and
+	// DUCK TABLE read part of it back from disk.
+	DuckDBTableMemoryBytes  int64 `json:"duckdb_table_memory_bytes,omitempty"`
+	DuckDBTableSpilledBytes int64 `json:"duckdb_table_spilled_bytes,omitempty"`
 }
 
 // Result is one (query, dataset, system) measurement.

@@ -26,6 +26,7 @@ type duckJob struct {
 	Columns       []string    `json:"columns,omitempty"`
 	MemoryLimit   string      `json:"memory_limit,omitempty"`
 	TempDirectory string      `json:"temp_directory,omitempty"`
+	Database      string      `json:"database,omitempty"`
 	Queries       []duckQuery `json:"queries"`
 }
 
@@ -65,12 +66,15 @@ type duckMemory struct {
 	TempBytes int64 `json:"temporary_storage_bytes"`
 }
 
-// duckSettings are the DuckDB settings of a run: the in-memory table's columns (nil: every
-// column) and the memory limit and spill directory (empty: DuckDB's defaults).
+// duckSettings are the DuckDB settings of a run: the table's columns (nil: every column),
+// the memory limit and spill directory (empty: DuckDB's defaults), and where the table is
+// kept: TableStorage "memory" (an in-memory database) or "file" (a database file in the
+// spill directory, compressed by DuckDB's storage).
 type duckSettings struct {
 	Columns       []string
 	MemoryLimit   string
 	TempDirectory string
+	TableStorage  string
 }
 
 // sqlLiteral matches an SQL string literal; sqlIdent an identifier, bare or double-quoted;
@@ -149,6 +153,9 @@ func runDuckDB(bin, parquet string, threads, warmup, runs int, table bool, set d
 		MemoryLimit: set.MemoryLimit, TempDirectory: set.TempDirectory}
 	if table {
 		job.Columns = set.Columns
+		if set.TableStorage == "file" {
+			job.Database = filepath.Join(set.TempDirectory, "facts.duckdb")
+		}
 	}
 	if job.MemoryLimit == "auto" {
 		job.MemoryLimit = autoMemoryLimit()

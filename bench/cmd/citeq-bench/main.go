@@ -77,6 +77,7 @@ func runBench(args []string) error {
 	duckTable := fs.Bool("duckdb-table", true, "also run the queries on DuckDB over an in-memory table created from the Parquet file (timed once, like citeq's load)")
 	duckMem := fs.String("duckdb-memory", "auto", "DuckDB's memory_limit (e.g. 8GB); auto: half of the memory available when DuckDB starts; empty: DuckDB's default (80% of RAM)")
 	duckTemp := fs.String("duckdb-temp", "", "DuckDB's temp_directory, where it spills what exceeds its memory_limit (default: duckdb-tmp in --cache)")
+	duckStorage := fs.String("duckdb-table-storage", "memory", "where DuckDB keeps its table: memory (an in-memory database, uncompressed) or file (a database file in --duckdb-temp, compressed by DuckDB's storage, cached in memory up to the limit)")
 	duckAll := fs.Bool("duckdb-table-all", false, "create DuckDB's in-memory table with every column of the Parquet file, not only those the queries name")
 	goCmd := fs.String("go", goTool(), "go command that builds bench/duckdb ($GO)")
 	bwMiB := fs.Int("bandwidth-mib", 512, "size of the float64 array of the memory-bandwidth baseline, MiB (0: skip)")
@@ -94,7 +95,10 @@ func runBench(args []string) error {
 	if err != nil {
 		return err
 	}
-	duckSet := duckSettings{MemoryLimit: *duckMem, TempDirectory: *duckTemp}
+	if *duckStorage != "memory" && *duckStorage != "file" {
+		return fmt.Errorf("--duckdb-table-storage is memory or file, not %q", *duckStorage)
+	}
+	duckSet := duckSettings{MemoryLimit: *duckMem, TempDirectory: *duckTemp, TableStorage: *duckStorage}
 	if duckSet.TempDirectory == "" {
 		duckSet.TempDirectory = filepath.Join(*cache, "duckdb-tmp")
 	}
@@ -432,6 +436,7 @@ func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, tab
 		name = "duckdb-table"
 		ds.DuckDBLoadTableSeconds = float64(out.LoadTableNs) / 1e9
 		ds.DuckDBTableColumns = out.TableColumns
+		ds.DuckDBTableStorage = set.TableStorage
 		ds.DuckDBTablePeakRSSBytes = out.PeakRSSBytes
 		cols := "*"
 		if len(out.TableColumns) > 0 {
@@ -445,8 +450,8 @@ func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, tab
 		if out.TableMemory != nil {
 			ds.DuckDBTableMemoryBytes = out.TableMemory.Bytes
 		}
-		fmt.Printf("duckdb    %-10s %s, %d threads, memory_limit %s: CREATE TABLE AS SELECT %s FROM read_parquet in %s (in memory %s, spilled %s)\n", ds.Name, out.Version, out.Threads,
-			out.MemoryLimit, cols, fmtDuration(secs(ds.DuckDBLoadTableSeconds)), fmtBytes(ds.DuckDBTableMemoryBytes), fmtBytes(ds.DuckDBTableSpilledBytes))
+		fmt.Printf("duckdb    %-10s %s, %d threads, memory_limit %s: CREATE TABLE AS SELECT %s FROM read_parquet (%s) in %s (in memory %s, spilled %s)\n", ds.Name, out.Version, out.Threads,
+			out.MemoryLimit, cols, set.TableStorage, fmtDuration(secs(ds.DuckDBLoadTableSeconds)), fmtBytes(ds.DuckDBTableMemoryBytes), fmtBytes(ds.DuckDBTableSpilledBytes))
 	} else {
 		ds.DuckDBPeakRSSBytes = out.PeakRSSBytes
 	}

@@ -76,6 +76,8 @@ type Dataset struct {
 	// DuckDBTableColumns the columns of its in-memory table (every column when empty).
 	DuckDBMemoryLimit  string   `json:"duckdb_memory_limit,omitempty"`
 	DuckDBTableColumns []string `json:"duckdb_table_columns,omitempty"`
+	// DuckDBTableStorage is where the table was kept: memory or file.
+	DuckDBTableStorage string `json:"duckdb_table_storage,omitempty"`
 	// DuckDBPeakRSSBytes and DuckDBTablePeakRSSBytes are the peak resident set of the DuckDB
 	// process over the Parquet file and over its in-memory table.
 	DuckDBPeakRSSBytes      int64 `json:"duckdb_peak_rss_bytes,omitempty"`
@@ -241,8 +243,9 @@ func (rep *Report) printTable(w io.Writer) {
 		}
 		t.print(w)
 	}
-	fmt.Fprintln(w, "\nENGINE, SERVICE: citeq's paths; DUCK PARQ: DuckDB on read_parquet of the same file; DUCK TABLE: DuckDB on an in-memory")
-	fmt.Fprintln(w, "table made from it. All medians of the timed runs. ENG/PARQ … SVC/TABLE: citeq ÷ DuckDB (above 1× = citeq slower).")
+	fmt.Fprintln(w, "\nENGINE, SERVICE: citeq's paths; DUCK PARQ: DuckDB on read_parquet of the same file; DUCK TABLE: DuckDB on a table")
+	fmt.Fprintln(w, "made from it (the queries' columns; in memory, or a database file with --duckdb-table-storage file). All medians of")
+	fmt.Fprintln(w, "the timed runs. ENG/PARQ … SVC/TABLE: citeq ÷ DuckDB (above 1× = citeq slower).")
 	fmt.Fprintln(w, "ROWS/S: table rows ÷ engine median. SCAN B/S: bytes of the columns the engine path reads ÷ engine median; OF BW: of the")
 	fmt.Fprintln(w, "parallel bandwidth baseline. Growth of ns/row with the scale is in the JSON. See bench/README.md.")
 	for _, q := range rep.Queries {

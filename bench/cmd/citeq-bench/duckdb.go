@@ -146,10 +146,10 @@ func buildDuckDB(goCmd, root, cache string) (string, error) {
 	return bin, nil
 }
 
-// runDuckDB runs the queries on DuckDB over parquet (read directly, or loaded into an
-// in-memory table first) and returns its output.
-func runDuckDB(bin, parquet string, threads, warmup, runs int, table bool, set duckSettings) (*duckOutput, error) {
-	job := duckJob{Parquet: parquet, Threads: threads, Runs: runs, Warmup: warmup, Table: table,
+// newDuckJob is the job that runs the queries on DuckDB over parquet (read directly, or
+// loaded into a table first), with the settings set.
+func newDuckJob(parquet string, threads, warmup, runs int, table bool, set duckSettings) (*duckJob, error) {
+	job := &duckJob{Parquet: parquet, Threads: threads, Runs: runs, Warmup: warmup, Table: table,
 		MemoryLimit: set.MemoryLimit, TempDirectory: set.TempDirectory}
 	if table {
 		job.Columns = set.Columns
@@ -167,6 +167,16 @@ func runDuckDB(bin, parquet string, threads, warmup, runs int, table bool, set d
 	}
 	for _, q := range queries {
 		job.Queries = append(job.Queries, duckQuery{q.Name, q.statements()})
+	}
+	return job, nil
+}
+
+// runDuckDB runs the queries on DuckDB over parquet (read directly, or loaded into a table
+// first) and returns its output.
+func runDuckDB(bin, parquet string, threads, warmup, runs int, table bool, set duckSettings) (*duckOutput, error) {
+	job, err := newDuckJob(parquet, threads, warmup, runs, table, set)
+	if err != nil {
+		return nil, err
 	}
 	in, err := json.Marshal(job)
 	if err != nil {

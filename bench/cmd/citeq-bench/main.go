@@ -5,14 +5,17 @@
 //
 //	citeq-bench [--raw DIR] [--data DIR] [--runs N] [--warmup N] [--scales N,N] [--seed S]
 //	            [--cache DIR] [--out FILE]
-//	citeq-bench synth --data DIR --rows N [--seed S] [--cache DIR]
+//	citeq-bench synth --data DIR --rows N [--seed S] [--cache DIR] [--workers W]
+//	citeq-bench duckdb-job --parquet FILE [--table] [--runs N] [--warmup N] [--duckdb-… ]
 //
 // The second form only generates (or finds) one scale-up; the first runs it in a child
 // process for every missing scale, so the generator's memory never counts against the
-// measurements.
+// measurements. The third prints the job the benchmark gives bench/duckdb for one fact
+// table, to run DuckDB's side alone (citeq-bench duckdb-job … | bench/.cache/duckdb-bench).
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,9 +44,12 @@ var benchCap = capability.PowerCapacity
 
 func main() {
 	var err error
-	if len(os.Args) > 1 && os.Args[1] == "synth" {
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == "synth":
 		err = runSynth(os.Args[2:])
-	} else {
+	case len(os.Args) > 1 && os.Args[1] == "duckdb-job":
+		err = runDuckDBJob(os.Args[2:])
+	default:
 		err = runBench(os.Args[1:])
 	}
 	if err != nil {
@@ -626,3 +632,34 @@ func secs(s float64) time.Duration { return time.Duration(s * float64(time.Secon
 // 3 GiB of peak resident memory with its garbage), and appending the parts to the file is
 // sequential, so more workers add memory sooner than speed.
 func defaultSynthWorkers() int { return min(runtime.GOMAXPROCS(0), 2) }
+
+// runDuckDBJob prints the DuckDB job of the benchmark's queries over one Parquet file, with
+// the settings a benchmark run would use.
+func runDuckDBJob(args []string) error {
+	root := repoRoot()
+	fs := flag.NewFlagSet("citeq-bench duckdb-job", flag.ContinueOnError)
+	parquet := fs.String("parquet", "", "the fact table (facts.parquet of a snapshot)")
+	table := fs.Bool("table", false, "create DuckDB's table from the file first (DUCK TABLE), rather than reading the file in every query")
+	runs := fs.Int("runs", 7, "timed runs per query")
+	warmup := fs.Int("warmup", 2, "untimed runs per query before the timed ones")
+	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "DuckDB's threads")
+	duckMem := fs.String("duckdb-memory", "auto", "DuckDB's memory_limit, as for the benchmark")
+	duckTemp := fs.String("duckdb-temp", filepath.Join(root, "bench", ".cache", "duckdb-tmp"), "DuckDB's temp_directory")
+	duckStorage := fs.String("duckdb-table-storage", "memory", "memory or file, as for the benchmark")
+	duckAll := fs.Bool("duckdb-table-all", false, "create the table with every column")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *parquet == "" || *runs < 1 || *warmup < 0 {
+		return errors.New("duckdb-job needs --parquet FILE, --runs of at least 1 and --warmup of at least 0")
+	}
+	set := duckSettings{MemoryLimit: *duckMem, TempDirectory: *duckTemp, TableStorage: *duckStorage}
+	if !*duckAll {
+		set.Columns = tableColumns(queries, snapshots.Columns(benchCap))
+	}
+	job, err := newDuckJob(*parquet, *threads, *warmup, *runs, *table, set)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(job)
+}

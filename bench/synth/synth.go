@@ -361,6 +361,18 @@ func (t *tally) add(rows []snapshots.Row) {
 	}
 }
 
+// merge adds the counts of u to t (a tally of the same capability).
+func (t *tally) merge(u *tally) {
+	for s, n := range u.sheets {
+		t.sheets[s] += n
+	}
+	for book, counts := range u.codes {
+		for code, n := range counts {
+			t.codes[book][code] += n
+		}
+	}
+}
+
 // codebooks returns the source's codebooks with rows_in_snapshot as counted.
 func (t *tally) codebooks(src []snapshots.Codebook) []snapshots.Codebook {
 	out := make([]snapshots.Codebook, len(src))

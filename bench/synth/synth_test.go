@@ -389,7 +389,7 @@ func TestBuildServes(t *testing.T) {
 	src := source(t)
 	root := t.TempDir()
 	opt := Options{Rows: scale(src), Seed: 1}
-	info, err := Build(root, src, opt)
+	info, err := Build(root, src, opt, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,15 +460,112 @@ func TestBuildServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	parts := t.TempDir()
-	if _, err := WriteDataDir(parts, src, g, opt.Rows/3+1, info.Fingerprint, "parts"); err != nil {
+	if _, err := WriteDataDir(parts, src, g, Parts{Rows: opt.Rows/3 + 1, Workers: 2}, info.Fingerprint, "parts"); err != nil {
 		t.Fatal(err)
 	}
 	if got := query(parts, false); !bytes.Equal(got, synthOut) {
 		t.Error("the scale-up written in three spliced parts answers differently from the one written whole")
 	}
 	// Building the same scale-up again finds it complete and leaves it as it is.
-	again, err := Build(root, src, opt)
+	again, err := Build(root, src, opt, 1)
 	if err != nil || again.Fingerprint != info.Fingerprint {
 		t.Fatalf("second build: %+v, %v", again, err)
+	}
+}
+
+// TestStreamingMatchesInMemory checks that the streaming writer (every worker generating its
+// parts into a reused buffer, parts appended as they are done and removed) writes the bytes
+// of the in-memory path (every row generated at once, its slices written as parts and
+// spliced), whatever the number of workers, and counts what the in-memory rows count.
+func TestStreamingMatchesInMemory(t *testing.T) {
+	src := source(t)
+	opt := Options{Rows: scale(src), Seed: 5}
+	rows := generate(t, src, opt)
+	cols := snapshots.Columns(src.Cap)
+	wantSheets := RowsBySheet(src.Cap, rows)
+	wantBooks := Codebooks(src, rows)
+	for _, tc := range []struct {
+		name     string
+		partRows int
+		workers  []int
+	}{
+		{"several parts, the last partial", opt.Rows/4 + 1, []int{1, 2, 3, 8}},
+		{"a single part", opt.Rows, []int{1, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var parts []string
+			for lo := 0; lo < len(rows); lo += tc.partRows {
+				p := filepath.Join(dir, fmt.Sprintf("mem-%d.parquet", lo))
+				if err := snapshots.WriteFacts(p, cols, rows[lo:min(lo+tc.partRows, len(rows))]); err != nil {
+					t.Fatal(err)
+				}
+				parts = append(parts, p)
+			}
+			want := filepath.Join(dir, "memory.parquet")
+			if len(parts) == 1 {
+				want = parts[0]
+			} else if err := splice(want, parts, tc.partRows); err != nil {
+				t.Fatal(err)
+			}
+			wantBytes, err := os.ReadFile(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, workers := range tc.workers {
+				g, err := NewGenerator(src, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := filepath.Join(t.TempDir(), "facts.parquet")
+				tl := newTally(src.Cap)
+				if err := writeFacts(out, cols, g, Parts{Rows: tc.partRows, Workers: workers}, tl); err != nil {
+					t.Fatal(err)
+				}
+				got, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, wantBytes) {
+					t.Errorf("%d workers: the streamed file (%d bytes) differs from the in-memory one (%d bytes)", workers, len(got), len(wantBytes))
+				}
+				if left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".*")); len(left) > 0 {
+					t.Errorf("%d workers: temporary files left behind: %v", workers, left)
+				}
+				if !reflect.DeepEqual(tl.sheets, wantSheets) || !reflect.DeepEqual(tl.codebooks(src.Codebooks), wantBooks) {
+					t.Errorf("%d workers: the streamed counts differ from the in-memory rows'", workers)
+				}
+			}
+		})
+	}
+}
+
+// TestStreamingMatchesWholeFile checks, above one row group, that the streamed file is the
+// one a single WriteFacts call over every row writes. It holds about 1.1M rows in memory
+// (several GiB), so it runs only when CITEQ_SYNTH_LARGE is set.
+func TestStreamingMatchesWholeFile(t *testing.T) {
+	if os.Getenv("CITEQ_SYNTH_LARGE") == "" {
+		t.Skip("set CITEQ_SYNTH_LARGE=1 to write 1.1M rows whole and streamed")
+	}
+	src := source(t)
+	opt := Options{Rows: PartRows + len(src.Rows) + 123, Seed: 1}
+	cols := snapshots.Columns(src.Cap)
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.parquet")
+	if err := snapshots.WriteFacts(whole, cols, generate(t, src, opt)); err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGenerator(src, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed := filepath.Join(dir, "streamed.parquet")
+	if err := writeFacts(streamed, cols, g, Parts{Rows: PartRows, Workers: 2}, newTally(src.Cap)); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(whole)
+	b, _ := os.ReadFile(streamed)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("the streamed file (%d bytes) is not the one WriteFacts writes whole (%d bytes)", len(b), len(a))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -77,9 +78,10 @@ func WriteInfo(dir string, info *Info) error {
 }
 
 // Build generates the scale-up of src given by opt and writes it as the data directory
-// Dir(root, src, opt), unless that directory already exists. It is written under a
-// temporary name and renamed into place, so a directory under its final name is complete.
-func Build(root string, src *Source, opt Options) (*Info, error) {
+// Dir(root, src, opt), unless that directory already exists, with workers parts of PartRows
+// rows generated at a time (see Parts). It is written under a temporary name and renamed
+// into place, so a directory under its final name is complete.
+func Build(root string, src *Source, opt Options, workers int) (*Info, error) {
 	key := Key(src, opt)
 	final := filepath.Join(root, key)
 	if info, err := ReadInfo(final); err == nil {
@@ -105,7 +107,7 @@ func Build(root string, src *Source, opt Options) (*Info, error) {
 		"replica k ≥ 1 multiplies %s by one factor in [%g, %g] per row and appends ~k to %s; dimensions and lineage columns are the source rows'; the gates below were run on the source snapshot",
 		g.Rows(), len(src.Rows), src.Manifest.Fingerprint, src.Manifest.AsOf, opt.Seed, Version,
 		strings.Join(spec.Perturb, ", "), MinFactor, MaxFactor, strings.Join(spec.Suffix, ", "))
-	if _, err := WriteDataDir(tmp, src, g, PartRows, fp, detail); err != nil {
+	if _, err := WriteDataDir(tmp, src, g, Parts{Rows: PartRows, Workers: workers}, fp, detail); err != nil {
 		return nil, err
 	}
 	info := &Info{Key: key, Capability: src.Cap.ID, AsOf: src.Manifest.AsOf, SourceFingerprint: src.Manifest.Fingerprint,
@@ -129,13 +131,21 @@ func Build(root string, src *Source, opt Options) (*Info, error) {
 // has the row groups one WriteFacts call over every row would write.
 const PartRows = 1 << 20
 
+// Parts says how a fact table is written: in parts of Rows rows, Workers of them generated
+// and encoded at the same time (each worker holds one part in memory). The bytes written
+// depend on Rows, never on Workers.
+type Parts struct {
+	Rows    int
+	Workers int
+}
+
 // WriteDataDir writes the rows of g as the only snapshot of a new data directory dir, laid
 // out as ingest lays one out: the raw store holds the source snapshot's raw files (so
 // citations verify); the snapshot directory holds the fact table (see writeFacts), the
 // source's manifest with the row counts, the fingerprint and a first gate stating the
 // scale-up (detail), and the source's codebooks with row counts recounted; the catalog
 // promotes it.
-func WriteDataDir(dir string, src *Source, g *Generator, partRows int, fingerprint, detail string) (*snapshots.Manifest, error) {
+func WriteDataDir(dir string, src *Source, g *Generator, parts Parts, fingerprint, detail string) (*snapshots.Manifest, error) {
 	store := &snapshots.Store{Dir: dir}
 	for _, s := range src.Manifest.Sources {
 		p := src.Store.Raw().Find(s.SHA256)
@@ -157,7 +167,7 @@ func WriteDataDir(dir string, src *Source, g *Generator, partRows int, fingerpri
 		return nil, fmt.Errorf("synth: %w", err)
 	}
 	t := newTally(src.Cap)
-	if err := writeFacts(filepath.Join(snapDir, snapshots.FactsFile), snapshots.Columns(src.Cap), g, partRows, t); err != nil {
+	if err := writeFacts(filepath.Join(snapDir, snapshots.FactsFile), snapshots.Columns(src.Cap), g, parts, t); err != nil {
 		return nil, err
 	}
 	m.RowsBySheet = t.sheets
@@ -175,72 +185,184 @@ func WriteDataDir(dir string, src *Source, g *Generator, partRows int, fingerpri
 }
 
 // writeFacts writes the rows of g as the Parquet fact table at path, counting them into t.
-// snapshots.WriteFacts writes them part by part, partRows rows at a time from one reused
-// buffer, into temporary files whose row groups are then spliced into path. For a source
-// row group whose schema, encodings and codec match the output's, as WriteFacts' own do,
-// parquet-go's Writer.WriteRowGroup copies the compressed pages, statistics and page index
-// verbatim: every page of the result is one WriteFacts wrote, and memory holds one part, not
-// the whole table.
-func writeFacts(path string, cols []capability.Field, g *Generator, partRows int, t *tally) error {
-	var parts []string
-	defer func() {
-		for _, p := range parts {
-			os.Remove(p)
+// The table is written part by part: snapshots.WriteFacts writes parts of w.Rows rows, each
+// generated into a buffer its worker reuses, into temporary files; each part's row groups
+// are appended to path as soon as the parts before it are, and its file is removed. For a
+// source row group whose schema, encodings and codec match the output's, as WriteFacts' own
+// do, parquet-go's Writer.WriteRowGroup copies the compressed pages, statistics and page
+// index verbatim: every page of the result is one WriteFacts wrote. At most w.Workers parts
+// are generated or waiting at a time, so memory holds that many parts and the disk the
+// table and that many parts, whatever the row count; the bytes do not depend on w.Workers.
+func writeFacts(path string, cols []capability.Field, g *Generator, w Parts, t *tally) error {
+	if w.Rows < 1 {
+		return fmt.Errorf("synth: part rows must be positive, got %d", w.Rows)
+	}
+	n := (g.Rows() + w.Rows - 1) / w.Rows
+	workers := max(1, min(w.Workers, n))
+	partPath := func(i int) string {
+		return filepath.Join(filepath.Dir(path), fmt.Sprintf(".part-%06d.parquet", i))
+	}
+	done := make([]chan error, n)
+	for i := range done {
+		done[i] = make(chan error, 1)
+	}
+	// window holds a token for every part handed to a worker and not yet appended.
+	window := make(chan struct{}, workers)
+	jobs := make(chan int)
+	stop := make(chan struct{})
+	go func() {
+		defer close(jobs)
+		for i := 0; i < n; i++ {
+			select {
+			case window <- struct{}{}:
+			case <-stop:
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-stop:
+				return
+			}
 		}
 	}()
-	buf := make([]snapshots.Row, min(partRows, g.Rows()))
-	for lo := 0; lo < g.Rows(); lo += partRows {
-		rows := buf[:min(partRows, g.Rows()-lo)]
-		g.Fill(rows, lo)
-		t.add(rows)
-		p := filepath.Join(filepath.Dir(path), fmt.Sprintf(".part-%05d.parquet", len(parts)))
-		parts = append(parts, p)
-		if err := snapshots.WriteFacts(p, cols, rows); err != nil {
+	tallies := make([]*tally, workers)
+	var wg sync.WaitGroup
+	for wi := range workers {
+		tallies[wi] = newTally(g.src.Cap)
+		wg.Add(1)
+		go func(tl *tally) {
+			defer wg.Done()
+			buf := make([]snapshots.Row, min(w.Rows, g.Rows()))
+			for i := range jobs {
+				lo := i * w.Rows
+				rows := buf[:min(w.Rows, g.Rows()-lo)]
+				g.Fill(rows, lo)
+				tl.add(rows)
+				done[i] <- snapshots.WriteFacts(partPath(i), cols, rows)
+			}
+		}(tallies[wi])
+	}
+	err := appendParts(path, n, w.Rows, partPath, done, window)
+	close(stop)
+	wg.Wait()
+	for i := range n {
+		os.Remove(partPath(i)) // left behind by a failure only
+	}
+	if err != nil {
+		return err
+	}
+	for _, tl := range tallies {
+		t.merge(tl)
+	}
+	return nil
+}
+
+// appendParts waits for each of the n parts in order (done[i] delivers the error of writing
+// part i to partPath(i)), appends its row groups to the file at path and removes it, then
+// frees its slot in window. A single part is renamed into place.
+func appendParts(path string, n, maxRows int, partPath func(int) string, done []chan error, window chan struct{}) error {
+	if n == 1 {
+		if err := <-done[0]; err != nil {
 			return err
 		}
+		return os.Rename(partPath(0), path)
 	}
-	if len(parts) == 1 {
-		return os.Rename(parts[0], path)
+	sp, err := newSplicer(path, maxRows)
+	if err != nil {
+		return err
 	}
-	return splice(path, parts, partRows)
+	defer sp.abort()
+	for i := range n {
+		if err := <-done[i]; err != nil {
+			return err
+		}
+		if err := sp.add(partPath(i)); err != nil {
+			return err
+		}
+		os.Remove(partPath(i))
+		<-window
+	}
+	return sp.finish()
 }
 
 // splice writes the row groups of the Parquet files parts, in order, as the file at path,
 // with the first part's schema (and so its encodings and codecs).
 func splice(path string, parts []string, maxRows int) error {
-	out, err := os.CreateTemp(filepath.Dir(path), ".facts-*")
+	sp, err := newSplicer(path, maxRows)
 	if err != nil {
-		return fmt.Errorf("synth: %w", err)
+		return err
 	}
-	defer os.Remove(out.Name())
-	defer out.Close()
-	var w *parquet.GenericWriter[any]
+	defer sp.abort()
 	for _, p := range parts {
-		err := withParquetFile(p, func(pf *parquet.File) error {
-			if w == nil {
-				w = parquet.NewGenericWriter[any](out, pf.Schema(), parquet.MaxRowsPerRowGroup(int64(maxRows)))
-			}
-			for _, rg := range pf.RowGroups() {
-				if _, err := w.WriteRowGroup(rg); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("synth: splice %s: %w", p, err)
+		if err := sp.add(p); err != nil {
+			return err
 		}
 	}
-	if w == nil {
-		return fmt.Errorf("synth: splice %s: no parts", path)
+	return sp.finish()
+}
+
+// splicer appends the row groups of Parquet files, one file after the other, to a new file
+// written under a temporary name beside path and renamed to path when finished.
+type splicer struct {
+	path    string
+	maxRows int
+	out     *os.File
+	w       *parquet.GenericWriter[any]
+	done    bool
+}
+
+func newSplicer(path string, maxRows int) (*splicer, error) {
+	out, err := os.CreateTemp(filepath.Dir(path), ".facts-*")
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
 	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("synth: splice %s: %w", path, err)
+	return &splicer{path: path, maxRows: maxRows, out: out}, nil
+}
+
+// add appends the row groups of the Parquet file at part; the first part's schema is the
+// output's.
+func (sp *splicer) add(part string) error {
+	err := withParquetFile(part, func(pf *parquet.File) error {
+		if sp.w == nil {
+			sp.w = parquet.NewGenericWriter[any](sp.out, pf.Schema(), parquet.MaxRowsPerRowGroup(int64(sp.maxRows)))
+		}
+		for _, rg := range pf.RowGroups() {
+			if _, err := sp.w.WriteRowGroup(rg); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("synth: splice %s: %w", part, err)
 	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("synth: splice %s: %w", path, err)
+	return nil
+}
+
+// finish writes the footer and renames the file to its path.
+func (sp *splicer) finish() error {
+	if sp.w == nil {
+		return fmt.Errorf("synth: splice %s: no parts", sp.path)
 	}
-	return os.Rename(out.Name(), path)
+	if err := sp.w.Close(); err != nil {
+		return fmt.Errorf("synth: splice %s: %w", sp.path, err)
+	}
+	if err := sp.out.Close(); err != nil {
+		return fmt.Errorf("synth: splice %s: %w", sp.path, err)
+	}
+	if err := os.Rename(sp.out.Name(), sp.path); err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	sp.done = true
+	return nil
+}
+
+// abort removes the unfinished file, unless finish renamed it into place.
+func (sp *splicer) abort() {
+	if !sp.done {
+		sp.out.Close()
+		os.Remove(sp.out.Name())
+	}
 }
 
 // withParquetFile opens the Parquet file at path for fn.

@@ -59,6 +59,23 @@ func compareRows(a, b []Row, ordered bool) error {
 	return nil
 }
 
+// compareSummary checks DuckDB's summary statement (rows: one row of the capability's
+// metrics, in order) against the service's summary totals, each within tolerance and null
+// only against null.
+func compareSummary(totals []float64, rows [][]any) error {
+	if len(rows) != 1 {
+		return fmt.Errorf("DuckDB's summary has %d rows, want 1", len(rows))
+	}
+	if len(totals) == 0 {
+		return fmt.Errorf("the service answered no summary totals")
+	}
+	duck := Row{Vals: make([]float64, len(rows[0]))}
+	for i, v := range rows[0] {
+		duck.Vals[i] = numValue(v)
+	}
+	return compareRows([]Row{{Vals: totals}}, []Row{duck}, true)
+}
+
 func sortedRows(rows []Row) []Row {
 	out := slices.Clone(rows)
 	slices.SortFunc(out, func(x, y Row) int { return slices.Compare(x.Keys, y.Keys) })

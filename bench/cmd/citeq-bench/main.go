@@ -5,14 +5,17 @@
 //
 //	citeq-bench [--raw DIR] [--data DIR] [--runs N] [--warmup N] [--scales N,N] [--seed S]
 //	            [--cache DIR] [--out FILE]
-//	citeq-bench synth --data DIR --rows N [--seed S] [--cache DIR]
+//	citeq-bench synth --data DIR --rows N [--seed S] [--cache DIR] [--workers W]
+//	citeq-bench duckdb-job --parquet FILE [--table] [--runs N] [--warmup N] [--duckdb-… ]
 //
 // The second form only generates (or finds) one scale-up; the first runs it in a child
 // process for every missing scale, so the generator's memory never counts against the
-// measurements.
+// measurements. The third prints the job the benchmark gives bench/duckdb for one fact
+// table, to run DuckDB's side alone (citeq-bench duckdb-job … | bench/.cache/duckdb-bench).
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,9 +44,12 @@ var benchCap = capability.PowerCapacity
 
 func main() {
 	var err error
-	if len(os.Args) > 1 && os.Args[1] == "synth" {
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == "synth":
 		err = runSynth(os.Args[2:])
-	} else {
+	case len(os.Args) > 1 && os.Args[1] == "duckdb-job":
+		err = runDuckDBJob(os.Args[2:])
+	default:
 		err = runBench(os.Args[1:])
 	}
 	if err != nil {
@@ -75,6 +81,10 @@ func runBench(args []string) error {
 	out := fs.String("out", filepath.Join(root, "bench", "results", "latest.json"), "JSON results file")
 	duck := fs.Bool("duckdb", true, "also run every query on DuckDB (bench/duckdb, built into --cache on first use) and report citeq's times as ratios to it")
 	duckTable := fs.Bool("duckdb-table", true, "also run the queries on DuckDB over an in-memory table created from the Parquet file (timed once, like citeq's load)")
+	duckMem := fs.String("duckdb-memory", "auto", "DuckDB's memory_limit (e.g. 8GB); auto: half of the memory available when DuckDB starts; empty: DuckDB's default (80% of RAM)")
+	duckTemp := fs.String("duckdb-temp", "", "DuckDB's temp_directory, where it spills what exceeds its memory_limit (default: duckdb-tmp in --cache)")
+	duckStorage := fs.String("duckdb-table-storage", "memory", "where DuckDB keeps its table: memory (an in-memory database, uncompressed) or file (a database file in --duckdb-temp, compressed by DuckDB's storage, cached in memory up to the limit)")
+	duckAll := fs.Bool("duckdb-table-all", false, "create DuckDB's in-memory table with every column of the Parquet file, not only those the queries name")
 	goCmd := fs.String("go", goTool(), "go command that builds bench/duckdb ($GO)")
 	bwMiB := fs.Int("bandwidth-mib", 512, "size of the float64 array of the memory-bandwidth baseline, MiB (0: skip)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the citeq query runs on the largest dataset to this file")
@@ -90,6 +100,16 @@ func runBench(args []string) error {
 	sizes, err := parseScales(*scales)
 	if err != nil {
 		return err
+	}
+	if *duckStorage != "memory" && *duckStorage != "file" {
+		return fmt.Errorf("--duckdb-table-storage is memory or file, not %q", *duckStorage)
+	}
+	duckSet := duckSettings{MemoryLimit: *duckMem, TempDirectory: *duckTemp, TableStorage: *duckStorage}
+	if duckSet.TempDirectory == "" {
+		duckSet.TempDirectory = filepath.Join(*cache, "duckdb-tmp")
+	}
+	if !*duckAll {
+		duckSet.Columns = tableColumns(queries, snapshots.Columns(benchCap))
 	}
 	started := time.Now()
 	cfg := Config{Raw: *raw, Runs: *runs, Warmup: *warmup, Scales: sizes, Seed: *seed, DuckDB: *duck}
@@ -148,15 +168,20 @@ func runBench(args []string) error {
 		}
 		rep.Datasets = append(rep.Datasets, ds)
 		rep.Results = append(rep.Results, run.results...)
+		// The dataset's service is gone with measureDataset: its tables are returned to the
+		// OS before DuckDB or the next dataset starts, so neither shares memory with them.
+		runtime.GC()
+		debug.FreeOSMemory()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		ds.HeapBytesAfterRelease, ds.RSSBytesAfterRelease = ms.HeapAlloc, rss()
+		fmt.Printf("memory    %-10s released: Go heap %s, RSS %s\n", ds.Name, fmtBytes(int64(ms.HeapAlloc)), fmtBytes(ds.RSSBytesAfterRelease))
 		if *duck {
-			// The service is released first: DuckDB runs alone, in its own process.
-			runtime.GC()
-			debug.FreeOSMemory()
 			for _, table := range []bool{false, true} {
 				if table && !*duckTable {
 					continue
 				}
-				results, err := measureDuckDB(duckBin, ds, run, *warmup, *runs, table)
+				results, err := measureDuckDB(duckBin, ds, run, *warmup, *runs, table, duckSet)
 				if err != nil {
 					return fmt.Errorf("%s: %w", ds.Name, err)
 				}
@@ -233,8 +258,12 @@ func runSynth(args []string) error {
 	rows := fs.String("rows", "", "row count of the scale-up (k and M suffixes allowed)")
 	seed := fs.Uint64("seed", 1, "seed of the generator")
 	cache := fs.String("cache", filepath.Join(root, "bench", ".cache"), "directory caching the generated scale-ups")
+	workers := fs.Int("workers", defaultSynthWorkers(), "parts of 2^20 rows generated and encoded at the same time (each adds about 3 GiB of peak memory; the output does not depend on it)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *workers < 1 {
+		return errors.New("--workers must be at least 1")
 	}
 	n, err := parseCount(*rows)
 	if err != nil || *data == "" {
@@ -246,7 +275,7 @@ func runSynth(args []string) error {
 	}
 	opt := synth.Options{Rows: n, Seed: *seed}
 	fmt.Printf("synth     %-10s generating %d rows from %d (seed %d)…\n", "synth-"+shortCount(n), n, len(src.Rows), *seed)
-	info, err := synth.Build(*cache, src, opt)
+	info, err := synth.Build(*cache, src, opt, *workers)
 	if err != nil {
 		return err
 	}
@@ -409,19 +438,41 @@ func scanBytes(q Query, c *capability.Capability, p *service.Params, t *columnar
 // measureDuckDB runs the queries on DuckDB over the dataset's fact table (the Parquet file,
 // or an in-memory table created from it: system duckdb-table), checks its answers
 // against citeq's and returns its results, with every citeq result's ratio to DuckDB set.
-func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, table bool) ([]*Result, error) {
+// For a query with SummarySQL, DuckDB's time is both statements' and the service is compared
+// with it, while the engine path, which answers the records alone, is compared with the
+// records statement's time.
+func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, table bool, set duckSettings) ([]*Result, error) {
 	threads := runtime.GOMAXPROCS(0)
-	out, err := runDuckDB(bin, run.parquet, threads, warmup, runs, table)
+	out, err := runDuckDB(bin, run.parquet, threads, warmup, runs, table, set)
 	if err != nil {
 		return nil, err
 	}
 	name := "duckdb"
-	ds.DuckDBVersion, ds.DuckDBThreads = out.Version, out.Threads
+	ds.DuckDBVersion, ds.DuckDBThreads, ds.DuckDBMemoryLimit = out.Version, out.Threads, out.MemoryLimit
 	if table {
 		name = "duckdb-table"
 		ds.DuckDBLoadTableSeconds = float64(out.LoadTableNs) / 1e9
-		fmt.Printf("duckdb    %-10s %s, %d threads: CREATE TABLE AS SELECT * FROM read_parquet in %s\n", ds.Name, out.Version, out.Threads, fmtDuration(secs(ds.DuckDBLoadTableSeconds)))
+		ds.DuckDBTableColumns = out.TableColumns
+		ds.DuckDBTableStorage = set.TableStorage
+		ds.DuckDBTablePeakRSSBytes = out.PeakRSSBytes
+		cols := "*"
+		if len(out.TableColumns) > 0 {
+			cols = fmt.Sprintf("%d columns", len(out.TableColumns))
+		}
+		for _, m := range []*duckMemory{out.TableMemory, out.EndMemory} {
+			if m != nil {
+				ds.DuckDBTableSpilledBytes = max(ds.DuckDBTableSpilledBytes, m.TempBytes)
+			}
+		}
+		if out.TableMemory != nil {
+			ds.DuckDBTableMemoryBytes = out.TableMemory.Bytes
+		}
+		fmt.Printf("duckdb    %-10s %s, %d threads, memory_limit %s: CREATE TABLE AS SELECT %s FROM read_parquet (%s) in %s (in memory %s, spilled %s)\n", ds.Name, out.Version, out.Threads,
+			out.MemoryLimit, cols, set.TableStorage, fmtDuration(secs(ds.DuckDBLoadTableSeconds)), fmtBytes(ds.DuckDBTableMemoryBytes), fmtBytes(ds.DuckDBTableSpilledBytes))
+	} else {
+		ds.DuckDBPeakRSSBytes = out.PeakRSSBytes
 	}
+	fmt.Printf("memory    %-10s DuckDB (%s) peak RSS %s\n", ds.Name, name, fmtBytes(out.PeakRSSBytes))
 	var results []*Result
 	for qi, q := range queries {
 		dq := out.Queries[qi]
@@ -435,7 +486,8 @@ func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, tab
 				keys = len(a.Rows[0].Keys)
 			}
 		}
-		da, err := duckAnswer(q, keys, dq.Columns, dq.Rows)
+		first := dq.Statements[0]
+		da, err := duckAnswer(q, keys, first.Columns, first.Rows)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", q.Name, err)
 		}
@@ -453,31 +505,63 @@ func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, tab
 		if checked == 0 {
 			return nil, fmt.Errorf("%s: no citeq answer to check DuckDB's against", q.Name)
 		}
-		tm := Timing{}
-		for _, ns := range dq.RunsNs {
-			tm.Runs = append(tm.Runs, time.Duration(ns))
+		if q.SummarySQL != "" {
+			if err := compareSummary(citeq["service"].Totals, dq.Statements[1].Rows); err != nil {
+				return nil, fmt.Errorf("%s on %s: citeq service's summary totals and DuckDB's disagree: %w", q.Name, ds.Name, err)
+			}
 		}
-		tm.summarize()
+		tm := timing(dq.RunsNs)
 		ref := citeq["engine"]
 		da.Matched, da.Groups = ref.Matched, ref.Groups
 		if q.Aggs == nil && !q.Records {
-			da.Groups = len(dq.Rows) // the folded rows, not the groups before top_n
+			da.Groups = len(first.Rows) // the folded rows, not the groups before top_n
 		}
 		r := newResult(q, ds, name, ds.Rows, da, tm)
-		fmt.Printf("query     %-10s %-8s %s  median %s  (%s … %s, %d runs)  %.1f ns/row  (rows checked against citeq)\n", ds.Name, name, q.Name,
-			fmtDuration(tm.Median), fmtDuration(tm.Min), fmtDuration(tm.Max), runs, r.NsPerRow)
+		stmtMedian := make([]int64, len(dq.Statements))
+		for si, st := range dq.Statements {
+			stmtMedian[si] = timing(st.RunsNs).Median.Nanoseconds()
+		}
+		if len(stmtMedian) > 1 {
+			r.StatementMedianNs = stmtMedian
+		}
+		checkedWhat := "rows checked against citeq"
+		if q.SummarySQL != "" {
+			checkedWhat = fmt.Sprintf("records %s + totals %s; records and totals checked against citeq",
+				fmtDuration(time.Duration(stmtMedian[0])), fmtDuration(time.Duration(stmtMedian[1])))
+		}
+		fmt.Printf("query     %-10s %-8s %s  median %s  (%s … %s, %d runs)  %.1f ns/row  (%s)\n", ds.Name, name, q.Name,
+			fmtDuration(tm.Median), fmtDuration(tm.Min), fmtDuration(tm.Max), runs, r.NsPerRow, checkedWhat)
 		for _, cr := range run.results {
-			if cr.Query == q.Name && r.MedianNs > 0 {
-				if table {
-					cr.VsDuckDBTable = float64(cr.MedianNs) / float64(r.MedianNs)
-				} else {
-					cr.VsDuckDB = float64(cr.MedianNs) / float64(r.MedianNs)
-				}
+			if cr.Query != q.Name {
+				continue
+			}
+			// The engine path answers the first statement's question alone.
+			d := r.MedianNs
+			if cr.System == "engine" {
+				d = stmtMedian[0]
+			}
+			if d <= 0 {
+				continue
+			}
+			if table {
+				cr.VsDuckDBTable = float64(cr.MedianNs) / float64(d)
+			} else {
+				cr.VsDuckDB = float64(cr.MedianNs) / float64(d)
 			}
 		}
 		results = append(results, r)
 	}
 	return results, nil
+}
+
+// timing summarizes runs given in nanoseconds.
+func timing(runsNs []int64) Timing {
+	tm := Timing{}
+	for _, ns := range runsNs {
+		tm.Runs = append(tm.Runs, time.Duration(ns))
+	}
+	tm.summarize()
+	return tm
 }
 
 // goTool is $GO, else go.
@@ -554,3 +638,39 @@ func parseCount(s string) (int, error) {
 }
 
 func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// defaultSynthWorkers is GOMAXPROCS, at most 2: each worker holds a part of 2^20 rows (about
+// 3 GiB of peak resident memory with its garbage), and appending the parts to the file is
+// sequential, so more workers add memory sooner than speed.
+func defaultSynthWorkers() int { return min(runtime.GOMAXPROCS(0), 2) }
+
+// runDuckDBJob prints the DuckDB job of the benchmark's queries over one Parquet file, with
+// the settings a benchmark run would use.
+func runDuckDBJob(args []string) error {
+	root := repoRoot()
+	fs := flag.NewFlagSet("citeq-bench duckdb-job", flag.ContinueOnError)
+	parquet := fs.String("parquet", "", "the fact table (facts.parquet of a snapshot)")
+	table := fs.Bool("table", false, "create DuckDB's table from the file first (DUCK TABLE), rather than reading the file in every query")
+	runs := fs.Int("runs", 7, "timed runs per query")
+	warmup := fs.Int("warmup", 2, "untimed runs per query before the timed ones")
+	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "DuckDB's threads")
+	duckMem := fs.String("duckdb-memory", "auto", "DuckDB's memory_limit, as for the benchmark")
+	duckTemp := fs.String("duckdb-temp", filepath.Join(root, "bench", ".cache", "duckdb-tmp"), "DuckDB's temp_directory")
+	duckStorage := fs.String("duckdb-table-storage", "memory", "memory or file, as for the benchmark")
+	duckAll := fs.Bool("duckdb-table-all", false, "create the table with every column")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *parquet == "" || *runs < 1 || *warmup < 0 {
+		return errors.New("duckdb-job needs --parquet FILE, --runs of at least 1 and --warmup of at least 0")
+	}
+	set := duckSettings{MemoryLimit: *duckMem, TempDirectory: *duckTemp, TableStorage: *duckStorage}
+	if !*duckAll {
+		set.Columns = tableColumns(queries, snapshots.Columns(benchCap))
+	}
+	job, err := newDuckJob(*parquet, *threads, *warmup, *runs, *table, set)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(job)
+}

@@ -3,8 +3,14 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/snapshots"
 )
 
 func TestParseCount(t *testing.T) {
@@ -106,5 +112,74 @@ func TestCompareRows(t *testing.T) {
 	}
 	if keyText(json.Number("56")) != "56" || keyText(nil) != nullKey || !math.IsNaN(numValue(nil)) || numValue(json.Number("1.5")) != 1.5 {
 		t.Error("keyText or numValue")
+	}
+}
+
+func TestTableColumns(t *testing.T) {
+	cols := []capability.Field{{Name: "state"}, {Name: "technology"}, {Name: "nameplate_mw"}, {Name: "eia_plant_id"}, {Name: "lifecycle"}, {Name: "Odd Name"}}
+	q := func(sql ...string) Query {
+		x := Query{SQL: sql[0]}
+		if len(sql) > 1 {
+			x.SummarySQL = sql[1]
+		}
+		return x
+	}
+	for _, tc := range []struct {
+		name string
+		qs   []Query
+		want []string
+	}{
+		{"named columns in table order", []Query{q("SELECT sum(nameplate_mw), state FROM {facts} GROUP BY state")}, []string{"state", "nameplate_mw"}},
+		{"every statement counts", []Query{q("SELECT state FROM {facts}", "SELECT count(DISTINCT eia_plant_id) FROM {facts}")}, []string{"state", "eia_plant_id"}},
+		{"string literals are not columns", []Query{q("SELECT count(*) FROM {facts} WHERE technology = 'state' AND 'it''s lifecycle' <> ''")}, []string{"technology"}},
+		{"quoted identifiers and case", []Query{q(`SELECT "Odd Name", STATE FROM {facts}`)}, []string{"state", "Odd Name"}},
+		{"select star is every column", []Query{q("SELECT state FROM {facts}"), q("SELECT * FROM {facts} LIMIT 100")}, nil},
+		{"count(*) is not select star", []Query{q("SELECT count(*), lifecycle FROM {facts}")}, []string{"lifecycle"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tableColumns(tc.qs, cols); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("tableColumns = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// The benchmark's own queries need a few columns, never the lineage or the identifiers.
+	got := tableColumns(queries, snapshots.Columns(capability.PowerCapacity))
+	if len(got) == 0 || slices.Contains(got, "generator_id") || !slices.Contains(got, recordKey) || !slices.Contains(got, "net_winter_mw") {
+		t.Errorf("the queries' table columns are %q", got)
+	}
+}
+
+func TestCompareSummary(t *testing.T) {
+	nan := math.NaN()
+	totals := []float64{1.5e6, 2, nan, 4}
+	for _, tc := range []struct {
+		name string
+		rows [][]any
+		ok   bool
+	}{
+		{"equal", [][]any{{1.5e6 * (1 + 1e-12), json.Number("2"), nil, json.Number("4")}}, true},
+		{"a value differs", [][]any{{1.5e6, json.Number("3"), nil, int64(4)}}, false},
+		{"null against a value", [][]any{{1.5e6, json.Number("2"), 0.0, int64(4)}}, false},
+		{"a value missing", [][]any{{1.5e6, json.Number("2"), nil}}, false},
+		{"no row", nil, false},
+		{"two rows", [][]any{{1.5e6, 2, nil, 4}, {1.5e6, 2, nil, 4}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := compareSummary(totals, tc.rows); (err == nil) != tc.ok {
+				t.Errorf("compareSummary = %v, want ok %v", err, tc.ok)
+			}
+		})
+	}
+}
+
+func TestRecordsQueryAsksForTotals(t *testing.T) {
+	for _, q := range queries {
+		if !q.Records {
+			continue
+		}
+		st := q.statements()
+		if len(st) != 2 || st[0] != q.SQL || !strings.Contains(st[1], capMetricsSQL) {
+			t.Errorf("%s: statements %q, want the records and the six totals", q.Name, st)
+		}
 	}
 }

@@ -62,11 +62,32 @@ type Dataset struct {
 	PeakRSSBytes  int64  `json:"peak_rss_bytes"`
 	PeakRSSScope  string `json:"peak_rss_scope"`
 	RSSBytesAfter int64  `json:"rss_bytes_after"`
+	// HeapBytesAfterRelease and RSSBytesAfterRelease are the Go heap and resident set once
+	// the dataset's service is released (after a GC and debug.FreeOSMemory), before DuckDB
+	// and the next dataset run: what the benchmark still holds of it.
+	HeapBytesAfterRelease uint64 `json:"go_heap_bytes_after_release"`
+	RSSBytesAfterRelease  int64  `json:"rss_bytes_after_release"`
 	// DuckDB's version and threads, and the wall time of its CREATE TABLE AS SELECT * over
 	// the Parquet file (0 when not measured); its queries read the file directly.
 	DuckDBVersion          string  `json:"duckdb_version,omitempty"`
 	DuckDBThreads          int     `json:"duckdb_threads,omitempty"`
 	DuckDBLoadTableSeconds float64 `json:"duckdb_load_table_seconds,omitempty"`
+	// DuckDBMemoryLimit is DuckDB's memory_limit setting as it reported it;
+	// DuckDBTableColumns the columns of its in-memory table (every column when empty).
+	DuckDBMemoryLimit  string   `json:"duckdb_memory_limit,omitempty"`
+	DuckDBTableColumns []string `json:"duckdb_table_columns,omitempty"`
+	// DuckDBTableStorage is where the table was kept: memory or file.
+	DuckDBTableStorage string `json:"duckdb_table_storage,omitempty"`
+	// DuckDBPeakRSSBytes and DuckDBTablePeakRSSBytes are the peak resident set of the DuckDB
+	// process over the Parquet file and over its in-memory table.
+	DuckDBPeakRSSBytes      int64 `json:"duckdb_peak_rss_bytes,omitempty"`
+	DuckDBTablePeakRSSBytes int64 `json:"duckdb_table_peak_rss_bytes,omitempty"`
+	// DuckDBTableMemoryBytes is what DuckDB's buffer manager held right after creating the
+	// table (duckdb_memory()), and DuckDBTableSpilledBytes the most it had in temporary
+	// storage then or after the queries: above 0, its table did not fit memory_limit and
+	// DUCK TABLE read part of it back from disk.
+	DuckDBTableMemoryBytes  int64 `json:"duckdb_table_memory_bytes,omitempty"`
+	DuckDBTableSpilledBytes int64 `json:"duckdb_table_spilled_bytes,omitempty"`
 }
 
 // Result is one (query, dataset, system) measurement.
@@ -76,16 +97,19 @@ type Result struct {
 	System  string `json:"system"`
 	// Rows is the row count of the table the query runs over; Matched the rows its filters
 	// keep; Groups the groups before top_n.
-	Rows          int     `json:"rows"`
-	Matched       int     `json:"matched_rows"`
-	Groups        int     `json:"groups"`
-	PayloadBytes  int     `json:"payload_bytes,omitempty"`
-	RunsNs        []int64 `json:"runs_ns"`
-	MedianNs      int64   `json:"median_ns"`
-	MinNs         int64   `json:"min_ns"`
-	MaxNs         int64   `json:"max_ns"`
-	NsPerRow      float64 `json:"ns_per_row"`
-	RowsPerSecond float64 `json:"rows_per_second"`
+	Rows         int     `json:"rows"`
+	Matched      int     `json:"matched_rows"`
+	Groups       int     `json:"groups"`
+	PayloadBytes int     `json:"payload_bytes,omitempty"`
+	RunsNs       []int64 `json:"runs_ns"`
+	// StatementMedianNs is, for a DuckDB query of several statements, each statement's
+	// median (RunsNs and MedianNs are their sums).
+	StatementMedianNs []int64 `json:"statement_median_ns,omitempty"`
+	MedianNs          int64   `json:"median_ns"`
+	MinNs             int64   `json:"min_ns"`
+	MaxNs             int64   `json:"max_ns"`
+	NsPerRow          float64 `json:"ns_per_row"`
+	RowsPerSecond     float64 `json:"rows_per_second"`
 	// NsPerRowGrowth is NsPerRow divided by the same query and system's NsPerRow on the real
 	// snapshot: 1 means cost grows linearly with rows, above 1 faster than linearly.
 	NsPerRowGrowth float64 `json:"ns_per_row_growth"`
@@ -219,10 +243,17 @@ func (rep *Report) printTable(w io.Writer) {
 		}
 		t.print(w)
 	}
-	fmt.Fprintln(w, "\nENGINE, SERVICE: citeq's paths; DUCK PARQ: DuckDB on read_parquet of the same file; DUCK TABLE: DuckDB on an in-memory")
-	fmt.Fprintln(w, "table made from it. All medians of the timed runs. ENG/PARQ … SVC/TABLE: citeq ÷ DuckDB (above 1× = citeq slower).")
+	fmt.Fprintln(w, "\nENGINE, SERVICE: citeq's paths; DUCK PARQ: DuckDB on read_parquet of the same file; DUCK TABLE: DuckDB on a table")
+	fmt.Fprintln(w, "made from it (the queries' columns; in memory, or a database file with --duckdb-table-storage file). All medians of")
+	fmt.Fprintln(w, "the timed runs. ENG/PARQ … SVC/TABLE: citeq ÷ DuckDB (above 1× = citeq slower).")
 	fmt.Fprintln(w, "ROWS/S: table rows ÷ engine median. SCAN B/S: bytes of the columns the engine path reads ÷ engine median; OF BW: of the")
 	fmt.Fprintln(w, "parallel bandwidth baseline. Growth of ns/row with the scale is in the JSON. See bench/README.md.")
+	for _, q := range rep.Queries {
+		if q.SummarySQL != "" {
+			fmt.Fprintf(w, "%s: DUCK PARQ, DUCK TABLE and the SVC ratios time DuckDB's two statements (the rows and the summary totals the\n", q.Name)
+			fmt.Fprintln(w, "service also returns); the ENG ratios its rows statement alone, the engine path's question.")
+		}
+	}
 }
 
 // table prints aligned columns, each left- or right-aligned.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/citeq/citeq/capability"
@@ -23,7 +24,10 @@ type Answer struct {
 	Groups  int
 	Total   float64
 	Bytes   int // size of the payload, where the system produces one
-	Rows    []Row
+	// Totals are the summary totals of every metric of the capability, in its order (NaN
+	// for null), where the system produces them (the service).
+	Totals []float64
+	Rows   []Row
 	// Ordered says Rows are in a meaningful order (records in source order).
 	Ordered bool
 }
@@ -77,6 +81,19 @@ func (s serviceSystem) Prepare(q Query) (func() (any, error), func(any) (Answer,
 		a := Answer{Matched: doc.Summary.Matched, Groups: doc.Summary.GroupCount, Bytes: len(out)}
 		if raw, ok := doc.Summary.Totals[c.Metrics[0].Name]; ok {
 			_ = json.Unmarshal(raw, &a.Total) // null stays 0
+		}
+		for _, m := range c.Metrics {
+			v := math.NaN()
+			if raw, ok := doc.Summary.Totals[m.Name]; ok {
+				var x any
+				d := json.NewDecoder(bytes.NewReader(raw))
+				d.UseNumber()
+				if err := d.Decode(&x); err != nil {
+					return Answer{}, fmt.Errorf("service payload: total %s: %w", m.Name, err)
+				}
+				v = numValue(x)
+			}
+			a.Totals = append(a.Totals, v)
 		}
 		switch {
 		case q.Records:
@@ -180,7 +197,8 @@ func (engineSystem) aggregates(q Query, p *service.Params, t *columnar.Table, pr
 			var row Row
 			for k, col := range r.groups.Keys {
 				if code := r.groups.Codes[gi][k]; code >= 0 {
-					row.Keys = append(row.Keys, col.Values[code])
+					// A copy: the answer outlives the table and must not keep its memory.
+					row.Keys = append(row.Keys, strings.Clone(col.Values[code]))
 				} else {
 					row.Keys = append(row.Keys, nullKey)
 				}
@@ -231,7 +249,8 @@ func (engineSystem) records(q Query, c *capability.Capability, t *columnar.Table
 			}
 			for i := range rows {
 				if ok[i] {
-					out[i][f.Name] = &vals[i]
+					v := strings.Clone(vals[i]) // the result outlives the table: never keep its memory
+					out[i][f.Name] = &v
 				} else {
 					out[i][f.Name] = nil
 				}

@@ -112,6 +112,10 @@ func (t *Table) Compute(sel Selection, keys []string, ops []Op, lin *LineageSpec
 	return ans
 }
 
+// tripLimit bounds the slot×file×sheet counts a worker keeps per chunk for lineage; beyond
+// it rows and sheet sets are updated row by row.
+var tripLimit = 1 << 18
+
 // maxSlots bounds the slot space Compute aggregates into directly: every worker holds state
 // for each slot. Larger key spaces are grouped first (Group) and aggregated by group id.
 const maxSlots = 1 << 16
@@ -149,7 +153,8 @@ func (sl *slotter) fill(sel Selection, lo, hi int, buf []uint32) []uint32 {
 	case sl.gid != nil:
 		copy(buf, sl.gid[lo:hi])
 	case len(sl.keys) == 0:
-		clear(buf)
+		// Every slot is 0: the buffer was made zeroed and a slotter without keys never
+		// writes it.
 	case len(sl.keys) == 1 && sel.All:
 		card := sl.cards[0]
 		for i, c := range sl.keys[0][lo:hi] {
@@ -315,6 +320,7 @@ type partial struct {
 
 type floatPart struct {
 	sum, comp, ext0, ext1 []float64 // ext0 min, ext1 max
+	buf                   []float64 // gathered values of a chunk
 	nn                    []int64
 	unitFirst             [][]int32 // per unit column: -2 before the first input
 	unitMixed             [][]bool
@@ -327,6 +333,7 @@ type distPart struct {
 }
 
 type linPart struct {
+	trip   []int64  // rows per slot×file×sheet in the chunk, when that space is small
 	rows   []int64  // per slot×file
 	sheets []uint64 // per slot×file×word
 	n      []int32  // samples taken, per slot×file
@@ -345,6 +352,10 @@ func newPartial(p *plan) *partial {
 	if l := p.lin; l != nil {
 		pt.ln = linPart{rows: make([]int64, S*l.nf), sheets: make([]uint64, S*l.nf*l.sw), n: make([]int32, S*l.nf),
 			sample: make([]int32, S*l.nf*l.k)}
+		if S*l.nf*l.sheetCard <= tripLimit {
+			// One increment a row; the counts become rows and sheet sets at the chunk's end.
+			pt.ln.trip = make([]int64, S*l.nf*l.sheetCard)
+		}
 	}
 	return pt
 }
@@ -415,19 +426,13 @@ func (pt *partial) chunk(p *plan, sl *slotter, lo, hi int) {
 	}
 	if p.lin != nil {
 		pt.ln.run(p.sel, p.lin, slots, lo, hi)
+		pt.ln.settle(p.lin, pt.touched)
 	}
 }
 
 // neumaier adds v to the compensated sum (sum, comp) of slot s.
 func neumaier(sum, comp []float64, s uint32, v float64) {
-	acc := sum[s]
-	t := acc + v
-	if math.Abs(acc) >= math.Abs(v) {
-		comp[s] += (acc - t) + v
-	} else {
-		comp[s] += (v - t) + acc
-	}
-	sum[s] = t
+	sum[s], comp[s] = nadd(sum[s], comp[s], v)
 }
 
 func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) {
@@ -435,44 +440,18 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 	sum, comp := fp.sum, fp.comp
 	plain := !f.min && !f.max && len(f.units) == 0
 	if plain && len(sum) == 1 {
-		// One group: the sum runs in registers.
-		acc, c, nn := sum[0], comp[0], int64(0)
-		add := func(v float64) {
-			t := acc + v
-			if math.Abs(acc) >= math.Abs(v) {
-				c += (acc - t) + v
-			} else {
-				c += (v - t) + acc
-			}
-			acc = t
-			nn++
+		// One group: gather the chunk's non-null values (or take the column itself) and sum
+		// them in one tight loop.
+		in := vals[lo:hi]
+		if f.nulls || !sel.All {
+			in = fp.gather(sel, f, lo, hi)
 		}
-		switch {
-		case !f.nulls && sel.All:
-			for _, v := range vals[lo:hi] {
-				add(v)
-			}
-		case !f.nulls:
-			for _, r := range sel.Idx[lo:hi] {
-				add(vals[r])
-			}
-		case sel.All && (f.off+lo)%64 == 0:
-			for w := 0; w < hi-lo; w += 64 {
-				for word := validWord(f.bitmap, f.off+lo+w, min(64, hi-lo-w)); word != 0; word &= word - 1 {
-					add(vals[lo+w+bits64.TrailingZeros64(word)])
-				}
-			}
-		default:
-			bm, off := f.bitmap, f.off
-			for i := range slots {
-				if r := sel.Row(lo + i); bm[(off+r)>>3]&(1<<((off+r)&7)) != 0 {
-					add(vals[r])
-				}
-			}
-		}
-		sum[0], comp[0] = acc, c
+		s, c := sumNeumaier(in)
+		sums := [2]float64{sum[0], comp[0] + c}
+		neumaier(sums[:1], sums[1:], 0, s)
+		sum[0], comp[0] = sums[0], sums[1]
 		if fp.nn != nil {
-			fp.nn[0] += nn
+			fp.nn[0] += int64(len(in))
 		}
 		return
 	}
@@ -546,6 +525,69 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 	}
 }
 
+// gather returns the non-null values of selected rows [lo, hi), in order, in a buffer of
+// the part's.
+func (fp *floatPart) gather(sel Selection, f *floatIn, lo, hi int) []float64 {
+	if cap(fp.buf) < hi-lo {
+		fp.buf = make([]float64, 0, chunkRows)
+	}
+	out := fp.buf[:0]
+	vals := f.vals
+	switch {
+	case !f.nulls:
+		for _, r := range sel.Idx[lo:hi] {
+			out = append(out, vals[r])
+		}
+	case sel.All && (f.off+lo)%64 == 0:
+		for w := 0; w < hi-lo; w += 64 {
+			for word := validWord(f.bitmap, f.off+lo+w, min(64, hi-lo-w)); word != 0; word &= word - 1 {
+				out = append(out, vals[lo+w+bits64.TrailingZeros64(word)])
+			}
+		}
+	default:
+		bm, off := f.bitmap, f.off
+		for i := lo; i < hi; i++ {
+			if r := sel.Row(i); bm[(off+r)>>3]&(1<<((off+r)&7)) != 0 {
+				out = append(out, vals[r])
+			}
+		}
+	}
+	fp.buf = out
+	return out
+}
+
+// sumNeumaier is the compensated sum of xs, as a sum and its correction: four independent
+// lanes (element i in lane i mod 4), combined in a fixed order.
+func sumNeumaier(xs []float64) (float64, float64) {
+	var s0, s1, s2, s3, c0, c1, c2, c3 float64
+	n := len(xs) &^ 3
+	for i := 0; i < n; i += 4 {
+		x := xs[i : i+4 : i+4]
+		s0, c0 = nadd(s0, c0, x[0])
+		s1, c1 = nadd(s1, c1, x[1])
+		s2, c2 = nadd(s2, c2, x[2])
+		s3, c3 = nadd(s3, c3, x[3])
+	}
+	for _, v := range xs[n:] {
+		s0, c0 = nadd(s0, c0, v)
+	}
+	c := c0 + c1 + c2 + c3
+	s, c := nadd(s0, c, s1)
+	s, c = nadd(s, c, s2)
+	return nadd(s, c, s3)
+}
+
+// nadd adds v to the compensated sum (acc, c): Neumaier's step.
+func nadd(acc, c, v float64) (float64, float64) {
+	t := acc + v
+	if math.Abs(acc) >= math.Abs(v) {
+		c += (acc - t) + v
+	} else {
+		c += (v - t) + acc
+	}
+	return t, c
+}
+
 // validWord returns n (at most 64) validity bits starting at bit pos (a multiple of 8).
 func validWord(bm []byte, pos, n int) uint64 {
 	b := pos >> 3
@@ -586,11 +628,35 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int) {
 		f := int(min(uint32(l.files[r]), uint32(l.nf-1)))
 		sh := int(min(uint32(l.sheets[r]), uint32(l.sheetCard-1)))
 		j := int(s)*l.nf + f
-		lp.rows[j]++
-		lp.sheets[j*l.sw+(sh>>6)] |= 1 << (sh & 63)
+		if lp.trip != nil {
+			lp.trip[j*l.sheetCard+sh]++
+		} else {
+			lp.rows[j]++
+			lp.sheets[j*l.sw+(sh>>6)] |= 1 << (sh & 63)
+		}
 		if n := int(lp.n[j]); n < k {
 			lp.sample[j*k+n] = int32(r)
 			lp.n[j]++
+		}
+	}
+}
+
+// settle turns the chunk's slot×file×sheet counts of the touched slots into rows and sheet
+// sets, and clears them.
+func (lp *linPart) settle(l *linIn, touched []uint32) {
+	if lp.trip == nil {
+		return
+	}
+	for _, s := range touched {
+		for f := range l.nf {
+			j := int(s)*l.nf + f
+			for sh, n := range lp.trip[j*l.sheetCard : (j+1)*l.sheetCard] {
+				if n > 0 {
+					lp.rows[j] += n
+					lp.sheets[j*l.sw+(sh>>6)] |= 1 << (sh & 63)
+					lp.trip[j*l.sheetCard+sh] = 0
+				}
+			}
 		}
 	}
 }

@@ -341,6 +341,13 @@ func checkCompute(tb testing.TB, fx *fixture, q string, sel Selection, keys []st
 	if d := diffLineage([][]Source{ans.Total}, fx.refLineage(refSel, whole, 1, 3)); d != "" {
 		tb.Errorf("%s: Compute total lineage: %s", q, d)
 	}
+	// The lineage path that updates rows and sheet sets row by row.
+	defer func(limit int) { tripLimit = limit }(tripLimit)
+	tripLimit = 0
+	ans = fx.tbl.Compute(sel, keys, nil, &LineageSpec{FileCol: colFile, SheetCol: colSheet, K: 3})
+	if d := diffLineage(ans.Lineage, refLin); d != "" {
+		tb.Errorf("%s: Compute lineage row by row: %s", q, d)
+	}
 }
 
 // checkPaths makes sure the matrix exercises the sparse grouping and the hash-set count

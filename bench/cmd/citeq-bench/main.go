@@ -83,7 +83,7 @@ func runBench(args []string) error {
 	duckTable := fs.Bool("duckdb-table", true, "also run the queries on DuckDB over an in-memory table created from the Parquet file (timed once, like citeq's load)")
 	duckMem := fs.String("duckdb-memory", "auto", "DuckDB's memory_limit (e.g. 8GB); auto: half of the memory available when DuckDB starts; empty: DuckDB's default (80% of RAM)")
 	duckTemp := fs.String("duckdb-temp", "", "DuckDB's temp_directory, where it spills what exceeds its memory_limit (default: duckdb-tmp in --cache)")
-	duckStorage := fs.String("duckdb-table-storage", "memory", "where DuckDB keeps its table: memory (an in-memory database, uncompressed) or file (a database file in --duckdb-temp, compressed by DuckDB's storage, cached in memory up to the limit)")
+	duckStorage := fs.String("duckdb-table-storage", "auto", "where DuckDB keeps its table: memory (an in-memory database, uncompressed), file (a database file in --duckdb-temp, compressed by DuckDB's storage, cached in memory up to the limit), or auto (memory when the table's estimated size fits in half of the memory available, else file)")
 	duckAll := fs.Bool("duckdb-table-all", false, "create DuckDB's in-memory table with every column of the Parquet file, not only those the queries name")
 	goCmd := fs.String("go", goTool(), "go command that builds bench/duckdb ($GO)")
 	bwMiB := fs.Int("bandwidth-mib", 512, "size of the float64 array of the memory-bandwidth baseline, MiB (0: skip)")
@@ -101,8 +101,8 @@ func runBench(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *duckStorage != "memory" && *duckStorage != "file" {
-		return fmt.Errorf("--duckdb-table-storage is memory or file, not %q", *duckStorage)
+	if *duckStorage != "memory" && *duckStorage != "file" && *duckStorage != "auto" {
+		return fmt.Errorf("--duckdb-table-storage is memory, file or auto, not %q", *duckStorage)
 	}
 	duckSet := duckSettings{MemoryLimit: *duckMem, TempDirectory: *duckTemp, TableStorage: *duckStorage}
 	if duckSet.TempDirectory == "" {
@@ -443,6 +443,9 @@ func scanBytes(q Query, c *capability.Capability, p *service.Params, t *columnar
 // records statement's time.
 func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, table bool, set duckSettings) ([]*Result, error) {
 	threads := runtime.GOMAXPROCS(0)
+	if set.TableStorage == "auto" {
+		set.TableStorage = autoStorage(ds.Rows)
+	}
 	out, err := runDuckDB(bin, run.parquet, threads, warmup, runs, table, set)
 	if err != nil {
 		return nil, err

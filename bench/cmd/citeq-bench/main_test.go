@@ -183,3 +183,19 @@ func TestRecordsQueryAsksForTotals(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoStorage: a small table stays in memory, one larger than any machine's memory goes
+// to a file.
+func TestAutoStorage(t *testing.T) {
+	for _, c := range []struct {
+		rows int
+		want string
+	}{{1000, "memory"}, {1 << 40, "file"}} {
+		if procKB("/proc/meminfo", "MemAvailable") <= 0 {
+			t.Skip("no /proc/meminfo")
+		}
+		if got := autoStorage(c.rows); got != c.want {
+			t.Errorf("autoStorage(%d) = %s, want %s", c.rows, got, c.want)
+		}
+	}
+}

@@ -425,8 +425,7 @@ func (pt *partial) chunk(p *plan, sl *slotter, lo, hi int) {
 		pt.ds[di].run(p.sel, d, slots, lo, hi)
 	}
 	if p.lin != nil {
-		pt.ln.run(p.sel, p.lin, slots, lo, hi)
-		pt.ln.settle(p.lin, pt.touched)
+		pt.ln.run(p.sel, p.lin, slots, lo, hi, pt.touched)
 	}
 }
 
@@ -621,22 +620,50 @@ func (dp *distPart) run(sel Selection, d *distIn, slots []uint32, lo, hi int) {
 	}
 }
 
-func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int) {
-	k := l.k
-	for i, s := range slots {
+func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touched []uint32) {
+	nf1, sc1 := uint32(l.nf-1), uint32(l.sheetCard-1) // the digits of null codes
+	at := func(i int) (int, int) {
 		r := sel.Row(lo + i)
-		f := int(min(uint32(l.files[r]), uint32(l.nf-1)))
-		sh := int(min(uint32(l.sheets[r]), uint32(l.sheetCard-1)))
-		j := int(s)*l.nf + f
-		if lp.trip != nil {
-			lp.trip[j*l.sheetCard+sh]++
+		return int(min(uint32(l.files[r]), nf1)), int(min(uint32(l.sheets[r]), sc1))
+	}
+	if lp.trip != nil {
+		trip, nf, sc := lp.trip, l.nf, l.sheetCard
+		if sel.All {
+			files, sheets := l.files[lo:hi], l.sheets[lo:hi:hi]
+			for i, s := range slots {
+				f, sh := min(uint32(files[i]), nf1), min(uint32(sheets[i]), sc1)
+				trip[(int(s)*nf+int(f))*sc+int(sh)]++
+			}
 		} else {
+			for i, s := range slots {
+				f, sh := at(i)
+				trip[(int(s)*nf+f)*sc+sh]++
+			}
+		}
+		lp.settle(l, touched)
+	} else {
+		for i, s := range slots {
+			f, sh := at(i)
+			j := int(s)*l.nf + f
 			lp.rows[j]++
 			lp.sheets[j*l.sw+(sh>>6)] |= 1 << (sh & 63)
 		}
+	}
+	// Samples: the first k rows of each group and file, so the pass ends as soon as every
+	// group and file of the chunk has its share.
+	k, need := l.k, 0
+	for _, s := range touched {
+		for f := range l.nf {
+			need += min(k, int(lp.rows[int(s)*l.nf+f]))
+		}
+	}
+	for i := 0; need > 0 && i < len(slots); i++ {
+		f, _ := at(i)
+		j := int(slots[i])*l.nf + f
 		if n := int(lp.n[j]); n < k {
-			lp.sample[j*k+n] = int32(r)
+			lp.sample[j*k+n] = int32(sel.Row(lo + i))
 			lp.n[j]++
+			need--
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package columnar
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -61,6 +63,19 @@ func (t *Table) Filter(preds []Predicate) Selection {
 	if len(preds) == 0 {
 		return Selection{All: true, n: t.Rows}
 	}
+	// The predicate allowing the smallest share of its column's values is tested first (a
+	// guess at the most selective); the selection does not depend on the order.
+	preds = slices.Clone(preds)
+	share := func(p Predicate) float64 {
+		n := 0
+		for _, a := range p.Allow {
+			if a {
+				n++
+			}
+		}
+		return float64(n) / float64(max(len(p.Allow), 1))
+	}
+	slices.SortStableFunc(preds, func(a, b Predicate) int { return cmp.Compare(share(a), share(b)) })
 	cols := make([][]int32, len(preds))
 	for i, p := range preds {
 		cols[i] = t.mustCol(p.Column).Codes
@@ -73,23 +88,37 @@ func (t *Table) Filter(preds []Predicate) Selection {
 	parallelFor(t.Rows, func(lo, hi int) {
 		out := idx[lo:hi]
 		k := 0
-		codes, allow := cols[0][lo:hi], preds[0].Allow
-		for i, code := range codes {
-			if code >= 0 && allow[code] {
-				out[k] = int32(lo + i)
-				k++
-			}
-		}
-		for p := 1; p < len(preds); p++ {
-			codes, allow := cols[p], preds[p].Allow
-			n := 0
-			for _, r := range out[:k] {
-				if code := codes[r]; code >= 0 && allow[code] {
-					out[n] = r
-					n++
+		// Every predicate is tested in the same pass, so only matches are written.
+		switch len(preds) {
+		case 1:
+			a0 := preds[0].Allow
+			for i, c := range cols[0][lo:hi] {
+				if c >= 0 && a0[c] {
+					out[k] = int32(lo + i)
+					k++
 				}
 			}
-			k = n
+		case 2:
+			a0, a1, c1 := preds[0].Allow, preds[1].Allow, cols[1][lo:hi]
+			for i, c := range cols[0][lo:hi] {
+				if c >= 0 && a0[c] {
+					if d := c1[i]; d >= 0 && a1[d] {
+						out[k] = int32(lo + i)
+						k++
+					}
+				}
+			}
+		default:
+		rows:
+			for r := lo; r < hi; r++ {
+				for p, codes := range cols {
+					if c := codes[r]; c < 0 || !preds[p].Allow[c] {
+						continue rows
+					}
+				}
+				out[k] = int32(r)
+				k++
+			}
 		}
 		counts[lo/chunkRows] = k
 	})

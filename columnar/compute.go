@@ -321,12 +321,14 @@ type partial struct {
 type floatPart struct {
 	sum, comp, ext0, ext1 []float64 // ext0 min, ext1 max
 	buf                   []float64 // gathered values of a chunk
+	pos                   []int32   // and their positions in it
 	nn                    []int64
 	unitFirst             [][]int32 // per unit column: -2 before the first input
 	unitMixed             [][]bool
 }
 
 type distPart struct {
+	buf   []int32 // a chunk's codes gathered through the selection
 	bits  []uint64
 	set   map[uint64]struct{}
 	nulls []int64
@@ -460,6 +462,23 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 		}
 		return
 	}
+	if plain {
+		// Gather the non-null values and where they lie, then add them up in one tight loop.
+		in := fp.gather(sel, f, lo, hi)
+		pos := fp.pos[:len(in)]
+		if nn := fp.nn; nn != nil {
+			for i, v := range in {
+				s := slots[pos[i]]
+				neumaier(sum, comp, s, v)
+				nn[s]++
+			}
+		} else {
+			for i, v := range in {
+				neumaier(sum, comp, slots[pos[i]], v)
+			}
+		}
+		return
+	}
 	each := func(i int, r int) {
 		s, v := slots[i], vals[r]
 		neumaier(sum, comp, s, v)
@@ -496,17 +515,8 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 		// Validity a 64-row word at a time: all-null words cost one test, and only the set
 		// bits of the others are visited.
 		base := f.off + lo
-		nn := fp.nn
 		for w := 0; w < hi-lo; w += 64 {
 			word := validWord(f.bitmap, base+w, min(64, hi-lo-w))
-			if plain && word == math.MaxUint64 {
-				for i := w; i < w+64; i++ {
-					s := slots[i]
-					neumaier(sum, comp, s, vals[lo+i])
-					nn[s]++
-				}
-				continue
-			}
 			for word != 0 {
 				i := w + bits64.TrailingZeros64(word)
 				word &= word - 1
@@ -525,34 +535,43 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 }
 
 // gather returns the non-null values of selected rows [lo, hi), in order, in a buffer of
-// the part's.
+// the part's, and sets fp.pos to their positions in the chunk.
 func (fp *floatPart) gather(sel Selection, f *floatIn, lo, hi int) []float64 {
 	if cap(fp.buf) < hi-lo {
-		fp.buf = make([]float64, 0, chunkRows)
+		fp.buf, fp.pos = make([]float64, chunkRows), make([]int32, chunkRows)
 	}
-	out := fp.buf[:0]
-	vals := f.vals
+	out, pos := fp.buf[:hi-lo], fp.pos[:hi-lo]
+	vals, k := f.vals, 0
 	switch {
-	case !f.nulls:
-		for _, r := range sel.Idx[lo:hi] {
-			out = append(out, vals[r])
+	case !f.nulls && sel.All:
+		for i := range out {
+			pos[i] = int32(i)
 		}
+		copy(out, vals[lo:hi])
+		k = hi - lo
+	case !f.nulls:
+		for i, r := range sel.Idx[lo:hi] {
+			out[i], pos[i] = vals[r], int32(i)
+		}
+		k = hi - lo
 	case sel.All && (f.off+lo)%64 == 0:
 		for w := 0; w < hi-lo; w += 64 {
 			for word := validWord(f.bitmap, f.off+lo+w, min(64, hi-lo-w)); word != 0; word &= word - 1 {
-				out = append(out, vals[lo+w+bits64.TrailingZeros64(word)])
+				i := w + bits64.TrailingZeros64(word)
+				out[k], pos[k] = vals[lo+i], int32(i)
+				k++
 			}
 		}
 	default:
 		bm, off := f.bitmap, f.off
-		for i := lo; i < hi; i++ {
-			if r := sel.Row(i); bm[(off+r)>>3]&(1<<((off+r)&7)) != 0 {
-				out = append(out, vals[r])
+		for i := range hi - lo {
+			if r := sel.Row(lo + i); bm[(off+r)>>3]&(1<<((off+r)&7)) != 0 {
+				out[k], pos[k] = vals[r], int32(i)
+				k++
 			}
 		}
 	}
-	fp.buf = out
-	return out
+	return out[:k]
 }
 
 // sumNeumaier is the compensated sum of xs, as a sum and its correction: four independent
@@ -605,18 +624,36 @@ func validWord(bm []byte, pos, n int) uint64 {
 }
 
 func (dp *distPart) run(sel Selection, d *distIn, slots []uint32, lo, hi int) {
-	codes := d.codes
-	for i, s := range slots {
-		code := codes[sel.Row(lo+i)]
+	var codes []int32 // the chunk's codes, in selection order
+	if sel.All {
+		codes = d.codes[lo:hi]
+	} else {
+		if cap(dp.buf) < hi-lo {
+			dp.buf = make([]int32, chunkRows)
+		}
+		codes = dp.buf[:hi-lo]
+		for i, r := range sel.Idx[lo:hi] {
+			codes[i] = d.codes[r]
+		}
+	}
+	if !d.dense {
+		for i, code := range codes {
+			if code < 0 {
+				dp.nulls[slots[i]]++
+			} else {
+				dp.set[uint64(slots[i])<<32|uint64(code)] = struct{}{}
+			}
+		}
+		return
+	}
+	bits, words := dp.bits, d.words
+	for i, code := range codes {
+		s := slots[i]
 		if code < 0 {
 			dp.nulls[s]++
 			continue
 		}
-		if d.dense {
-			dp.bits[int(s)*d.words+int(code>>6)] |= 1 << (code & 63)
-		} else {
-			dp.set[uint64(s)<<32|uint64(code)] = struct{}{}
-		}
+		bits[int(s)*words+int(code>>6)] |= 1 << (code & 63)
 	}
 }
 

@@ -335,6 +335,7 @@ type distPart struct {
 }
 
 type linPart struct {
+	buf    []int32  // a chunk's file and sheet codes gathered through the selection
 	trip   []int64  // rows per slot×file×sheet in the chunk, when that space is small
 	rows   []int64  // per slot×file
 	sheets []uint64 // per slot×file×word
@@ -665,17 +666,21 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 	}
 	if lp.trip != nil {
 		trip, nf, sc := lp.trip, l.nf, l.sheetCard
+		var files, sheets []int32 // the chunk's codes, in selection order
 		if sel.All {
-			files, sheets := l.files[lo:hi], l.sheets[lo:hi:hi]
-			for i, s := range slots {
-				f, sh := min(uint32(files[i]), nf1), min(uint32(sheets[i]), sc1)
-				trip[(int(s)*nf+int(f))*sc+int(sh)]++
-			}
+			files, sheets = l.files[lo:hi], l.sheets[lo:hi:hi]
 		} else {
-			for i, s := range slots {
-				f, sh := at(i)
-				trip[(int(s)*nf+f)*sc+sh]++
+			if cap(lp.buf) < 2*(hi-lo) {
+				lp.buf = make([]int32, 2*chunkRows)
 			}
+			files, sheets = lp.buf[:hi-lo], lp.buf[hi-lo:2*(hi-lo)]
+			for i, r := range sel.Idx[lo:hi] {
+				files[i], sheets[i] = l.files[r], l.sheets[r]
+			}
+		}
+		for i, s := range slots {
+			f, sh := min(uint32(files[i]), nf1), min(uint32(sheets[i]), sc1)
+			trip[(int(s)*nf+int(f))*sc+int(sh)]++
 		}
 		lp.settle(l, touched)
 	} else {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // Selection is the set of matched rows: all rows, or the ascending row indices in Idx.
@@ -12,6 +13,20 @@ type Selection struct {
 	All bool
 	Idx []int32
 	n   int
+	buf *[]int32 // Idx's pooled storage, for Release
+}
+
+// idxPool recycles the row-index buffers of filters, so a filter over a large table does not
+// allocate (and clear) a new one every time.
+var idxPool sync.Pool
+
+// Release hands the selection's storage back for reuse by a later Filter; the selection must
+// not be used afterwards. Calling it is optional.
+func (s *Selection) Release() {
+	if s.buf != nil {
+		idxPool.Put(s.buf)
+		s.buf, s.Idx = nil, nil
+	}
 }
 
 // Len is the number of selected rows.
@@ -82,7 +97,12 @@ func (t *Table) Filter(preds []Predicate) Selection {
 	}
 	// Each fixed chunk writes its matches at its own offset of one buffer, on all cores; the
 	// chunks' matches are then moved down into place, in order.
-	idx := make([]int32, t.Rows)
+	buf, _ := idxPool.Get().(*[]int32)
+	if buf == nil || cap(*buf) < t.Rows {
+		b := make([]int32, t.Rows)
+		buf = &b
+	}
+	idx := (*buf)[:t.Rows]
 	chunks := (t.Rows + chunkRows - 1) / chunkRows
 	counts := make([]int, chunks)
 	parallelFor(t.Rows, func(lo, hi int) {
@@ -128,11 +148,13 @@ func (t *Table) Filter(preds []Predicate) Selection {
 		total += k
 	}
 	if total < t.Rows/2 {
-		idx = append([]int32(nil), idx[:total]...) // free the rest
+		idx = append([]int32(nil), idx[:total]...) // a small copy; the buffer goes back
+		idxPool.Put(buf)
+		buf = nil
 	} else {
 		idx = idx[:total:total]
 	}
-	return Selection{Idx: idx}
+	return Selection{Idx: idx, buf: buf}
 }
 
 // Grouping assigns each selected row a dense group id; groups are numbered in key order

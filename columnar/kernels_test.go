@@ -800,3 +800,23 @@ func TestWholeColumnSum(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterReuse: a released selection's storage serves later filters, whose answers stay
+// exact.
+func TestFilterReuse(t *testing.T) {
+	fx := newFixture(t, genRows(77, 70000))
+	for i, fc := range filterCases {
+		var eng []Predicate
+		for _, p := range fc.preds {
+			eng = append(eng, p.engine(fx.tbl))
+		}
+		for range 2 {
+			sel := fx.tbl.Filter(eng)
+			if got, want := selRows(sel), fx.refSelect(fc.preds); !slices.Equal(got, want) {
+				t.Fatalf("filter %d (%s) after reuse: %d rows, want %d", i, fc.name, len(got), len(want))
+			}
+			sel.Release()
+			sel.Release()
+		}
+	}
+}

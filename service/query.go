@@ -215,6 +215,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	if evErr != nil {
 		return nil, unreadable(snap, evErr)
 	}
+	defer ev.Sel.Release()
 	sel, groups, results, lineage := ev.Sel, ev.Groups, ev.Metrics, ev.Lineage
 
 	rows := make([]outRow, groups.N)

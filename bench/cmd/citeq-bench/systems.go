@@ -154,7 +154,9 @@ func (s engineSystem) Prepare(q Query) (func() (any, error), func(any) (Answer, 
 			return nil, err
 		}
 		sel, groups, first := ev.Sel, ev.Groups, ev.Metrics[0].Total
-		return result{matched: sel.Len(), groups: groups.N, total: first}, nil
+		matched := sel.Len()
+		ev.Sel.Release() // as the service does once it has answered
+		return result{matched: matched, groups: groups.N, total: first}, nil
 	}
 	answer := func(res any) (Answer, error) {
 		r := res.(result)
@@ -181,18 +183,20 @@ func (engineSystem) aggregates(q Query, p *service.Params, t *columnar.Table, pr
 		ops[i] = columnar.Op{Agg: k, Column: a.Column}
 	}
 	type result struct {
-		sel    columnar.Selection
-		groups *columnar.Grouping
-		res    []columnar.Result
+		matched int
+		groups  *columnar.Grouping
+		res     []columnar.Result
 	}
 	run := func() (any, error) {
 		sel := t.Filter(preds)
 		ans := t.Compute(sel, p.GroupBy, ops, nil)
-		return result{sel, ans.Groups, ans.Results}, nil
+		matched := sel.Len()
+		sel.Release()
+		return result{matched, ans.Groups, ans.Results}, nil
 	}
 	answer := func(out any) (Answer, error) {
 		r := out.(result)
-		a := Answer{Matched: r.sel.Len(), Groups: r.groups.N}
+		a := Answer{Matched: r.matched, Groups: r.groups.N}
 		for gi := 0; gi < r.groups.N; gi++ {
 			var row Row
 			for k, col := range r.groups.Keys {
@@ -238,6 +242,8 @@ func (engineSystem) records(q Query, c *capability.Capability, t *columnar.Table
 		for i := range rows {
 			rows[i] = sel.Row(i)
 		}
+		matched := sel.Len()
+		sel.Release()
 		out := make([]map[string]*string, len(rows))
 		for i := range out {
 			out[i] = make(map[string]*string, len(c.Fields))
@@ -256,7 +262,7 @@ func (engineSystem) records(q Query, c *capability.Capability, t *columnar.Table
 				}
 			}
 		}
-		return result{sel.Len(), out}, nil
+		return result{matched, out}, nil
 	}
 	answer := func(out any) (Answer, error) {
 		r := out.(result)

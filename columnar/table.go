@@ -629,6 +629,18 @@ func (t *Table) Texts(name string, rows []int) ([]string, []bool, error) {
 	return vals, ok, nil
 }
 
+// TextsOf is Texts for several columns at once, read on all cores: cells[i] and valid[i]
+// are column names[i]'s.
+func (t *Table) TextsOf(names []string, rows []int) (cells [][]string, valid [][]bool, err error) {
+	cells, valid = make([][]string, len(names)), make([][]bool, len(names))
+	errs := make([]error, len(names))
+	forEach(len(names), func(i int) { cells[i], valid[i], errs[i] = t.Texts(names[i], rows) })
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	return cells, valid, nil
+}
+
 // readCells reads the cells of leaf column col at rows (ascending, all in row group g, whose
 // first row is start).
 func (t *Table) readCells(g, col, start int, rows []int, vals []string, ok []bool) error {

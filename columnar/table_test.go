@@ -111,6 +111,21 @@ func TestLazyColumns(t *testing.T) {
 			}
 		}
 	}
+	rows := []int{3, 998, 1000, 4000, 5320}
+	names := []string{"b", "s", "f", "i"}
+	cells, valid, err := lazy.TextsOf(names, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range names {
+		want, wantOK, _ := lazy.Texts(name, rows)
+		if !slices.Equal(cells[i], want) || !slices.Equal(valid[i], wantOK) {
+			t.Errorf("TextsOf column %s = %q %v, Texts gives %q %v", name, cells[i], valid[i], want, wantOK)
+		}
+	}
+	if _, _, err := lazy.TextsOf([]string{"s", "nope"}, rows); err == nil {
+		t.Error("TextsOf accepted an unknown column")
+	}
 	for _, s := range specs {
 		n, err := lazy.NullN(s.Name)
 		if err != nil {

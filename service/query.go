@@ -525,13 +525,13 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 		rows[i] = sel.Row(i)
 	}
 	// Column by column: a column not in memory is read from the file at these rows only.
-	cells := make([][]string, len(c.Fields))
-	valid := make([][]bool, len(c.Fields))
+	names := make([]string, len(c.Fields))
 	for fi, f := range c.Fields {
-		var err error
-		if cells[fi], valid[fi], err = snap.Table.Texts(f.Name, rows); err != nil {
-			return nil, unreadable(snap, err)
-		}
+		names[fi] = f.Name
+	}
+	cells, valid, err := snap.Table.TextsOf(names, rows)
+	if err != nil {
+		return nil, unreadable(snap, err)
 	}
 	out := make([]Obj, 0, n)
 	for i, r := range rows {

@@ -248,11 +248,16 @@ func (engineSystem) records(q Query, c *capability.Capability, t *columnar.Table
 		for i := range out {
 			out[i] = make(map[string]*string, len(c.Fields))
 		}
-		for _, f := range c.Fields {
-			vals, ok, err := t.Texts(f.Name, rows)
-			if err != nil {
-				return nil, err
-			}
+		names := make([]string, len(c.Fields))
+		for fi, f := range c.Fields {
+			names[fi] = f.Name
+		}
+		cells, valid, err := t.TextsOf(names, rows)
+		if err != nil {
+			return nil, err
+		}
+		for fi, f := range c.Fields {
+			vals, ok := cells[fi], valid[fi]
 			for i := range rows {
 				if ok[i] {
 					v := strings.Clone(vals[i]) // the result outlives the table: never keep its memory

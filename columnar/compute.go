@@ -301,9 +301,52 @@ func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merg
 	wg.Wait()
 	for _, pt := range parts {
 		m.unite(p, pt)
+		pt.recycle()
 	}
 	m.p = p
 	return m
+}
+
+// bufPool recycles scratch slices of a worker's state across queries.
+type bufPool[T any] struct{ p sync.Pool }
+
+// get returns a slice of length n; its contents are arbitrary.
+func (bp *bufPool[T]) get(n int) []T {
+	if v, ok := bp.p.Get().(*[]T); ok && cap(*v) >= n {
+		return (*v)[:n]
+	}
+	return make([]T, n)
+}
+
+func (bp *bufPool[T]) put(b []T) {
+	if cap(b) > 0 {
+		bp.p.Put(&b)
+	}
+}
+
+var (
+	f64Pool bufPool[float64]
+	i32Pool bufPool[int32]
+	u64Pool bufPool[uint64]
+)
+
+// recycle hands the worker's scratch buffers back once its state has been merged.
+func (pt *partial) recycle() {
+	if pt == nil {
+		return
+	}
+	for i := range pt.fl {
+		f64Pool.put(pt.fl[i].buf)
+		i32Pool.put(pt.fl[i].pos)
+		pt.fl[i].buf, pt.fl[i].pos = nil, nil
+	}
+	for i := range pt.ds {
+		i32Pool.put(pt.ds[i].buf)
+		u64Pool.put(pt.ds[i].bits)
+		pt.ds[i].buf, pt.ds[i].bits = nil, nil
+	}
+	i32Pool.put(pt.ln.buf)
+	pt.ln.buf = nil
 }
 
 // partial is one worker's state. Counts, sums and samples are of the current chunk and are
@@ -345,12 +388,12 @@ type linPart struct {
 
 func newPartial(p *plan) *partial {
 	S := p.space
-	pt := &partial{slots: make([]uint32, 0, chunkRows), count: make([]int64, S)}
+	pt := &partial{slots: make([]uint32, 0, min(chunkRows, p.sel.Len())), count: make([]int64, S)}
 	for _, f := range p.floats {
 		pt.fl = append(pt.fl, newFloatPart(f, S, f.nulls))
 	}
 	for _, d := range p.dists {
-		pt.ds = append(pt.ds, newDistPart(d, S))
+		pt.ds = append(pt.ds, newDistPart(d, S, true))
 	}
 	if l := p.lin; l != nil {
 		pt.ln = linPart{rows: make([]int64, S*l.nf), sheets: make([]uint64, S*l.nf*l.sw), n: make([]int32, S*l.nf),
@@ -386,11 +429,17 @@ func newFloatPart(f *floatIn, S int, nn bool) floatPart {
 	return fp
 }
 
-func newDistPart(d *distIn, S int) distPart {
+// newDistPart is the empty state of input d over S slots; a worker's (scratch) bitsets come
+// from the pool.
+func newDistPart(d *distIn, S int, scratch bool) distPart {
 	dp := distPart{nulls: make([]int64, S)}
-	if d.dense {
+	switch {
+	case d.dense && scratch:
+		dp.bits = u64Pool.get(S * d.words)
+		clear(dp.bits)
+	case d.dense:
 		dp.bits = make([]uint64, S*d.words)
-	} else {
+	default:
 		dp.set = map[uint64]struct{}{}
 	}
 	return dp
@@ -539,7 +588,7 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 // the part's, and sets fp.pos to their positions in the chunk.
 func (fp *floatPart) gather(sel Selection, f *floatIn, lo, hi int) []float64 {
 	if cap(fp.buf) < hi-lo {
-		fp.buf, fp.pos = make([]float64, chunkRows), make([]int32, chunkRows)
+		fp.buf, fp.pos = f64Pool.get(hi-lo), i32Pool.get(hi-lo)
 	}
 	out, pos := fp.buf[:hi-lo], fp.pos[:hi-lo]
 	vals, k := f.vals, 0
@@ -630,7 +679,7 @@ func (dp *distPart) run(sel Selection, d *distIn, slots []uint32, lo, hi int) {
 		codes = d.codes[lo:hi]
 	} else {
 		if cap(dp.buf) < hi-lo {
-			dp.buf = make([]int32, chunkRows)
+			dp.buf = i32Pool.get(hi - lo)
 		}
 		codes = dp.buf[:hi-lo]
 		for i, r := range sel.Idx[lo:hi] {
@@ -671,7 +720,7 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 			files, sheets = l.files[lo:hi], l.sheets[lo:hi:hi]
 		} else {
 			if cap(lp.buf) < 2*(hi-lo) {
-				lp.buf = make([]int32, 2*chunkRows)
+				lp.buf = i32Pool.get(2 * (hi - lo))
 			}
 			files, sheets = lp.buf[:hi-lo], lp.buf[hi-lo:2*(hi-lo)]
 			for i, r := range sel.Idx[lo:hi] {
@@ -750,7 +799,7 @@ func newMerged(p *plan) *merged {
 		m.fl = append(m.fl, newFloatPart(f, S, true))
 	}
 	for _, d := range p.dists {
-		m.ds = append(m.ds, newDistPart(d, S))
+		m.ds = append(m.ds, newDistPart(d, S, false))
 	}
 	if l := p.lin; l != nil {
 		m.ln.rows = make([]int64, S*l.nf)

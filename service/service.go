@@ -5,6 +5,7 @@
 package service
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -117,6 +118,41 @@ func (s *Service) Reload() (bool, error) {
 	s.byCap, s.loaded, s.headers, s.citedBy, s.catStamp = byCap, loaded, headers, citedBy, stamp
 	s.mu.Unlock()
 	return true, nil
+}
+
+// Warm decodes, in every served snapshot of at most maxRows rows, each column a query can
+// read (filters, dimensions, metric inputs and units, date ranges, lineage), so the first
+// queries do not pay for it. Columns decode on first use anyway: Warm only moves that work
+// ahead, and is meant to run in the background once the server is ready.
+func (s *Service) Warm(maxRows int) error {
+	var errs []error
+	for _, snap := range s.SnapshotsServed() {
+		if snap.Table.Rows > maxRows {
+			continue
+		}
+		if err := snap.Table.Need(HotColumns(snap.Cap)...); err != nil {
+			errs = append(errs, fmt.Errorf("warm %s %s: %w", snap.Cap.ID, snap.Manifest.AsOf, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// HotColumns are the columns some query of c reads: every filter, dimension, metric input
+// and unit, date range and lineage column.
+func HotColumns(c *capability.Capability) []string {
+	p := &Params{Filters: map[string][]string{}, Ranges: map[string][2]string{}}
+	for _, f := range c.Fields {
+		if f.Filter {
+			p.Filters[f.Name] = nil
+		}
+		if f.GroupBy {
+			p.GroupBy = append(p.GroupBy, f.Name)
+		}
+	}
+	for _, r := range c.DateRanges {
+		p.Ranges[r.Name] = [2]string{}
+	}
+	return QueryColumns(c, p)
 }
 
 func load(c *capability.Capability, m *snapshots.Manifest) (*Snapshot, error) {

@@ -30,6 +30,7 @@ func runServe(args []string) error {
 	insecure := fs.Bool("allow-insecure-callbacks", false, "FOR LOCAL TESTING ONLY: accept http and loopback webhook callbacks")
 	var proxies listFlag
 	fs.Var(&proxies, "trusted-proxy", "a proxy address or CIDR whose X-Forwarded-For names the client (repeatable; none by default)")
+	warmRows := fs.Int("warm-rows", 16<<20, "after start and after each reload, decode in the background every queryable column of the snapshots with at most this many rows (0: none; larger ones decode a column when a query first needs it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,6 +59,17 @@ func runServe(args []string) error {
 	for _, s := range svc.SnapshotsServed() {
 		log.Info().Str("capability", s.Cap.ID).Str("as_of", s.Manifest.AsOf).Int("rows", s.Table.Rows).Msg("snapshot loaded")
 	}
+	warm := func() {
+		start := time.Now()
+		if err := svc.Warm(*warmRows); err != nil {
+			log.Error().Err(err).Msg("warm: those columns decode when a query first needs them")
+			return
+		}
+		log.Info().Dur("took", time.Since(start)).Msg("snapshots warmed")
+	}
+	if *warmRows > 0 {
+		go warm()
+	}
 	srv := &http.Server{Addr: *addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		t := time.NewTicker(reloadEvery)
@@ -71,6 +83,9 @@ func runServe(args []string) error {
 					log.Error().Err(err).Msg("reload: keeping the snapshots already served")
 				} else if changed {
 					log.Info().Msg("catalog changed: snapshots reloaded")
+					if *warmRows > 0 {
+						go warm()
+					}
 				}
 			}
 		}

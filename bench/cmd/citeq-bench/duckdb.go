@@ -72,6 +72,7 @@ type duckMemory struct {
 // spill directory, compressed by DuckDB's storage).
 type duckSettings struct {
 	Columns       []string
+	AllColumns    bool // Columns nil: the table holds every column
 	MemoryLimit   string
 	TempDirectory string
 	TableStorage  string
@@ -162,7 +163,7 @@ func buildDuckDB(goCmd, root, cache string) (string, error) {
 
 // newDuckJob is the job that runs the queries on DuckDB over parquet (read directly, or
 // loaded into a table first), with the settings set.
-func newDuckJob(parquet string, threads, warmup, runs int, table bool, set duckSettings) (*duckJob, error) {
+func newDuckJob(qs []Query, parquet string, threads, warmup, runs int, table bool, set duckSettings) (*duckJob, error) {
 	job := &duckJob{Parquet: parquet, Threads: threads, Runs: runs, Warmup: warmup, Table: table,
 		MemoryLimit: set.MemoryLimit, TempDirectory: set.TempDirectory}
 	if table {
@@ -179,7 +180,7 @@ func newDuckJob(parquet string, threads, warmup, runs int, table bool, set duckS
 			return nil, fmt.Errorf("duckdb temp directory: %w", err)
 		}
 	}
-	for _, q := range queries {
+	for _, q := range qs {
 		job.Queries = append(job.Queries, duckQuery{q.Name, q.statements()})
 	}
 	return job, nil
@@ -187,8 +188,8 @@ func newDuckJob(parquet string, threads, warmup, runs int, table bool, set duckS
 
 // runDuckDB runs the queries on DuckDB over parquet (read directly, or loaded into a table
 // first) and returns its output.
-func runDuckDB(bin, parquet string, threads, warmup, runs int, table bool, set duckSettings) (*duckOutput, error) {
-	job, err := newDuckJob(parquet, threads, warmup, runs, table, set)
+func runDuckDB(bin string, qs []Query, parquet string, threads, warmup, runs int, table bool, set duckSettings) (*duckOutput, error) {
+	job, err := newDuckJob(qs, parquet, threads, warmup, runs, table, set)
 	if err != nil {
 		return nil, err
 	}
@@ -215,10 +216,10 @@ func runDuckDB(bin, parquet string, threads, warmup, runs int, table bool, set d
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		out.PeakRSSBytes = ru.Maxrss << 10 // KiB on Linux
 	}
-	if len(out.Queries) != len(queries) {
-		return nil, fmt.Errorf("duckdb answered %d queries of %d", len(out.Queries), len(queries))
+	if len(out.Queries) != len(qs) {
+		return nil, fmt.Errorf("duckdb answered %d queries of %d", len(out.Queries), len(qs))
 	}
-	for i, q := range queries {
+	for i, q := range qs {
 		if n := len(q.statements()); len(out.Queries[i].Statements) != n {
 			return nil, fmt.Errorf("duckdb answered %d statements of %s's %d", len(out.Queries[i].Statements), q.Name, n)
 		}

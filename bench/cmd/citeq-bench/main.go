@@ -1,5 +1,6 @@
 // Command citeq-bench measures how the service answers grouped queries over the real
-// power.capacity snapshot and over deterministic synthetic scale-ups of it: load time, median
+// power.capacity and natural_gas.prices snapshots and over deterministic synthetic
+// scale-ups of the first: load time, median
 // query time through the service layer and through the engine alone, ns per row and how it
 // grows with rows, and memory. It prints a table and writes bench/results/latest.json.
 //
@@ -27,6 +28,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,9 +110,7 @@ func runBench(args []string) error {
 	if duckSet.TempDirectory == "" {
 		duckSet.TempDirectory = filepath.Join(*cache, "duckdb-tmp")
 	}
-	if !*duckAll {
-		duckSet.Columns = tableColumns(queries, snapshots.Columns(benchCap))
-	}
+	duckSet.AllColumns = *duckAll
 	started := time.Now()
 	// A soft limit on the Go heap, unless GOMEMLIMIT sets one: with the 100M dataset's columns
 	// live, the default GOGC alone would let the heap grow to twice them between collections.
@@ -143,18 +143,23 @@ func runBench(args []string) error {
 	if err != nil {
 		return err
 	}
-	datasets := []*Dataset{{Name: "real", Dir: dataDir, Rows: len(src.Rows)}}
+	gas, err := gasDataset(dataDir)
+	if err != nil {
+		return err
+	}
+	datasets := []*Dataset{{Name: "real", Dir: dataDir, Capability: benchCap.ID, queries: queries, Rows: len(src.Rows)}, gas}
 	for _, n := range sizes {
 		ds, err := ensureScale(src, dataDir, *cache, n, *seed)
 		if err != nil {
 			return err
 		}
+		ds.Capability, ds.queries = benchCap.ID, queries
 		datasets = append(datasets, ds)
 	}
 	srcDesc := SourceSnapshot{Capability: benchCap.ID, AsOf: src.Manifest.AsOf, Fingerprint: src.Manifest.Fingerprint, Rows: len(src.Rows)}
 	src = nil // only its description is needed from here on
 
-	rep := &Report{Date: started.UTC().Format(time.RFC3339), Machine: describeMachine(), Config: cfg, Source: srcDesc, Queries: queries,
+	rep := &Report{Date: started.UTC().Format(time.RFC3339), Machine: describeMachine(), Config: cfg, Source: srcDesc, Queries: slices.Concat(queries, gasQueries),
 		LoadAverage: LoadAverage{Start: loadAverage()}}
 	if *bwMiB > 0 {
 		bw := measureBandwidth(int64(*bwMiB)<<20, 5)
@@ -208,6 +213,24 @@ func runBench(args []string) error {
 	}
 	fmt.Printf("\nwrote %s (%s in all)\n", *out, fmtDuration(time.Since(started)))
 	return nil
+}
+
+// gasDataset is the real natural_gas.prices snapshot of dataDir, asked gasQueries.
+func gasDataset(dataDir string) (*Dataset, error) {
+	ms, err := (&snapshots.Store{Dir: dataDir}).PromotedManifests()
+	if err != nil {
+		return nil, err
+	}
+	var latest *snapshots.Manifest
+	for _, m := range ms {
+		if m.Capability == capability.NaturalGasPrices.ID && (latest == nil || m.AsOf > latest.AsOf) {
+			latest = m
+		}
+	}
+	if latest == nil {
+		return nil, fmt.Errorf("%s serves no %s snapshot", dataDir, capability.NaturalGasPrices.ID)
+	}
+	return &Dataset{Name: "real-gas", Dir: dataDir, Capability: capability.NaturalGasPrices.ID, queries: gasQueries, Rows: latest.Rows}, nil
 }
 
 // ensureIngested makes dataDir serve the real snapshots: a directory that already serves the
@@ -323,7 +346,7 @@ func measureDataset(ds *Dataset, warmup, runs int, cpuprofile string) (*citeqRun
 	}
 	// The service maps the snapshot and decodes a column when a query first needs it: the
 	// load time includes decoding every column the queries read, so no run pays for it.
-	for _, q := range queries {
+	for _, q := range ds.queries {
 		c, p, snap, err := validate(svc, q)
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", q.Name, err)
@@ -353,7 +376,7 @@ func measureDataset(ds *Dataset, warmup, runs int, cpuprofile string) (*citeqRun
 	}
 	systems := []system{serviceSystem{svc}, engineSystem{svc}}
 	out := &citeqRun{answers: map[string]map[string]Answer{}}
-	for _, q := range queries {
+	for _, q := range ds.queries {
 		c, p, snap, err := validate(svc, q)
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", q.Name, err)
@@ -453,7 +476,10 @@ func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, tab
 	if set.TableStorage == "auto" {
 		set.TableStorage = autoStorage(ds.Rows)
 	}
-	out, err := runDuckDB(bin, run.parquet, threads, warmup, runs, table, set)
+	if !set.AllColumns {
+		set.Columns = tableColumns(ds.queries, snapshots.Columns(capability.ByID(ds.Capability)))
+	}
+	out, err := runDuckDB(bin, ds.queries, run.parquet, threads, warmup, runs, table, set)
 	if err != nil {
 		return nil, err
 	}
@@ -484,7 +510,7 @@ func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, tab
 	}
 	fmt.Printf("memory    %-10s DuckDB (%s) peak RSS %s\n", ds.Name, name, fmtBytes(out.PeakRSSBytes))
 	var results []*Result
-	for qi, q := range queries {
+	for qi, q := range ds.queries {
 		dq := out.Queries[qi]
 		if dq.Name != q.Name {
 			return nil, fmt.Errorf("duckdb answered %s for %s", dq.Name, q.Name)
@@ -678,7 +704,7 @@ func runDuckDBJob(args []string) error {
 	if !*duckAll {
 		set.Columns = tableColumns(queries, snapshots.Columns(benchCap))
 	}
-	job, err := newDuckJob(*parquet, *threads, *warmup, *runs, *table, set)
+	job, err := newDuckJob(queries, *parquet, *threads, *warmup, *runs, *table, set)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/internal/testenv"
+	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/snapshots"
 )
 
@@ -196,6 +198,31 @@ func TestAutoStorage(t *testing.T) {
 		}
 		if got := autoStorage(c.rows); got != c.want {
 			t.Errorf("autoStorage(%d) = %s, want %s", c.rows, got, c.want)
+		}
+	}
+}
+
+// TestQueriesValidate: every query's params validate against the real snapshot of its
+// capability, and its SQL reads only columns of that capability's fact table.
+func TestQueriesValidate(t *testing.T) {
+	svc, err := service.New(testenv.Data(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []struct {
+		qs  []Query
+		cap *capability.Capability
+	}{{queries, capability.PowerCapacity}, {gasQueries, capability.NaturalGasPrices}} {
+		for _, q := range set.qs {
+			if q.Path != set.cap.Path {
+				t.Errorf("%s: path %s, want %s", q.Name, q.Path, set.cap.Path)
+			}
+			if _, _, _, err := validate(svc, q); err != nil {
+				t.Errorf("%s: %v", q.Name, err)
+			}
+			if cols := tableColumns([]Query{q}, snapshots.Columns(set.cap)); len(cols) == 0 {
+				t.Errorf("%s: its SQL names no column of %s", q.Name, set.cap.ID)
+			}
 		}
 	}
 }

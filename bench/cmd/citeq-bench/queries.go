@@ -147,5 +147,65 @@ func (q Query) statements() []string {
 	return []string{q.SQL, q.SummarySQL}
 }
 
+// gasMetricsSQL are natural_gas.prices' five metrics in SQL, in the capability's order: the
+// average, minimum and maximum price are null where the group's published prices mix units
+// (as citeq's are), the counts count published prices and source rows.
+const gasMetricsSQL = `CASE WHEN count(DISTINCT unit) FILTER (WHERE price IS NOT NULL) > 1 THEN NULL ELSE avg(price) END,
+ CASE WHEN count(DISTINCT unit) FILTER (WHERE price IS NOT NULL) > 1 THEN NULL ELSE min(price) END,
+ CASE WHEN count(DISTINCT unit) FILTER (WHERE price IS NOT NULL) > 1 THEN NULL ELSE max(price) END,
+ count(price), count(*)`
+
+// gasQueries are asked of the real natural_gas.prices snapshot (it has no scale-up): the
+// same kinds of question as queries, answered by the service's engine work (every metric,
+// with lineage) and compared with the service's rows.
+var gasQueries = []Query{
+	{
+		Name: "gas_total",
+		Path: capability.NaturalGasPrices.Path,
+		Body: `{}`,
+		SQL:  "SELECT " + gasMetricsSQL + " FROM {facts}",
+	},
+	{
+		Name: "gas_by_series",
+		Path: capability.NaturalGasPrices.Path,
+		Body: `{"group_by":["series_id"]}`,
+		SQL:  "SELECT series_id, " + gasMetricsSQL + " FROM {facts} GROUP BY series_id",
+	},
+	{
+		Name: "gas_by_series_year",
+		Path: capability.NaturalGasPrices.Path,
+		Body: `{"group_by":["series_id","year"]}`,
+		SQL:  "SELECT series_id, year, " + gasMetricsSQL + " FROM {facts} GROUP BY series_id, year",
+	},
+	{
+		Name: "gas_monthly_by_year",
+		Path: capability.NaturalGasPrices.Path,
+		Body: `{"filters":{"frequency":"monthly"},"group_by":["year"]}`,
+		SQL:  "SELECT year, " + gasMetricsSQL + " FROM {facts} WHERE frequency = 'monthly' GROUP BY year",
+	},
+	{
+		Name: "gas_daily_by_year",
+		Path: capability.NaturalGasPrices.Path,
+		Body: `{"filters":{"frequency":"daily"},"group_by":["year"]}`,
+		SQL:  "SELECT year, " + gasMetricsSQL + " FROM {facts} WHERE frequency = 'daily' GROUP BY year",
+	},
+	{
+		// Months ranked by their highest daily price (ties in month order), the first 10
+		// kept, the rest folded into (other): its counts summed, its prices null.
+		Name: "gas_daily_top10_months",
+		Path: capability.NaturalGasPrices.Path,
+		Body: `{"filters":{"frequency":"daily"},"group_by":["month"],"order_by":"max_price","top_n":10}`,
+		SQL: `WITH f AS (SELECT month, price, unit FROM {facts} WHERE frequency = 'daily'),
+g AS (SELECT month, row_number() OVER (ORDER BY max(price) DESC NULLS LAST, month) <= 10 AS top FROM f GROUP BY month)
+SELECT CASE WHEN g.top THEN f.month ELSE '(other)' END,
+ CASE WHEN bool_and(g.top) AND count(DISTINCT unit) FILTER (WHERE price IS NOT NULL) <= 1 THEN avg(price) END,
+ CASE WHEN bool_and(g.top) AND count(DISTINCT unit) FILTER (WHERE price IS NOT NULL) <= 1 THEN min(price) END,
+ CASE WHEN bool_and(g.top) AND count(DISTINCT unit) FILTER (WHERE price IS NOT NULL) <= 1 THEN max(price) END,
+ count(price), count(*)
+FROM f JOIN g ON f.month IS NOT DISTINCT FROM g.month
+GROUP BY 1`,
+	},
+}
+
 // Ordered says the query's rows are compared in order (records, in source order).
 func (q Query) Ordered() bool { return q.Records }

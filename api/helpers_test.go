@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -14,11 +13,7 @@ import (
 	"github.com/citeq/citeq/service"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // newServer serves the data directory dir over a loopback test server.
 func newServer(t *testing.T, dir string) *httptest.Server {

@@ -22,15 +22,36 @@ import (
 	"github.com/citeq/citeq/state"
 )
 
-// distinctBody is request n of the mix of bench/load/distinct.lua: a grouped query with
-// citations whose lifecycle filter, dimension, metric and top_n vary, so the response cache
-// seldom answers it.
+// distinctBody is request n of the mix of bench/load/distinct.lua, drawn from r: lifecycle,
+// dimension, metric, an optional state filter and top_n vary independently, so the response
+// cache seldom answers it.
 func distinctBody(n int, r *rand.Rand) string {
 	dims := []string{"state", "technology", "energy_source_code", "prime_mover_code", "fuel_group", "status_code", "operating_year", "lifecycle"}
 	lifecycles := []string{"operating", "planned", "retired", "canceled_or_postponed"}
 	metrics := []string{"nameplate_mw", "net_summer_mw", "generator_count", "distinct_plant_count"}
-	return fmt.Sprintf(`{"as_of":"2016-05-31","filters":{"lifecycle":"%s"},"group_by":["%s"],"order_by":"%s","top_n":%d}`,
-		lifecycles[n%len(lifecycles)], dims[n%len(dims)], metrics[n%len(metrics)], 1+(n*7919+r.IntN(1000000)+1)%100000)
+	states := strings.Fields("AK AL AR AZ CA CO CT DC DE FL GA HI IA ID IL IN KS KY LA MA MD ME MI MN MO MS MT NC ND NE NH NJ NM NV NY OH OK OR PA RI SC SD TN TX UT VA VT WA WI WV WY")
+	x := 1 + r.IntN(1000000)
+	dim := dims[x%len(dims)]
+	filters := fmt.Sprintf(`"lifecycle":%q`, lifecycles[(x/8)%len(lifecycles)])
+	if dim != "state" && (x/32)%2 == 0 {
+		filters += fmt.Sprintf(`,"state":%q`, states[(x/64)%len(states)])
+	}
+	return fmt.Sprintf(`{"as_of":"2016-05-31","filters":{%s},"group_by":[%q],"order_by":%q,"top_n":%d}`,
+		filters, dim, metrics[(x/4096)%len(metrics)], 1+(n*7919+x)%100000)
+}
+
+// postDistinct posts request n of the mix through h and reports a status other than 200.
+func postDistinct(b *testing.B, h http.Handler, secret string, n int, r *rand.Rand) bool {
+	req := httptest.NewRequest(http.MethodPost, "/v1/power/capacity/query", strings.NewReader(distinctBody(n, r)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+secret)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if w.Code != http.StatusOK {
+		b.Errorf("status %d: %s", w.Code, w.Body)
+		return false
+	}
+	return true
 }
 
 // loadHandler is the handler as citeq serve builds it: SQLite state store, a gate, and a
@@ -70,13 +91,8 @@ func BenchmarkDistinctQueries(b *testing.B) {
 	defer func() { reportCPU(b, cpu) }()
 	for b.Loop() {
 		n++
-		req := httptest.NewRequest(http.MethodPost, "/v1/power/capacity/query", strings.NewReader(distinctBody(n, r)))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+secret)
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		if w.Code != http.StatusOK {
-			b.Fatalf("status %d: %s", w.Code, w.Body)
+		if !postDistinct(b, h, secret, n, r) {
+			b.FailNow()
 		}
 	}
 }
@@ -93,14 +109,7 @@ func BenchmarkDistinctQueriesParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		r := rand.New(rand.NewPCG(uint64(seq.Add(1)), 2))
 		for pb.Next() {
-			n := int(seq.Add(1))
-			req := httptest.NewRequest(http.MethodPost, "/v1/power/capacity/query", strings.NewReader(distinctBody(n, r)))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+secret)
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, req)
-			if w.Code != http.StatusOK {
-				b.Errorf("status %d: %s", w.Code, w.Body)
+			if !postDistinct(b, h, secret, int(seq.Add(1)), r) {
 				return
 			}
 		}

@@ -89,7 +89,7 @@ func (t *Table) Compute(sel Selection, keys []string, ops []Op, lin *LineageSpec
 	}
 	ans := &Answer{Groups: g}
 	for i := range ops {
-		ans.Results = append(ans.Results, r.result(i, used))
+		ans.Results = append(ans.Results, r.resultOf(i, used, false))
 	}
 	if lin != nil {
 		ans.Lineage = r.lineage(used)
@@ -101,10 +101,8 @@ func (t *Table) Compute(sel Selection, keys []string, ops []Op, lin *LineageSpec
 		}
 		return ans
 	}
-	all := make([]uint32, 0, len(used))
-	all = append(all, used...)
 	for i := range ops {
-		ans.Totals = append(ans.Totals, r.total(i, all))
+		ans.Totals = append(ans.Totals, r.resultOf(i, used, true))
 	}
 	if lin != nil {
 		ans.Total = mergeSources(ans.Lineage, lin.K)
@@ -214,7 +212,6 @@ type floatIn struct {
 
 type distIn struct {
 	codes []int32
-	card  int
 	words int
 	dense bool // bitsets (else hash sets)
 }
@@ -236,7 +233,7 @@ func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merg
 			c := t.mustCol(op.Column)
 			p.opIn[i] = len(p.dists)
 			words := (len(c.Values) + 63) / 64
-			p.dists = append(p.dists, &distIn{codes: c.Codes, card: len(c.Values), words: words,
+			p.dists = append(p.dists, &distIn{codes: c.Codes, words: words,
 				dense: uint64(sl.space)*uint64(len(c.Values)) <= 1<<28})
 		default:
 			c := t.mustCol(op.Column)
@@ -303,7 +300,6 @@ func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merg
 		m.unite(p, pt)
 		pt.recycle()
 	}
-	m.p = p
 	return m
 }
 
@@ -332,9 +328,6 @@ var (
 
 // recycle hands the worker's scratch buffers back once its state has been merged.
 func (pt *partial) recycle() {
-	if pt == nil {
-		return
-	}
 	for i := range pt.fl {
 		f64Pool.put(pt.fl[i].buf)
 		i32Pool.put(pt.fl[i].pos)
@@ -498,9 +491,7 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 			in = fp.gather(sel, f, lo, hi)
 		}
 		s, c := sumNeumaier(in)
-		sums := [2]float64{sum[0], comp[0] + c}
-		neumaier(sums[:1], sums[1:], 0, s)
-		sum[0], comp[0] = sums[0], sums[1]
+		sum[0], comp[0] = nadd(sum[0], comp[0]+c, s)
 		if fp.nn != nil {
 			fp.nn[0] += int64(len(in))
 		}
@@ -529,8 +520,12 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 		}
 		return
 	}
-	each := func(i int, r int) {
-		s, v := slots[i], vals[r]
+	// Extremes or units: the same gathered values, each also checked against its group's
+	// minimum, maximum and first unit.
+	in := fp.gather(sel, f, lo, hi)
+	for i, v := range in {
+		at := int(fp.pos[i])
+		s := slots[at]
 		neumaier(sum, comp, s, v)
 		if fp.nn != nil {
 			fp.nn[s]++
@@ -541,45 +536,12 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 		if fp.ext1 != nil && v > fp.ext1[s] {
 			fp.ext1[s] = v
 		}
+		if len(f.units) == 0 {
+			continue
+		}
+		r := sel.Row(lo + at)
 		for u, uc := range f.units {
-			code := uc.Codes[r]
-			switch first := fp.unitFirst[u][s]; first {
-			case -2:
-				fp.unitFirst[u][s] = code
-			case code:
-			default:
-				fp.unitMixed[u][s] = true
-			}
-		}
-	}
-	switch {
-	case !f.nulls && sel.All:
-		for i := range slots {
-			each(i, lo+i)
-		}
-	case !f.nulls:
-		for i, r := range sel.Idx[lo:hi] {
-			each(i, int(r))
-		}
-	case sel.All && (f.off+lo)%64 == 0:
-		// Validity a 64-row word at a time: all-null words cost one test, and only the set
-		// bits of the others are visited.
-		base := f.off + lo
-		for w := 0; w < hi-lo; w += 64 {
-			word := validWord(f.bitmap, base+w, min(64, hi-lo-w))
-			for word != 0 {
-				i := w + bits64.TrailingZeros64(word)
-				word &= word - 1
-				each(i, lo+i)
-			}
-		}
-	default:
-		bm, off := f.bitmap, f.off
-		for i := range slots {
-			r := sel.Row(lo + i)
-			if bm[(off+r)>>3]&(1<<((off+r)&7)) != 0 {
-				each(i, r)
-			}
+			fp.unitFirst[u][s], fp.unitMixed[u][s] = mixUnit(fp.unitFirst[u][s], fp.unitMixed[u][s], uc.Codes[r], false)
 		}
 	}
 }
@@ -794,7 +756,7 @@ type merged struct {
 
 func newMerged(p *plan) *merged {
 	S := p.space
-	m := &merged{count: make([]int64, S)}
+	m := &merged{p: p, count: make([]int64, S)}
 	for _, f := range p.floats {
 		m.fl = append(m.fl, newFloatPart(f, S, true))
 	}
@@ -816,16 +778,15 @@ func (m *merged) fold(p *plan, pt *partial) {
 		c := pt.count[s]
 		m.count[s] += c
 		pt.count[s] = 0
-		for fi, f := range p.floats {
+		for fi := range p.floats {
 			fp, mp := &pt.fl[fi], &m.fl[fi]
 			if fp.nn != nil {
 				mp.nn[s] += fp.nn[s]
 				fp.nn[s] = 0
-			} else if f.col != nil {
+			} else { // a column without nulls: every row is an input
 				mp.nn[s] += c
 			}
-			mp.comp[s] += fp.comp[s]
-			neumaier(mp.sum, mp.comp, s, fp.sum[s])
+			mp.sum[s], mp.comp[s] = nadd(mp.sum[s], mp.comp[s]+fp.comp[s], fp.sum[s])
 			fp.sum[s], fp.comp[s] = 0, 0
 		}
 		if l := p.lin; l != nil {
@@ -852,9 +813,6 @@ func (m *merged) fold(p *plan, pt *partial) {
 
 // unite merges the order-free state of a worker: extremes, units, distinct sets.
 func (m *merged) unite(p *plan, pt *partial) {
-	if pt == nil {
-		return
-	}
 	for fi := range p.floats {
 		fp, mp := &pt.fl[fi], &m.fl[fi]
 		for s := range mp.sum {
@@ -867,7 +825,7 @@ func (m *merged) unite(p *plan, pt *partial) {
 		}
 		for u := range fp.unitFirst {
 			for s, first := range fp.unitFirst[u] {
-				mixUnit(mp.unitFirst[u], mp.unitMixed[u], s, first, fp.unitMixed[u][s])
+				mp.unitFirst[u][s], mp.unitMixed[u][s] = mixUnit(mp.unitFirst[u][s], mp.unitMixed[u][s], first, fp.unitMixed[u][s])
 			}
 		}
 	}
@@ -888,30 +846,20 @@ func (m *merged) unite(p *plan, pt *partial) {
 	}
 }
 
-// mixUnit folds a part's unit state (its first unit, or -2, and whether it mixed) into slot s.
-func mixUnit(first []int32, mixed []bool, s int, f int32, mix bool) {
-	if mix {
-		mixed[s] = true
-	}
+// mixUnit folds a part's unit state (its first unit, or -2, and whether it mixed) into
+// (first, mixed) and returns the result.
+func mixUnit(first int32, mixed bool, f int32, mix bool) (int32, bool) {
 	switch {
 	case f == -2:
-	case first[s] == -2:
-		first[s] = f
-	case first[s] != f:
-		mixed[s] = true
+	case first == -2:
+		first = f
+	case first != f:
+		mixed = true
 	}
+	return first, mixed || mix
 }
 
-// result is op i over the slots used (one per group, in order).
-func (m *merged) result(i int, used []uint32) Result {
-	return m.resultOf(i, used, false)
-}
-
-// total is op i over the union of the slots used.
-func (m *merged) total(i int, used []uint32) Result {
-	return m.resultOf(i, used, true)
-}
-
+// resultOf is op i per used slot (one per group, in order), or over their union (whole).
 func (m *merged) resultOf(i int, used []uint32, whole bool) Result {
 	p := m.p
 	n := len(used)
@@ -919,8 +867,7 @@ func (m *merged) resultOf(i int, used []uint32, whole bool) Result {
 		n = 1
 	}
 	res := Result{Values: make([]float64, n), Valid: make([]bool, n), NullRows: make([]int64, n), Mixed: make([]bool, n)}
-	op := p.opIn[i]
-	agg := m.aggOf(i)
+	op, agg := p.opIn[i], p.ops[i].Agg
 	switch agg {
 	case AggCount:
 		for g, s := range used {
@@ -973,7 +920,7 @@ func (m *merged) resultOf(i int, used []uint32, whole bool) Result {
 	}
 	f, mp := p.floats[op], &m.fl[op]
 	unit := -1
-	if u := m.unitOf(i); u != nil {
+	if u := p.units[i]; u != nil {
 		unit = slices.Index(f.units, u)
 	}
 	type acc struct {
@@ -988,11 +935,7 @@ func (m *merged) resultOf(i int, used []uint32, whole bool) Result {
 	}
 	for g, s := range used {
 		a := &accs[at(g, whole)]
-		a.comp += mp.comp[s]
-		sums := [1]float64{a.sum}
-		comps := [1]float64{a.comp}
-		neumaier(sums[:], comps[:], 0, mp.sum[s])
-		a.sum, a.comp = sums[0], comps[0]
+		a.sum, a.comp = nadd(a.sum, a.comp+mp.comp[s], mp.sum[s])
 		a.nn += mp.nn[s]
 		a.rows += m.count[s]
 		if mp.ext0 != nil {
@@ -1002,9 +945,7 @@ func (m *merged) resultOf(i int, used []uint32, whole bool) Result {
 			a.hi = max(a.hi, mp.ext1[s])
 		}
 		if unit >= 0 {
-			first, mixed := []int32{a.first}, []bool{a.mixed}
-			mixUnit(first, mixed, 0, mp.unitFirst[unit][s], mp.unitMixed[unit][s])
-			a.first, a.mixed = first[0], mixed[0]
+			a.first, a.mixed = mixUnit(a.first, a.mixed, mp.unitFirst[unit][s], mp.unitMixed[unit][s])
 		}
 	}
 	for g, a := range accs {
@@ -1120,6 +1061,3 @@ func mergeSources(groups [][]Source, k int) []Source {
 	}
 	return out
 }
-
-func (m *merged) aggOf(i int) Agg      { return m.p.ops[i].Agg }
-func (m *merged) unitOf(i int) *Column { return m.p.units[i] }

@@ -2,7 +2,6 @@ package columnar
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -192,47 +191,20 @@ func (t *Table) Group(sel Selection, keys []string) *Grouping {
 	for _, k := range keys {
 		g.Keys = append(g.Keys, t.mustCol(k))
 	}
-	// Mixed-radix slot of a row: each key's code with null mapped to its cardinality.
-	radix := make([]uint64, len(keys))
-	space := uint64(1)
-	for i := len(g.Keys) - 1; i >= 0; i-- {
-		radix[i] = space
-		card := uint64(len(g.Keys[i].Values) + 1)
-		if space > denseLimit/card {
-			space = math.MaxUint64 // beyond the dense limit: use the hash path
-			break
-		}
-		space *= card
-	}
-	slot := func(r int) uint64 {
-		var s uint64
-		for i, k := range g.Keys {
-			c := k.Codes[r]
-			if c < 0 {
-				c = int32(len(k.Values))
-			}
-			s += uint64(c) * radix[i]
-		}
-		return s
-	}
-	if space <= denseLimit {
-		// Each row's slot, computed on all cores into GID; then the slots that occur are
-		// numbered in key order and GID renumbered in place.
+	if sl := t.newSlotter(keys); sl.space != 0 {
+		// Each row's mixed-radix slot, computed on all cores into GID; then the slots that
+		// occur are numbered in key order and GID renumbered in place.
 		n := sel.Len()
-		parallelFor(n, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				g.GID[i] = uint32(slot(sel.Row(i)))
-			}
-		})
-		used := make([]bool, space)
+		parallelFor(n, func(lo, hi int) { sl.fill(sel, lo, hi, g.GID[lo:hi]) })
+		used := make([]bool, sl.space)
 		for _, s := range g.GID {
 			used[s] = true
 		}
-		id := make([]uint32, space)
+		id := make([]uint32, sl.space)
 		for s, u := range used {
 			if u {
 				id[s] = uint32(g.N)
-				g.Codes = append(g.Codes, g.decode(uint64(s), radix))
+				g.Codes = append(g.Codes, g.decode(uint64(s), sl.radix))
 				g.N++
 			}
 		}
@@ -331,7 +303,7 @@ type Result struct {
 // distinct; unused for counts) for every group of g. When unit names a Dict column, groups
 // whose non-null inputs carry more than one unit are null and marked Mixed.
 func (t *Table) Aggregate(sel Selection, g *Grouping, agg Agg, col, unit string) Result {
-	return t.run(sel, g.slotter(), []Op{{Agg: agg, Column: col, Unit: unit}}, nil).result(0, every(g.N))
+	return t.run(sel, g.slotter(), []Op{{Agg: agg, Column: col, Unit: unit}}, nil).resultOf(0, every(g.N), false)
 }
 
 // slotter aggregates by the grouping's ids.

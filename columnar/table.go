@@ -144,12 +144,6 @@ func (t *Table) Need(names ...string) error {
 			missing = append(missing, s)
 		}
 	}
-	switch len(missing) {
-	case 0:
-		return nil
-	case 1:
-		return t.load(missing[0])
-	}
 	errs := make([]error, len(missing))
 	forEach(len(missing), func(i int) { errs[i] = t.load(missing[i]) })
 	return errors.Join(errs...)

@@ -13,11 +13,7 @@ import (
 	"github.com/citeq/citeq/snapshots"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // damage is a change made to a copy of the real May 2016 inventory.
 type damage struct {

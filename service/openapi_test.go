@@ -18,11 +18,7 @@ import (
 )
 
 // TestMain removes the data directory the package's tests share.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 func openAPIService(t *testing.T) *Service {
 	t.Helper()

@@ -9,7 +9,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -22,11 +21,7 @@ import (
 	"github.com/citeq/citeq/service"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // apiServer serves the ingested real data over a loopback server.
 func apiServer(t *testing.T) *httptest.Server {

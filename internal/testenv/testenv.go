@@ -102,3 +102,11 @@ func Cleanup() {
 		os.RemoveAll(dataDir)
 	}
 }
+
+// Main is the TestMain of a package whose tests use Data: it runs the tests, removes the
+// shared data directory and exits with the tests' code.
+func Main(m *testing.M) {
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}

@@ -186,6 +186,8 @@ func TestRecordsQueryAsksForTotals(t *testing.T) {
 	}
 }
 
+func TestMain(m *testing.M) { testenv.Main(m) }
+
 // TestAutoStorage: a small table stays in memory, one larger than any machine's memory goes
 // to a file.
 func TestAutoStorage(t *testing.T) {

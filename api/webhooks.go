@@ -34,13 +34,7 @@ func Eligible(svc *service.Service, id string) (*capability.Capability, bool) {
 
 // SubDaily reports whether a capability publishes more often than daily (hourly data such as
 // demand or day-ahead prices), which webhooks do not cover.
-func SubDaily(c *capability.Capability) bool {
-	switch c.Cadence {
-	case "hourly", "subhourly", "5-minute", "15-minute":
-		return true
-	}
-	return false
-}
+func SubDaily(c *capability.Capability) bool { return c.Cadence.SubDaily() }
 
 func eligibleList(svc *service.Service) string {
 	var ids []string
@@ -96,7 +90,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " is not a served capability; subscribe to one of: " + eligibleList(svc)})
 			return
 		case !eligible:
-			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " changes more often than daily (" + capDef.Cadence + "), so it cannot be subscribed to; eligible: " + eligibleList(svc)})
+			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " changes more often than daily (" + string(capDef.Cadence) + "), so it cannot be subscribed to; eligible: " + eligibleList(svc)})
 			return
 		}
 		if err := guard.CheckURL(c, req.CallbackURL); err != nil {

@@ -134,14 +134,15 @@ func TestWebhookEndpoints(t *testing.T) {
 }
 
 func TestSubDailyNotEligible(t *testing.T) {
-	for cadence, sub := range map[string]bool{"hourly": true, "5-minute": true, "daily": false, "weekly": false, "monthly": false, "annual": false} {
+	for cadence, sub := range map[capability.Cadence]bool{capability.Hourly: true, capability.SubHourly: true, capability.Daily: false,
+		capability.Weekly: false, capability.Monthly: false, capability.Quarterly: false, capability.Annual: false, capability.Irregular: false} {
 		if got := api.SubDaily(&capability.Capability{ID: "x", Cadence: cadence}); got != sub {
 			t.Errorf("cadence %s: sub-daily %v", cadence, got)
 		}
 	}
 	for _, c := range capability.All() {
-		if c.Cadence == "" {
-			t.Errorf("%s declares no cadence", c.ID)
+		if !c.Cadence.Valid() {
+			t.Errorf("%s declares no valid cadence", c.ID)
 		}
 	}
 }

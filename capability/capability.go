@@ -6,6 +6,7 @@
 package capability
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -62,6 +63,10 @@ type Field struct {
 	// Unique marks text that is (nearly) distinct on every row, such as a row key; the
 	// engine keeps it as plain strings rather than dictionary codes.
 	Unique bool `json:"-"`
+	// Bookkeeping marks a field that repeats the snapshot or the citation (source id, as_of,
+	// row key, sheet name, ...): it is served in records but left out of compact renderings
+	// such as the command line's records table. The common fields are bookkeeping.
+	Bookkeeping bool `json:"-"`
 }
 
 // Metric is one aggregate a query can return.
@@ -101,10 +106,9 @@ type Capability struct {
 	Title       string `json:"title"`
 	Description string `json:"description"`
 	Grain       string `json:"grain"`
-	// Cadence is how often the source publishes a new snapshot: "daily", "weekly",
-	// "monthly", "annual"; "hourly" marks sub-daily data.
-	Cadence   string `json:"cadence"`
-	Publisher string `json:"publisher"`
+	// Cadence is how often the source publishes new data points.
+	Cadence   Cadence `json:"cadence"`
+	Publisher string  `json:"publisher"`
 	// AsOfRule says how a snapshot's as_of date is derived from its source files.
 	AsOfRule string `json:"as_of_rule"`
 	// NaturalKey lists the fields that identify one row; the gates check it is unique.
@@ -116,6 +120,9 @@ type Capability struct {
 	Rules []string `json:"rules,omitempty"`
 	// SourceView, when true, adds a source_view member to aggregate citations.
 	SourceView bool `json:"-"`
+	// Unserved says why the capability has no snapshot when none is promoted (for example:
+	// no file of the publisher has been ingested yet, and where ingest --fetch gets it).
+	Unserved string `json:"-"`
 }
 
 // Field returns the named field.
@@ -195,7 +202,22 @@ var LineageFields = []Field{
 
 var registry = map[string]*Capability{}
 
+// register adds the common fields a definition does not declare itself, validates the
+// definition and adds it to the registry. A definition that does not validate, or that
+// repeats another's identifier or path, stops the program at start-up with the reason.
 func register(c *Capability) *Capability {
+	addCommon(c)
+	if err := c.Validate(); err != nil {
+		panic(err)
+	}
+	for _, o := range registry {
+		if o.ID == c.ID {
+			panic(fmt.Errorf("capability %s is defined twice", c.ID))
+		}
+		if o.Path == c.Path {
+			panic(fmt.Errorf("capabilities %s and %s share the path %s", o.ID, c.ID, c.Path))
+		}
+	}
 	registry[c.ID] = c
 	return c
 }

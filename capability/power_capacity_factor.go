@@ -16,9 +16,10 @@ var PowerCapacityFactor = register(&Capability{
 		"The contract lists this capability by path only; its identifier power.capacity_factor (tools describe_power_capacity_factor_v1, query_power_capacity_factor_v1) follows the contract's convention. " +
 		"Not served until net generation (EIA-923) is ingested.",
 	Grain:      "one generator-month: net generation with the generator's operating nameplate and the hours of the month",
-	Cadence:    "monthly",
+	Cadence:    Monthly,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "the later of the generation and the capacity snapshots' as_of",
+	Unserved:   "net generation (EIA-923) is not ingested yet, so no capacity factor can be computed; it is served once power.generation is",
 	NaturalKey: []string{"eia_plant_id", "generator_id", "month"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier"},

@@ -142,6 +142,9 @@ func (s *Service) Schema(p string) ([]byte, *Error) {
 		{"rules", c.Rules},
 		{"sources", sources},
 	}
+	if snap == nil && c.Unserved != "" {
+		doc = append(doc, KV{"not_served_because", c.Unserved})
+	}
 	return mustJSON(doc), nil
 }
 

@@ -880,6 +880,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"source_id", oaStr("")}, {"publisher", oaStr("")}, {"source_url", oaStr("")}, {"source_file", oaStr("")},
 				{"raw_file_sha256", sha}, {"role", oaStr("")}, {"title", oaStr("")}, {"release", oaStr("")},
 			}), "")},
+			{"not_served_because", oaStr("present when served is false: why no snapshot is promoted yet and what serves one")},
 		}, "capability", "path", "served", "as_of", "filters", "group_by", "metrics", "order_by", "controls")},
 	}
 }

@@ -1,0 +1,172 @@
+package capability
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Cadence is how often a capability's source publishes new data points.
+type Cadence string
+
+// Cadences, from the most to the least frequent.
+const (
+	SubHourly Cadence = "subhourly"
+	Hourly    Cadence = "hourly"
+	Daily     Cadence = "daily"
+	Weekly    Cadence = "weekly"
+	Monthly   Cadence = "monthly"
+	Quarterly Cadence = "quarterly"
+	Annual    Cadence = "annual"
+	// Irregular marks documents published when an event calls for them (auction results,
+	// corrections postings).
+	Irregular Cadence = "irregular"
+)
+
+var cadences = []Cadence{SubHourly, Hourly, Daily, Weekly, Monthly, Quarterly, Annual, Irregular}
+
+// SubDaily reports whether data points arrive more often than daily (hourly demand or
+// day-ahead prices): such a capability is not a webhook data point.
+func (c Cadence) SubDaily() bool { return c == SubHourly || c == Hourly }
+
+// Valid reports whether c is one of the defined cadences.
+func (c Cadence) Valid() bool {
+	for _, x := range cadences {
+		if c == x {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	idPattern   = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
+	namePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+)
+
+// Validate checks that the definition is coherent: identifiers and names well formed and
+// unique, every name a metric, key, codebook, unit, denominator or date range refers to is a
+// field of the right type, and each aggregation can take its column's type. It returns every
+// problem found, joined.
+func (c *Capability) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("capability %s: "+format, append([]any{c.ID}, args...)...))
+	}
+	if !idPattern.MatchString(c.ID) {
+		bad("identifier must be domain.name in lower case")
+	}
+	if want := strings.ReplaceAll(strings.ReplaceAll(c.ID, "_", "-"), ".", "/"); c.Path != want {
+		bad("path %q must be %q: the identifier with dots as slashes and underscores as hyphens", c.Path, want)
+	}
+	if !c.Cadence.Valid() {
+		bad("cadence %q is not one of %v", c.Cadence, cadences)
+	}
+	if c.Title == "" || c.Description == "" || c.Grain == "" || c.Publisher == "" || c.AsOfRule == "" {
+		bad("title, description, grain, publisher and as_of_rule are all required")
+	}
+	fields := map[string]Field{}
+	for _, f := range c.Fields {
+		switch {
+		case !namePattern.MatchString(f.Name):
+			bad("field name %q must be lower case letters, digits and underscores (a leading underscore is kept for lineage)", f.Name)
+		case fields[f.Name].Name != "":
+			bad("field %s is declared twice", f.Name)
+		}
+		fields[f.Name] = f
+		switch f.Type {
+		case String, Integer, Number, Date, Boolean:
+		default:
+			bad("field %s has unknown type %q", f.Name, f.Type)
+		}
+		if len(f.Enum) > 0 && f.Type != String {
+			bad("field %s has an enum but is of type %s (enums are for string fields)", f.Name, f.Type)
+		}
+		if f.Codebook != "" && f.Codebook != f.Name {
+			bad("field %s names codebook %q: a codebook is named like its field", f.Name, f.Codebook)
+		}
+		if f.Codebook != "" && f.Type != String {
+			bad("field %s has a codebook but is of type %s", f.Name, f.Type)
+		}
+		if f.Description == "" {
+			bad("field %s has no description", f.Name)
+		}
+	}
+	for _, cf := range CommonFields {
+		if f, ok := fields[cf.Name]; !ok {
+			bad("common field %s is missing", cf.Name)
+		} else if f.Type != cf.Type {
+			bad("common field %s is declared as %s, must be %s", cf.Name, f.Type, cf.Type)
+		}
+	}
+	field := func(what, name string, types ...Type) {
+		f, ok := fields[name]
+		if !ok {
+			bad("%s names %q, which is not a field", what, name)
+			return
+		}
+		if len(types) == 0 {
+			return
+		}
+		for _, t := range types {
+			if f.Type == t {
+				return
+			}
+		}
+		bad("%s names field %s of type %s; it needs %v", what, name, f.Type, types)
+	}
+	if len(c.NaturalKey) == 0 {
+		bad("no natural key")
+	}
+	for _, k := range c.NaturalKey {
+		field("natural key", k)
+	}
+	metrics := map[string]bool{}
+	for _, m := range c.Metrics {
+		what := "metric " + m.Name
+		if !namePattern.MatchString(m.Name) || metrics[m.Name] {
+			bad("metric name %q is malformed or repeated", m.Name)
+		}
+		metrics[m.Name] = true
+		if m.Unit == "" {
+			bad("%s has no unit", what)
+		}
+		switch m.Agg {
+		case Count:
+			if m.Column != "" {
+				bad("%s counts rows and takes no column", what)
+			}
+		case CountNonNull, CountDistinct:
+			field(what, m.Column)
+		case Sum, Avg, Min, Max:
+			field(what, m.Column, Integer, Number)
+		case Ratio:
+			field(what, m.Column, Integer, Number)
+			field(what+" denominator", m.Denominator, Integer, Number)
+		default:
+			bad("%s has unknown aggregation %q", what, m.Agg)
+		}
+		if m.Agg != Ratio && m.Denominator != "" {
+			bad("%s has a denominator but is not a ratio", what)
+		}
+		if m.UnitColumn != "" {
+			field(what+" unit column", m.UnitColumn, String)
+		}
+		if m.Agg == Count && m.Additive == false {
+			bad("%s is a row count, which is additive across groups", what)
+		}
+	}
+	if len(c.Metrics) == 0 {
+		bad("no metrics")
+	}
+	ranges := map[string]bool{}
+	for _, r := range c.DateRanges {
+		if ranges[r.Name] {
+			bad("date range %s is declared twice", r.Name)
+		}
+		ranges[r.Name] = true
+		field("date range "+r.Name, r.Column, Date)
+	}
+	return errors.Join(errs...)
+}

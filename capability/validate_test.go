@@ -1,0 +1,117 @@
+package capability
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDefinitionsValidate checks every registered definition, and that no two share an
+// identifier or a path.
+func TestDefinitionsValidate(t *testing.T) {
+	ids, paths := map[string]bool{}, map[string]bool{}
+	for _, c := range All() {
+		if err := c.Validate(); err != nil {
+			t.Error(err)
+		}
+		if ids[c.ID] || paths[c.Path] {
+			t.Errorf("%s: identifier or path %s repeated", c.ID, c.Path)
+		}
+		ids[c.ID], paths[c.Path] = true, true
+		for _, cf := range CommonFields {
+			if f, ok := c.Field(cf.Name); !ok || !f.Bookkeeping {
+				t.Errorf("%s: common field %s missing or not bookkeeping", c.ID, cf.Name)
+			}
+		}
+	}
+}
+
+func valid() *Capability {
+	c := &Capability{
+		ID: "test.valid", Path: "test/valid", Title: "t", Description: "d", Grain: "g", Cadence: Monthly, Publisher: "p", AsOfRule: "r",
+		NaturalKey: []string{"id"},
+		Fields: []Field{
+			{Name: "id", Type: String, Description: "id"},
+			{Name: "year", Type: Integer, Filter: true, GroupBy: true, Description: "year"},
+			{Name: "price", Type: Number, Filter: true, GroupBy: true, Description: "price"},
+			{Name: "unit", Type: String, Description: "unit"},
+			{Name: "day", Type: Date, Description: "day"},
+			{Name: "code", Type: String, Codebook: "code", Description: "code"},
+		},
+		Metrics: []Metric{
+			{Name: "years", Unit: "count", Agg: Sum, Column: "year", Additive: true, Description: "d"},
+			{Name: "avg_price", Unit: "USD", Agg: Avg, Column: "price", UnitColumn: "unit", Description: "d"},
+			{Name: "rows", Unit: "count", Agg: Count, Additive: true, Description: "d"},
+		},
+		DateRanges: []DateRange{{Name: "day", Column: "day"}},
+	}
+	addCommon(c)
+	return c
+}
+
+func fieldOf(c *Capability, name string) *Field {
+	for i := range c.Fields {
+		if c.Fields[i].Name == name {
+			return &c.Fields[i]
+		}
+	}
+	panic("no field " + name)
+}
+
+func TestValidateRejects(t *testing.T) {
+	if err := valid().Validate(); err != nil {
+		t.Fatalf("the valid definition is refused: %v", err)
+	}
+	cases := []struct {
+		name string
+		edit func(c *Capability)
+		want string
+	}{
+		{"metric column missing", func(c *Capability) { c.Metrics[0].Column = "yaer" }, `"yaer", which is not a field`},
+		{"sum over text", func(c *Capability) { c.Metrics[0].Column = "unit" }, "needs [integer number]"},
+		{"sum over a date", func(c *Capability) { c.Metrics[0].Column = "day" }, "needs [integer number]"},
+		{"natural key not a field", func(c *Capability) { c.NaturalKey = []string{"idd"} }, "natural key"},
+		{"codebook named otherwise", func(c *Capability) { fieldOf(c, "code").Codebook = "codes" }, "named like its field"},
+		{"unit column not a field", func(c *Capability) { c.Metrics[1].UnitColumn = "units" }, "unit column"},
+		{"unit column not text", func(c *Capability) { c.Metrics[1].UnitColumn = "year" }, "unit column"},
+		{"ratio denominator missing", func(c *Capability) {
+			c.Metrics[1].Agg, c.Metrics[1].Denominator = Ratio, "cost"
+		}, "denominator"},
+		{"enum on a number", func(c *Capability) { fieldOf(c, "price").Enum = []string{"1"} }, "enum"},
+		{"cadence untyped", func(c *Capability) { c.Cadence = "every so often" }, "cadence"},
+		{"path not derived from id", func(c *Capability) { c.Path = "test/other" }, "path"},
+		{"field twice", func(c *Capability) { c.Fields = append(c.Fields, c.Fields[0]) }, "declared twice"},
+		{"common field retyped", func(c *Capability) {
+			fieldOf(c, FieldSourceRow).Type = String
+		}, "common field source_row_number"},
+		{"date range over a number", func(c *Capability) { c.DateRanges[0].Column = "price" }, "date range"},
+		{"count with a column", func(c *Capability) { c.Metrics[2].Column = "id" }, "takes no column"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := valid()
+			tc.edit(c)
+			err := c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestRegisterRefusesDuplicates(t *testing.T) {
+	for _, tc := range []struct{ name, id, path string }{
+		{"identifier", PowerCapacity.ID, "power/other"},
+		{"path", "power.other", PowerCapacity.Path},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := valid()
+			c.ID, c.Path = tc.id, tc.path
+			defer func() {
+				if recover() == nil {
+					t.Fatal("register accepted a duplicate")
+				}
+			}()
+			register(c)
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/adapters"
 	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -47,7 +48,7 @@ func TestFormsAndRepeatsAreByteIdentical(t *testing.T) {
 		first = append(first, postBody)
 	}
 	// Ingest the same files again into the same data directory: nothing changes.
-	outcomes, err := ingest.Run(testenv.Raw(t), &snapshots.Store{Dir: data}, ingest.Adapters(), io.Discard)
+	outcomes, err := ingest.Run(testenv.Raw(t), &snapshots.Store{Dir: data}, adapters.All(), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestFormsAndRepeatsAreByteIdentical(t *testing.T) {
 	}
 	// And a fresh ingest into a new directory answers byte for byte the same.
 	fresh := t.TempDir()
-	if _, err := ingest.Run(testenv.Raw(t), &snapshots.Store{Dir: fresh}, ingest.Adapters(), io.Discard); err != nil {
+	if _, err := ingest.Run(testenv.Raw(t), &snapshots.Store{Dir: fresh}, adapters.All(), io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	srv2 := newServer(t, fresh)

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,9 +30,13 @@ type File struct {
 	SourceID  string
 	Publisher string
 	URL       string
-	Role      string // "data", "reference" or "check"
+	Role      string // RoleData, RoleReference or RoleCheck
 	SHA256    string
 	Bytes     int64
+	// Derived marks a third party's extract or re-save of the publisher's file; OriginalURL
+	// is then the publisher's own address of the data (URL is where the copy came from).
+	Derived     bool
+	OriginalURL string
 }
 
 // Plan is the set of files one snapshot is built from.
@@ -52,6 +57,9 @@ type Build struct {
 	Checks   []snapshots.Gate
 	Ranges   map[string]snapshots.Range
 	Required []string
+	// Cells is the column each field was read from, per file and sheet (Rows.Cells): the
+	// conformance suite compares every such value with the literal cell it cites.
+	Cells map[CellKey]map[string]int
 }
 
 // Adapter ingests one capability.
@@ -59,24 +67,63 @@ type Adapter interface {
 	Capability() *capability.Capability
 	// Version changes whenever the adapter's output for the same files changes.
 	Version() string
-	// Plan finds the adapter's files under rawDir and groups them into snapshots.
-	Plan(rawDir string) ([]Plan, error)
+	// Folders lists the folders of the raw directory the adapter reads, relative to it and
+	// slash-separated (e.g. "eia/eia860m"): Plan sees files in these folders only.
+	Folders() []string
+	// Plan finds the adapter's files and groups them into snapshots.
+	Plan(files *Finder) ([]Plan, error)
 	// Build parses a plan's files (read from File.Path, with File.SHA256 set).
 	Build(p Plan) (*Build, error)
 	// Known lists the files the adapter can download from their official URLs.
 	Known() []fetch.Source
 }
 
-// Adapters lists every adapter, in ingest order.
-func Adapters() []Adapter {
-	return []Adapter{EIA860M{}, NaturalGasPrices{}}
+// Finder finds an adapter's files inside the folders it declares, and nowhere else under
+// the raw directory: publishers' file names may repeat across folders.
+type Finder struct {
+	root    string
+	folders []string
 }
 
-// Outcome is what happened to one planned snapshot.
+// NewFinder is a Finder over the given folders of the raw directory root.
+func NewFinder(root string, folders []string) *Finder { return &Finder{root: root, folders: folders} }
+
+// Find returns the paths of the files in the finder's folders (and below them) whose base
+// name matches match, sorted. A declared folder that does not exist holds no file.
+func (f *Finder) Find(match func(name string) bool) ([]string, error) {
+	var out []string
+	for _, dir := range f.folders {
+		d := filepath.Join(f.root, filepath.FromSlash(dir))
+		if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		err := filepath.WalkDir(d, func(path string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !e.IsDir() && match(e.Name()) {
+				out = append(out, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("find files under %s: %w", d, err)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out), nil
+}
+
+// Named returns the paths of the files named exactly name.
+func (f *Finder) Named(name string) ([]string, error) {
+	return f.Find(func(n string) bool { return n == name })
+}
+
+// Outcome is what happened to one planned snapshot, or to an adapter that failed.
 type Outcome struct {
 	Capability string
 	AsOf       string
-	Status     string // promoted, rejected
+	Status     string // promoted, rejected, failed
 	Unchanged  bool
 	Rows       int
 	Reasons    []string
@@ -84,30 +131,48 @@ type Outcome struct {
 	// PreviousAsOf is the latest as_of promoted before this one ("" when none).
 	PreviousAsOf string
 	PreviousRows int
+	// Err is why the adapter could not plan or its snapshot could not be stored (Status
+	// failed); nothing of it was promoted.
+	Err error
 }
 
+// Failed is the Status of an Outcome whose adapter could not plan or store its snapshot.
+const Failed = "failed"
+
 // Run ingests every file the adapters find under rawDir into store, writing one progress
-// line per file and per snapshot to log.
+// line per file and per snapshot to log. An adapter that fails does not stop the others:
+// its failure is an Outcome with Status Failed, and Run returns an error naming every
+// failed adapter after all have run.
 func Run(rawDir string, store *snapshots.Store, adapters []Adapter, log io.Writer) ([]Outcome, error) {
 	if _, err := os.Stat(rawDir); err != nil {
 		return nil, fmt.Errorf("ingest: raw directory: %w", err)
 	}
 	var out []Outcome
+	var failed []string
 	for _, a := range adapters {
-		plans, err := a.Plan(rawDir)
+		id := a.Capability().ID
+		plans, err := a.Plan(NewFinder(rawDir, a.Folders()))
 		if err != nil {
-			return out, fmt.Errorf("ingest %s: %w", a.Capability().ID, err)
+			err = fmt.Errorf("ingest %s: plan: %w", id, err)
+			out = append(out, Outcome{Capability: id, Status: Failed, Err: err, Reasons: []string{err.Error()}})
+			failed = append(failed, id)
+			continue
 		}
 		if len(plans) == 0 {
-			fmt.Fprintf(log, "%-20s no source files found under %s\n", a.Capability().ID, rawDir)
+			fmt.Fprintf(log, "%-20s no source files found under %s in %s\n", id, rawDir, strings.Join(a.Folders(), ", "))
 		}
 		for _, p := range plans {
 			o, err := runPlan(a, p, rawDir, store, log)
 			if err != nil {
-				return out, err
+				err = fmt.Errorf("ingest %s: %w", id, err)
+				o = Outcome{Capability: id, AsOf: p.AsOfHint, Status: Failed, Err: err, Reasons: []string{err.Error()}}
+				failed = append(failed, id)
 			}
 			out = append(out, o)
 		}
+	}
+	if len(failed) > 0 {
+		return out, fmt.Errorf("ingest: %d adapters failed (%s); every other adapter ran", len(failed), strings.Join(slices.Compact(failed), ", "))
 	}
 	return out, nil
 }
@@ -215,8 +280,7 @@ func immutableGate(cat *snapshots.Catalog, capID, asOf, fp string) snapshots.Gat
 func sourcesOf(p Plan) []snapshots.Source {
 	var out []snapshots.Source
 	for _, f := range p.Files {
-		out = append(out, snapshots.Source{SourceID: f.SourceID, Publisher: f.Publisher, URL: f.URL, File: filepath.Base(f.Path),
-			SHA256: f.SHA256, Bytes: f.Bytes, Role: f.Role})
+		out = append(out, f.Source())
 	}
 	return out
 }
@@ -292,23 +356,4 @@ func writeSnapshot(store *snapshots.Store, m *snapshots.Manifest, b *Build) erro
 	}
 	m.Dir = final
 	return nil
-}
-
-// FindFiles walks rawDir and returns the paths whose base name matches match, sorted.
-func FindFiles(rawDir string, match func(name string) bool) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(rawDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && match(d.Name()) {
-			out = append(out, path)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("find files under %s: %w", rawDir, err)
-	}
-	sort.Strings(out)
-	return out, nil
 }

@@ -36,6 +36,11 @@ type Source struct {
 	Release string `json:"release,omitempty"`
 	// HeaderRows gives, per cited sheet, the row holding the column headers.
 	HeaderRows map[string]int `json:"header_rows,omitempty"`
+	// Derived marks a third party's extract or re-save of the publisher's data: the file
+	// hashed and cited is that copy, and OriginalURL is the publisher's own address of the
+	// data it was made from.
+	Derived     bool   `json:"derived,omitempty"`
+	OriginalURL string `json:"original_url,omitempty"`
 }
 
 // Gate is the outcome of one gate.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/adapters"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -55,7 +56,7 @@ func source(t *testing.T) *Source {
 		if srcErr != nil {
 			return
 		}
-		_, srcErr = ingest.Run(raw, &snapshots.Store{Dir: srcData}, ingest.Adapters(), io.Discard)
+		_, srcErr = ingest.Run(raw, &snapshots.Store{Dir: srcData}, adapters.All(), io.Discard)
 	})
 	if srcErr != nil {
 		t.Fatalf("ingest %s: %v", raw, srcErr)

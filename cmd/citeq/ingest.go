@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/adapters"
 	"github.com/citeq/citeq/ingest/fetch"
 	"github.com/citeq/citeq/snapshots"
 	"github.com/citeq/citeq/state"
@@ -37,12 +39,13 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	store := &snapshots.Store{Dir: *data}
-	outcomes, err := ingest.Run(*raw, store, ingest.Adapters(), stdout)
+	outcomes, runErr := ingest.Run(*raw, store, adapters.All(), stdout)
 	printOutcomes(stdout, outcomes)
-	if err != nil {
-		return err
+	// Promotions of the adapters that succeeded are announced even when another failed.
+	if err := emitPromotions(*stateDSN, *data, outcomes, stdout); err != nil {
+		return errors.Join(runErr, err)
 	}
-	return emitPromotions(*stateDSN, *data, outcomes, stdout)
+	return runErr
 }
 
 // emitPromotions queues a snapshot.promoted event for every snapshot this run promoted; a
@@ -74,7 +77,7 @@ func emitPromotions(dsn, dataDir string, outcomes []ingest.Outcome, stdout io.Wr
 
 func fetchAll(ctx context.Context, raw, mirror string, stdout, stderr io.Writer) error {
 	var failed []string
-	for _, a := range ingest.Adapters() {
+	for _, a := range adapters.All() {
 		for _, src := range a.Known() {
 			res, err := fetch.Fetch(ctx, raw, src, fetch.Options{Mirror: mirror, Progress: stderr})
 			if err != nil {
@@ -97,6 +100,14 @@ func printOutcomes(w io.Writer, outcomes []ingest.Outcome) {
 	fmt.Fprintln(tw, "CAPABILITY\tAS_OF\tROWS\tGATES\tRESULT")
 	changed := 0
 	for _, o := range outcomes {
+		if o.Status == ingest.Failed {
+			changed++
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\tFAILED\n", o.Capability, orDash(o.AsOf))
+			for _, r := range o.Reasons {
+				fmt.Fprintf(tw, "\t\t\t\t  %s\n", r)
+			}
+			continue
+		}
 		passed, total := 0, 0
 		for _, g := range o.Manifest.Gates {
 			total++
@@ -119,6 +130,13 @@ func printOutcomes(w io.Writer, outcomes []ingest.Outcome) {
 	if changed == 0 {
 		fmt.Fprintln(w, "\nnothing changed: every snapshot was already built from these exact files")
 	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func runSnapshots(args []string, stdout io.Writer) error {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/adapters"
 	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -22,7 +22,7 @@ import (
 func agencyMirror(t *testing.T, raw string, htmlFor string) *httptest.Server {
 	t.Helper()
 	routes := map[string]func(http.ResponseWriter){}
-	for _, a := range ingest.Adapters() {
+	for _, a := range adapters.All() {
 		for _, src := range a.Known() {
 			u, err := url.Parse(src.URL)
 			if err != nil {
@@ -72,7 +72,7 @@ func TestIngestFetch(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	// Every known file arrived byte for byte.
-	for _, a := range ingest.Adapters() {
+	for _, a := range adapters.All() {
 		for _, src := range a.Known() {
 			got, _, err := snapshots.HashFile(filepath.Join(rawDir, src.Dest))
 			if err != nil {

@@ -46,7 +46,7 @@ type Sheet struct {
 
 // Workbook is every sheet of one file, in the file's order.
 type Workbook struct {
-	Format string // "xlsx", "xls" or "csv"
+	Format string // "xlsx", "xls", "json" or "csv"
 	Sheets []*Sheet
 }
 
@@ -105,13 +105,16 @@ func Open(path string) (*Workbook, error) {
 	return wb, nil
 }
 
-// Sniff names the format of a file from its leading bytes: "xlsx", "xls", "csv" or "".
+// Sniff names the format of a file from its leading bytes: "xlsx", "xls", "json", "csv" or
+// "".
 func Sniff(data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
 		return "xlsx"
 	case bytes.HasPrefix(data, []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}):
 		return "xls"
+	case looksJSON(data):
+		return "json"
 	case len(data) > 0 && !bytes.ContainsRune(data, 0) && !looksHTML(data):
 		return "csv"
 	}
@@ -130,10 +133,12 @@ func Parse(data []byte) (*Workbook, error) {
 		return parseXLSX(data)
 	case "xls":
 		return parseXLS(data)
+	case "json":
+		return parseJSON(bytes.TrimLeft(data, "\xef\xbb\xbf"))
 	case "csv":
 		return parseCSV(data)
 	}
-	return nil, errors.New("not an xlsx, xls or text CSV file")
+	return nil, errors.New("not an xlsx, xls, JSON or text CSV file")
 }
 
 func parseXLSX(data []byte) (wb *Workbook, err error) {

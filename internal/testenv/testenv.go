@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/adapters"
 	"github.com/citeq/citeq/snapshots"
 )
 
@@ -63,7 +64,7 @@ func Data(t testing.TB) string {
 		if onceErr != nil {
 			return
 		}
-		_, onceErr = ingest.Run(raw, &snapshots.Store{Dir: dataDir}, ingest.Adapters(), io.Discard)
+		_, onceErr = ingest.Run(raw, &snapshots.Store{Dir: dataDir}, adapters.All(), io.Discard)
 	})
 	if onceErr != nil {
 		t.Fatalf("ingest the raw files: %v", onceErr)

@@ -37,6 +37,7 @@ import (
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/adapters"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -242,7 +243,7 @@ func ensureIngested(raw, dataDir string) error {
 		return nil
 	}
 	start := time.Now()
-	outcomes, err := ingest.Run(raw, store, ingest.Adapters(), io.Discard)
+	outcomes, err := ingest.Run(raw, store, adapters.All(), io.Discard)
 	if err != nil {
 		return fmt.Errorf("ingest %s: %w", raw, err)
 	}

@@ -1,4 +1,4 @@
-package ingest
+package eia
 
 import (
 	"fmt"
@@ -7,7 +7,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/snapshots"
 )
 
@@ -17,10 +19,10 @@ var codeLike = regexp.MustCompile(`^[A-Z0-9]{1,4}$`)
 // (Tables 4 and 6) and energy source codes with their fuel types (Table 28) from the EIA-860
 // layout file, and balancing authority codes from the EIA-861 list. It returns the codebooks,
 // the energy-source → fuel-type map and the gate that says every table was found.
-func (EIA860M) codebooks(refs []File) ([]snapshots.Codebook, map[string]string, gateResult, error) {
-	gate := gateResult{Name: "codebooks_read"}
+func (EIA860M) codebooks(refs []ingest.File) ([]snapshots.Codebook, map[string]string, snapshots.Gate, error) {
+	gate := snapshots.Gate{Name: "codebooks_read"}
 	fuel := map[string]string{}
-	var layout, ba *File
+	var layout, ba *ingest.File
 	for i := range refs {
 		switch {
 		case layoutFile.MatchString(filepath.Base(refs[i].Path)):
@@ -115,7 +117,7 @@ func codeTable(wb *grid.Workbook, sheet, header string, src func(string, int) *s
 	}
 	for hr := 1; hr <= 5; hr++ {
 		for ci, c := range sh.Row(hr) {
-			if normHeader(c.Value) != header {
+			if kit.Squash(c.Value) != header {
 				continue
 			}
 			var out []snapshots.Code
@@ -124,7 +126,7 @@ func codeTable(wb *grid.Workbook, sheet, header string, src func(string, int) *s
 				if code == "" {
 					continue
 				}
-				out = append(out, snapshots.Code{Code: code, Description: normHeader(sh.Cell(r, ci+2).Value), InAgencyTable: true, Source: src(sheet, r)})
+				out = append(out, snapshots.Code{Code: code, Description: kit.Squash(sh.Cell(r, ci+2).Value), InAgencyTable: true, Source: src(sheet, r)})
 			}
 			if len(out) == 0 {
 				return nil, fmt.Errorf("table %q on sheet %q has no codes", header, sheet)
@@ -151,7 +153,7 @@ func energySourceTable(wb *grid.Workbook, src func(string, int) *snapshots.CodeS
 		if len(row) == 0 {
 			continue
 		}
-		if a := normHeader(row[0].Value); a != "" && !codeLike.MatchString(a) {
+		if a := kit.Squash(row[0].Value); a != "" && !codeLike.MatchString(a) {
 			group = a
 		}
 		for ci, c := range row {
@@ -159,7 +161,7 @@ func energySourceTable(wb *grid.Workbook, src func(string, int) *snapshots.CodeS
 			if !codeLike.MatchString(code) {
 				continue
 			}
-			desc := normHeader(sh.Cell(r, len(row)).Value)
+			desc := kit.Squash(sh.Cell(r, len(row)).Value)
 			if ci+1 == len(row) {
 				desc = ""
 			}
@@ -180,7 +182,7 @@ func energySourceTable(wb *grid.Workbook, src func(string, int) *snapshots.CodeS
 }
 
 // baTable reads the EIA-861 balancing authority list: one row per code and state.
-func baTable(f *File) ([]snapshots.Code, error) {
+func baTable(f *ingest.File) ([]snapshots.Code, error) {
 	wb, err := grid.Open(f.Path)
 	if err != nil {
 		return nil, err
@@ -189,8 +191,8 @@ func baTable(f *File) ([]snapshots.Code, error) {
 		return nil, fmt.Errorf("%s has no sheet", filepath.Base(f.Path))
 	}
 	sh := wb.Sheets[0]
-	hdr := headerIndex(sh, 1)
-	cc, nc, sc := hdr["BA Code"], hdr["Balancing Authority Name"], hdr["State"]
+	hdr := kit.HeaderAt(sh, 1)
+	cc, nc, sc := hdr.Col("BA Code"), hdr.Col("Balancing Authority Name"), hdr.Col("State")
 	if cc == 0 || nc == 0 {
 		return nil, fmt.Errorf("%s: header row lacks BA Code or Balancing Authority Name", filepath.Base(f.Path))
 	}
@@ -209,44 +211,9 @@ func baTable(f *File) ([]snapshots.Code, error) {
 			continue
 		}
 		pos[code] = len(out)
-		out = append(out, snapshots.Code{Code: code, Description: normHeader(sh.Cell(r, nc).Value), Group: st, InAgencyTable: true,
+		out = append(out, snapshots.Code{Code: code, Description: kit.Squash(sh.Cell(r, nc).Value), Group: st, InAgencyTable: true,
 			Source: &snapshots.CodeSource{SourceFile: filepath.Base(f.Path), Sheet: sh.Name, SourceRow: r, SHA256: f.SHA256}})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
 	return out, nil
-}
-
-// countCodes adds to each codebook how many rows carry each code, and appends the codes the
-// data uses that the agency's table lacks, flagged as such.
-func countCodes(books []snapshots.Codebook, rows []snapshots.Row, idx map[string]int) []snapshots.Codebook {
-	for bi := range books {
-		b := &books[bi]
-		j, ok := idx[b.Name]
-		if !ok {
-			continue
-		}
-		counts := map[string]int{}
-		for _, r := range rows {
-			if s, ok := r[j].(string); ok {
-				counts[s]++
-			}
-		}
-		known := map[string]bool{}
-		for ci := range b.Codes {
-			b.Codes[ci].Rows = counts[b.Codes[ci].Code]
-			known[b.Codes[ci].Code] = true
-		}
-		var extra []string
-		for c := range counts {
-			if !known[c] {
-				extra = append(extra, c)
-			}
-		}
-		sort.Strings(extra)
-		for _, c := range extra {
-			b.Codes = append(b.Codes, snapshots.Code{Code: c, InAgencyTable: false, Rows: counts[c],
-				Note: "used by the data; not in the agency's code table"})
-		}
-	}
-	return books
 }

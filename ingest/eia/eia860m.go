@@ -1,21 +1,21 @@
-package ingest
+package eia
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/fetch"
 	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/snapshots"
 )
-
-type gateResult = snapshots.Gate
 
 // EIA860M ingests power.capacity from the EIA-860M monthly generator inventory workbooks
 // (<month>_generator<year>.xlsx), one snapshot per workbook, with codebooks from the
@@ -24,7 +24,8 @@ type EIA860M struct{}
 
 const (
 	eia860mSourceID = "eia860m"
-	eiaPublisher    = "U.S. Energy Information Administration"
+	// Publisher is the agency every adapter of this package cites.
+	Publisher = "U.S. Energy Information Administration"
 )
 
 // Capability implements Adapter.
@@ -48,44 +49,47 @@ func (EIA860M) Known() []fetch.Source {
 	}
 }
 
-// Plan implements Adapter: every generator workbook under rawDir is one snapshot; the
-// newest layout file and balancing authority list found are its reference files.
-func (EIA860M) Plan(rawDir string) ([]Plan, error) {
-	gens, err := FindFiles(rawDir, generatorFile.MatchString)
+// Folders implements Adapter.
+func (EIA860M) Folders() []string { return []string{"eia/eia860m", "eia/eia860", "eia/eia861"} }
+
+// Plan implements Adapter: every generator workbook is one snapshot; the newest layout file
+// and balancing authority list found are its reference files.
+func (EIA860M) Plan(files *ingest.Finder) ([]ingest.Plan, error) {
+	gens, err := files.Find(generatorFile.MatchString)
 	if err != nil {
 		return nil, err
 	}
 	if len(gens) == 0 {
 		return nil, nil
 	}
-	var refs []File
-	if p, err := newest(rawDir, layoutFile); err != nil {
+	var refs []ingest.File
+	if p, err := newest(files, layoutFile); err != nil {
 		return nil, err
 	} else if p != "" {
 		y := layoutFile.FindStringSubmatch(filepath.Base(p))[1]
-		refs = append(refs, File{Path: p, SourceID: "eia860", Publisher: eiaPublisher, Role: "reference",
+		refs = append(refs, ingest.File{Path: p, SourceID: "eia860", Publisher: Publisher, Role: "reference",
 			URL: fmt.Sprintf("https://www.eia.gov/electricity/data/eia860/xls/eia860%s.zip (zip member %s)", y, filepath.Base(p))})
 	}
-	if p, err := newest(rawDir, baFile); err != nil {
+	if p, err := newest(files, baFile); err != nil {
 		return nil, err
 	} else if p != "" {
 		y := baFile.FindStringSubmatch(filepath.Base(p))[1]
-		refs = append(refs, File{Path: p, SourceID: "eia861", Publisher: eiaPublisher, Role: "reference",
+		refs = append(refs, ingest.File{Path: p, SourceID: "eia861", Publisher: Publisher, Role: "reference",
 			URL: fmt.Sprintf("https://www.eia.gov/electricity/data/eia861/archive/zip/f861%s.zip (zip member %s)", y, filepath.Base(p))})
 	}
-	var plans []Plan
+	var plans []ingest.Plan
 	for _, g := range gens {
 		name := filepath.Base(g)
 		month, _ := reportMonthFromName(name)
-		files := []File{{Path: g, SourceID: eia860mSourceID, Publisher: eiaPublisher, Role: "data",
+		files := []ingest.File{{Path: g, SourceID: eia860mSourceID, Publisher: Publisher, Role: "data",
 			URL: "https://www.eia.gov/electricity/data/eia860m/archive/xls/" + name}}
-		plans = append(plans, Plan{AsOfHint: monthEnd(month), Files: append(files, refs...)})
+		plans = append(plans, ingest.Plan{AsOfHint: monthEnd(month), Files: append(files, refs...)})
 	}
 	return plans, nil
 }
 
-func newest(rawDir string, re *regexp.Regexp) (string, error) {
-	ps, err := FindFiles(rawDir, re.MatchString)
+func newest(files *ingest.Finder, re *regexp.Regexp) (string, error) {
+	ps, err := files.Find(re.MatchString)
 	if err != nil || len(ps) == 0 {
 		return "", err
 	}
@@ -142,15 +146,10 @@ var statusCode = regexp.MustCompile(`^\(([A-Z0-9]+)\)`)
 var statesAndDC = strings.Fields("AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY")
 
 // Build implements Adapter.
-func (a EIA860M) Build(p Plan) (*Build, error) {
-	var data File
-	var refs []File
-	for _, f := range p.Files {
-		if f.Role == "data" {
-			data = f
-		} else {
-			refs = append(refs, f)
-		}
+func (a EIA860M) Build(p ingest.Plan) (*ingest.Build, error) {
+	data, refs := ingest.SplitRoles(p.Files)
+	if data == nil {
+		return nil, fmt.Errorf("no generator workbook in the plan")
 	}
 	wb, err := grid.Open(data.Path)
 	if err != nil {
@@ -158,9 +157,9 @@ func (a EIA860M) Build(p Plan) (*Build, error) {
 	}
 	name := filepath.Base(data.Path)
 	month, _ := reportMonthFromName(name)
-	checks := []gateResult{}
+	var checks []snapshots.Gate
 	// The sheet titles state the report month; they must agree with the file name.
-	titleGate := gateResult{Name: "report_month_consistent", Passed: true}
+	titleGate := snapshots.Gate{Name: "report_month_consistent", Passed: true}
 	for _, s := range inventorySheets {
 		sh := wb.Sheet(s.name)
 		if sh == nil {
@@ -198,21 +197,14 @@ func (a EIA860M) Build(p Plan) (*Build, error) {
 	}
 	checks = append(checks, cbCheck)
 
-	src := snapshots.Source{SourceID: data.SourceID, Publisher: data.Publisher, URL: data.URL, File: name, SHA256: data.SHA256,
-		Bytes: data.Bytes, Role: "data", Release: reportMonth,
-		Title:      "EIA-860M Preliminary Monthly Electric Generator Inventory, as of " + month.Format("January 2006"),
-		HeaderRows: map[string]int{}}
-	cols := snapshots.Columns(capability.PowerCapacity)
-	idx := map[string]int{}
-	for i, f := range cols {
-		idx[f.Name] = i
-	}
-	var rows []snapshots.Row
-	var bad problems
-	headerGate := gateResult{Name: "headers_present", Passed: true}
-	completeGate := gateResult{Name: "sheets_complete", Passed: true}
-	reconcile := gateResult{Name: "totals_reconcile", Passed: true}
-	var missing, incomplete, unreconciled, counts []string
+	src := data.Source()
+	src.Release = reportMonth
+	src.Title = "EIA-860M Preliminary Monthly Electric Generator Inventory, as of " + month.Format("January 2006")
+	src.HeaderRows = map[string]int{}
+	rows := ingest.NewRows(capability.PowerCapacity)
+	var bad kit.Problems
+	var rec kit.Reconcile
+	var missing, incomplete []string
 	for _, s := range inventorySheets {
 		sh := wb.Sheet(s.name)
 		if sh == nil {
@@ -220,14 +212,8 @@ func (a EIA860M) Build(p Plan) (*Build, error) {
 			continue
 		}
 		src.HeaderRows[s.name] = inventoryHeaderRow
-		hdr := headerIndex(sh, inventoryHeaderRow)
-		var absent []string
-		for _, h := range append(append([]string{}, sharedHeaders...), s.extra...) {
-			if hdr[h] == 0 {
-				absent = append(absent, h)
-			}
-		}
-		if len(absent) > 0 {
+		hdr := kit.HeaderAt(sh, inventoryHeaderRow)
+		if absent := hdr.Missing(append(append([]string{}, sharedHeaders...), s.extra...)...); len(absent) > 0 {
 			missing = append(missing, fmt.Sprintf("sheet %s row %d lacks %q", s.name, inventoryHeaderRow, absent))
 			continue
 		}
@@ -236,46 +222,47 @@ func (a EIA860M) Build(p Plan) (*Build, error) {
 		if len(last) == 0 || !strings.HasPrefix(strings.TrimSpace(last[0].Value), "NOTES") {
 			incomplete = append(incomplete, fmt.Sprintf("sheet %s ends at row %d without the agency's NOTES footnote", s.name, sh.NumRows()))
 		}
-		get := func(r int, h string) grid.Cell {
-			if c := hdr[h]; c > 0 {
-				return sh.Cell(r, c)
-			}
-			return grid.Cell{}
-		}
-		n0 := len(rows)
+		n0 := rows.Len()
 		var sheetMW float64
 		for r := inventoryHeaderRow + 1; r <= sh.NumRows(); r++ {
-			if _, err := cellInt(sh.Cell(r, 1)); err != nil || sh.Cell(r, 1).Kind == grid.Empty {
+			if _, err := kit.Int(sh.Cell(r, 1)); err != nil || sh.Cell(r, 1).Kind == grid.Empty {
 				continue // title, blank and footnote rows: not data
 			}
-			row := make(snapshots.Row, len(cols))
-			set := func(field string, v any) { row[idx[field]] = v }
-			num := func(field, h string) {
-				v, err := cellFloat(get(r, h))
-				if err != nil {
-					bad.add("%s!%s%d %s: %v", s.name, grid.ColumnName(hdr[h]), r, h, err)
+			row := rows.Add(ingest.Lineage{SourceID: data.SourceID, File: name, Sheet: s.name, Row: r, SHA256: data.SHA256})
+			cell := func(h string) (int, grid.Cell) {
+				c := hdr.Col(h)
+				if c == 0 {
+					return 0, grid.Cell{}
 				}
-				set(field, v)
+				return c, sh.Cell(r, c)
+			}
+			num := func(field, h string) any {
+				c, cl := cell(h)
+				v, err := kit.Number(cl)
+				if err != nil {
+					bad.Add("%s!%s%d %s: %v", s.name, grid.ColumnName(c), r, h, err)
+				}
+				row.SetCell(field, c, v)
+				return v
 			}
 			integer := func(field, h string) any {
-				v, err := cellInt(get(r, h))
+				c, cl := cell(h)
+				v, err := kit.Int(cl)
 				if err != nil {
-					bad.add("%s!%s%d %s: %v", s.name, grid.ColumnName(hdr[h]), r, h, err)
+					bad.Add("%s!%s%d %s: %v", s.name, grid.ColumnName(c), r, h, err)
 				}
-				set(field, v)
+				row.SetCell(field, c, v)
 				return v
 			}
 			text := func(field, h string) any {
-				v := cellText(get(r, h))
-				set(field, v)
+				c, cl := cell(h)
+				v := kit.Text(cl)
+				row.SetCell(field, c, v)
 				return v
 			}
-			set("source_id", data.SourceID)
-			set("report_month", reportMonth)
-			set("as_of", asOf)
-			set("lifecycle", s.lifecycle)
-			set("sheet_name", s.name)
-			set("source_row_number", int64(r))
+			row.Set("report_month", reportMonth)
+			row.Set("lifecycle", s.lifecycle)
+			row.Set("sheet_name", s.name)
 			text("eia_entity_identity_name", "Entity Name")
 			plant := integer("eia_plant_id", "Plant ID")
 			text("plant_name", "Plant Name")
@@ -288,93 +275,63 @@ func (a EIA860M) Build(p Plan) (*Build, error) {
 			num("lon", "Longitude")
 			text("sector", "Sector")
 			text("technology", "Technology")
-			esc := text("energy_source_code", "Energy Source Code")
-			if esc != nil {
+			if esc := text("energy_source_code", "Energy Source Code"); esc != nil {
 				if g, ok := fuelGroup[esc.(string)]; ok {
-					set("fuel_group", g)
+					row.Set("fuel_group", g)
 				}
 			}
 			text("prime_mover_code", "Prime Mover Code")
-			num("nameplate_mw", "Nameplate Capacity (MW)")
+			mw := num("nameplate_mw", "Nameplate Capacity (MW)")
 			num("net_summer_mw", "Net Summer Capacity (MW)")
 			num("net_winter_mw", "Net Winter Capacity (MW)")
 			num("nameplate_energy_mwh", "Nameplate Energy Capacity (MWh)")
 			num("dc_net_capacity_mw", "DC Net Capacity (MW)")
 			if status := text("status_raw", "Status"); status != nil {
 				if m := statusCode.FindStringSubmatch(status.(string)); m != nil {
-					set("status_code", s.lifecycle+"."+m[1])
+					row.Set("status_code", s.lifecycle+"."+m[1])
 				} else {
-					bad.add("%s!%s%d Status: %q has no (CODE)", s.name, grid.ColumnName(hdr["Status"]), r, status)
+					bad.Add("%s!%s%d Status: %q has no (CODE)", s.name, grid.ColumnName(hdr.Col("Status")), r, status)
 				}
 			}
-			dates := []struct{ prefix, monthH, yearH string }{
-				{"operating", "Operating Month", "Operating Year"},
-				{"planned_operation", "Planned Operation Month", "Planned Operation Year"},
-				{"planned_retirement", "Planned Retirement Month", "Planned Retirement Year"},
-				{"retirement", "Retirement Month", "Retirement Year"},
-			}
-			for _, d := range dates {
+			for _, d := range inventoryDates {
 				mo := integer(d.prefix+"_month", d.monthH)
 				yr := integer(d.prefix+"_year", d.yearH)
 				if mo != nil && yr != nil && mo.(int64) >= 1 && mo.(int64) <= 12 {
-					set(d.prefix+"_date", fmt.Sprintf("%04d-%02d-01", yr.(int64), mo.(int64)))
+					row.Set(d.prefix+"_date", fmt.Sprintf("%04d-%02d-01", yr.(int64), mo.(int64)))
 				}
 			}
 			scope := "us_territory"
-			if st != nil && contains(statesAndDC, st.(string)) {
+			if st != nil && slices.Contains(statesAndDC, st.(string)) {
 				scope = "us_state_or_dc"
 			}
-			set("region_scope", scope)
-			set("included_in_default_us_metrics", scope == "us_state_or_dc")
-			set("source_record_key", fmt.Sprintf("%s:%s:%s:%v:%v", data.SourceID, reportMonth, s.lifecycle, orEmpty(plant), orEmpty(gen)))
-			set("raw_file_sha256", data.SHA256)
-			set(capability.ColSourceID, data.SourceID)
-			set(capability.ColSourceFile, name)
-			set(capability.ColSheet, s.name)
-			set(capability.ColSourceRow, int64(r))
-			set(capability.ColRawSHA256, data.SHA256)
-			if v, ok := row[idx["nameplate_mw"]].(float64); ok {
+			row.Set("region_scope", scope)
+			row.Set("included_in_default_us_metrics", scope == "us_state_or_dc")
+			row.Key(fmt.Sprintf("%s:%s:%s:%v:%v", data.SourceID, reportMonth, s.lifecycle, orEmpty(plant), orEmpty(gen)))
+			if v, ok := mw.(float64); ok {
 				sheetMW += v
 			}
-			rows = append(rows, row)
 		}
 		// Reconcile with the sheet read a second way: every row with an id in column A is a
 		// generator, and column H (by header) sums to the same nameplate total.
-		dataRows, rawMW := sheetTotals(sh, hdr["Nameplate Capacity (MW)"])
-		got := len(rows) - n0
-		if got != dataRows || math.Abs(rawMW-sheetMW) > 1e-6*math.Max(1, math.Abs(rawMW)) {
-			unreconciled = append(unreconciled, fmt.Sprintf("sheet %s: %d rows / %.3f MW parsed, %d rows / %.3f MW in the sheet", s.name, got, sheetMW, dataRows, rawMW))
-		}
-		counts = append(counts, fmt.Sprintf("%s %d rows %.1f MW", s.name, got, sheetMW))
+		dataRows, rawMW := sheetTotals(sh, hdr.Col("Nameplate Capacity (MW)"))
+		rec.Sheet(s.name, rows.Len()-n0, sheetMW, dataRows, rawMW, "MW")
 	}
-	if len(missing) > 0 {
-		headerGate.Passed = false
-		headerGate.Detail = strings.Join(missing, "; ")
-	} else {
-		headerGate.Detail = "all four sheets have the expected header row"
+	checks = append(checks,
+		kit.Failures(kit.GateHeaders, missing, "all four sheets have the expected header row"),
+		kit.Failures(kit.GateComplete, incomplete, "every sheet ends with its NOTES footnote"),
+		rec.Gate(),
+		bad.Gate(kit.GateCells, "every numeric cell parses or is a published blank"))
+	facts, err := rows.Finish(asOf)
+	if err != nil {
+		return nil, err
 	}
-	if len(incomplete) > 0 {
-		completeGate.Passed = false
-		completeGate.Detail = strings.Join(incomplete, "; ")
-	} else {
-		completeGate.Detail = "every sheet ends with its NOTES footnote"
-	}
-	if len(unreconciled) > 0 {
-		reconcile.Passed = false
-		reconcile.Detail = strings.Join(unreconciled, "; ")
-	} else {
-		reconcile.Detail = strings.Join(counts, "; ")
-	}
-	checks = append(checks, headerGate, completeGate, reconcile, bad.gate("cells_parse", "every numeric cell parses or is a published blank"))
-	codebooks = countCodes(codebooks, rows, idx)
-
+	codebooks = ingest.CountCodes(capability.PowerCapacity, codebooks, facts)
 	sources := []snapshots.Source{src}
 	for _, f := range refs {
-		sources = append(sources, snapshots.Source{SourceID: f.SourceID, Publisher: f.Publisher, URL: f.URL, File: filepath.Base(f.Path),
-			SHA256: f.SHA256, Bytes: f.Bytes, Role: f.Role})
+		sources = append(sources, f.Source())
 	}
-	return &Build{
-		AsOf: asOf, Rows: rows, Sources: sources, Codebooks: codebooks, Checks: checks,
+	return &ingest.Build{
+		AsOf: asOf, Rows: facts, Sources: sources, Codebooks: codebooks, Checks: checks, Cells: rows.Cells(),
 		Ranges: map[string]snapshots.Range{
 			"nameplate_mw": {Min: 0, Max: 5000}, "net_summer_mw": {Min: -100, Max: 5000}, "net_winter_mw": {Min: -100, Max: 5000},
 			"lat": {Min: -90, Max: 90}, "lon": {Min: -180, Max: 180},
@@ -385,6 +342,14 @@ func (a EIA860M) Build(p Plan) (*Build, error) {
 		},
 		Required: []string{"lifecycle", "eia_plant_id", "generator_id", "state", "source_record_key"},
 	}, nil
+}
+
+// inventoryDates are the month and year columns of the inventory, each giving a date.
+var inventoryDates = []struct{ prefix, monthH, yearH string }{
+	{"operating", "Operating Month", "Operating Year"},
+	{"planned_operation", "Planned Operation Month", "Planned Operation Year"},
+	{"planned_retirement", "Planned Retirement Month", "Planned Retirement Year"},
+	{"retirement", "Retirement Month", "Retirement Year"},
 }
 
 // unknownMonth admits the months 1–12 and the values the agency writes for a month it does
@@ -406,15 +371,6 @@ func sheetTotals(sh *grid.Sheet, c int) (int, float64) {
 		}
 	}
 	return n, sum
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func orEmpty(v any) any {

@@ -1,17 +1,17 @@
-package ingest
+package eia
 
 import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/fetch"
 	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/ingest/xls"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -61,46 +61,32 @@ func (NaturalGasPrices) Known() []fetch.Source {
 	return out
 }
 
+// Folders implements Adapter.
+func (NaturalGasPrices) Folders() []string { return []string{"eia/ng_prices"} }
+
 // Plan implements Adapter: one snapshot from the workbooks found (and the CSV when present).
-func (NaturalGasPrices) Plan(rawDir string) ([]Plan, error) {
-	var files []File
+func (NaturalGasPrices) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
+	var files []ingest.File
 	for _, s := range ngSeriesList {
-		ps, err := FindFiles(rawDir, func(n string) bool { return n == s.file })
+		ps, err := finder.Named(s.file)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range ps {
-			files = append(files, File{Path: p, SourceID: s.sourceID, Publisher: eiaPublisher, URL: s.url, Role: "data"})
+			files = append(files, ingest.File{Path: p, SourceID: s.sourceID, Publisher: Publisher, URL: s.url, Role: "data"})
 		}
 	}
 	if len(files) == 0 {
 		return nil, nil
 	}
-	ps, err := FindFiles(rawDir, func(n string) bool { return n == henryHubCSV })
+	ps, err := finder.Named(henryHubCSV)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range ps {
-		files = append(files, File{Path: p, SourceID: "ng_henryhub_daily", Publisher: eiaPublisher, URL: henryHubCSVURL, Role: "check"})
+		files = append(files, ingest.File{Path: p, SourceID: "ng_henryhub_daily", Publisher: Publisher, URL: henryHubCSVURL, Role: "check"})
 	}
-	return []Plan{{Files: files}}, nil
-}
-
-var usDate = regexp.MustCompile(`^(\d{1,2})/(\d{1,2})/(\d{4})$`)
-
-func parseUSDate(s string) (time.Time, error) {
-	m := usDate.FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil {
-		return time.Time{}, fmt.Errorf("%q is not a M/D/YYYY date", s)
-	}
-	mo, _ := strconv.Atoi(m[1])
-	d, _ := strconv.Atoi(m[2])
-	y, _ := strconv.Atoi(m[3])
-	t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
-	if t.Month() != time.Month(mo) || t.Day() != d {
-		return time.Time{}, fmt.Errorf("%q is not a calendar date", s)
-	}
-	return t, nil
+	return []ingest.Plan{{Files: files}}, nil
 }
 
 func seriesFor(name string) (ngSeries, bool) {
@@ -123,25 +109,21 @@ func unitOf(header string) string {
 }
 
 // Build implements Adapter.
-func (NaturalGasPrices) Build(p Plan) (*Build, error) {
-	cols := snapshots.Columns(capability.NaturalGasPrices)
-	idx := map[string]int{}
-	for i, f := range cols {
-		idx[f.Name] = i
-	}
-	b := &Build{
+func (NaturalGasPrices) Build(p ingest.Plan) (*ingest.Build, error) {
+	b := &ingest.Build{
 		Ranges:   map[string]snapshots.Range{"price": {Min: 0, Max: 1000}, "year": {Min: 1900, Max: 2100}},
 		Required: []string{"atom", "series_id", "observation_date", "period", "unit"},
 	}
-	var bad problems
+	rows := ingest.NewRows(capability.NaturalGasPrices)
+	var bad kit.Problems
 	henryHub := map[string]float64{} // workbook Henry Hub prices by date, for the CSV check
-	var csvFile *File
+	var csvFile *ingest.File
 	asOf := ""
-	var found []string
+	var found, missing, headersFound []string
 	for fi := range p.Files {
 		f := &p.Files[fi]
 		name := filepath.Base(f.Path)
-		if f.Role == "check" {
+		if f.Role == ingest.RoleCheck {
 			csvFile = f
 			continue
 		}
@@ -162,7 +144,8 @@ func (NaturalGasPrices) Build(p Plan) (*Build, error) {
 		}
 		sh := wb.Sheet(ngDataSheet)
 		if sh == nil {
-			return nil, fmt.Errorf("%s: no sheet %q (sheets: %s)", name, ngDataSheet, strings.Join(wb.SheetNames(), ", "))
+			missing = append(missing, fmt.Sprintf("%s: no sheet %q (sheets: %s)", name, ngDataSheet, strings.Join(wb.SheetNames(), ", ")))
+			continue
 		}
 		col := 0
 		for ci, c := range sh.Row(ngSourcekeyRow) {
@@ -171,15 +154,19 @@ func (NaturalGasPrices) Build(p Plan) (*Build, error) {
 			}
 		}
 		if col == 0 || strings.TrimSpace(sh.Cell(ngHeaderRow, 1).Value) != "Date" {
-			return nil, fmt.Errorf("%s: sheet %s has no Date column in row %d or no series %s in row %d", name, ngDataSheet, ngHeaderRow, s.seriesID, ngSourcekeyRow)
+			missing = append(missing, fmt.Sprintf("%s: sheet %s has no Date column in row %d or no series %s in row %d", name, ngDataSheet, ngHeaderRow, s.seriesID, ngSourcekeyRow))
+			continue
 		}
-		seriesName := normHeader(sh.Cell(ngHeaderRow, col).Value)
+		seriesName := kit.Squash(sh.Cell(ngHeaderRow, col).Value)
 		unit := unitOf(seriesName)
 		if unit == "" {
-			return nil, fmt.Errorf("%s: the unit of series %s cannot be read from its name %q", name, s.seriesID, seriesName)
+			missing = append(missing, fmt.Sprintf("%s: the unit of series %s cannot be read from its header %q in row %d", name, s.seriesID, seriesName, ngHeaderRow))
+			continue
 		}
-		b.Sources = append(b.Sources, snapshots.Source{SourceID: f.SourceID, Publisher: f.Publisher, URL: f.URL, File: name, SHA256: f.SHA256,
-			Bytes: f.Bytes, Role: "data", Release: release, Title: strings.TrimSpace(sh.Cell(1, 2).Value), HeaderRows: map[string]int{ngDataSheet: ngHeaderRow}})
+		headersFound = append(headersFound, fmt.Sprintf("%s: Date and %s (%s)", name, s.seriesID, unit))
+		src := f.Source()
+		src.Release, src.Title, src.HeaderRows = release, strings.TrimSpace(sh.Cell(1, 2).Value), map[string]int{ngDataSheet: ngHeaderRow}
+		b.Sources = append(b.Sources, src)
 		n := 0
 		for r := ngFirstDataRow; r <= sh.NumRows(); r++ {
 			dc := sh.Cell(r, 1)
@@ -188,42 +175,32 @@ func (NaturalGasPrices) Build(p Plan) (*Build, error) {
 			}
 			serial, err := strconv.ParseFloat(dc.Value, 64)
 			if err != nil || dc.Kind != grid.Number {
-				bad.add("%s!A%d: date %q is not an Excel date", name, r, dc.Value)
+				bad.Add("%s!A%d: date %q is not an Excel date", name, r, dc.Value)
 				continue
 			}
 			d := xls.ExcelSerialToDate(serial)
-			price, err := cellFloat(sh.Cell(r, col))
+			price, err := kit.Number(sh.Cell(r, col))
 			if err != nil {
-				bad.add("%s!%s%d: %v", name, grid.ColumnName(col), r, err)
+				bad.Add("%s!%s%d: %v", name, grid.ColumnName(col), r, err)
 			}
 			obs, period := d.Format("2006-01-02"), d.Format("2006-01-02")
 			if s.frequency == "monthly" {
 				obs, period = d.Format("2006-01")+"-01", d.Format("2006-01")
 			}
-			row := make(snapshots.Row, len(cols))
-			set := func(k string, v any) { row[idx[k]] = v }
-			set("source_id", f.SourceID)
-			set("atom", s.atom)
-			set("series_id", s.seriesID)
-			set("series_name", seriesName)
-			set("area", "US")
-			set("frequency", s.frequency)
-			set("observation_date", obs)
-			set("period", period)
-			set("year", int64(d.Year()))
-			set("month", d.Format("2006-01"))
-			set("price", price)
-			set("unit", unit)
-			set("release_date", release)
-			set("source_record_key", s.seriesID+":"+period)
-			set("source_row_number", int64(r))
-			set("raw_file_sha256", f.SHA256)
-			set(capability.ColSourceID, f.SourceID)
-			set(capability.ColSourceFile, name)
-			set(capability.ColSheet, ngDataSheet)
-			set(capability.ColSourceRow, int64(r))
-			set(capability.ColRawSHA256, f.SHA256)
-			b.Rows = append(b.Rows, row)
+			rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: ngDataSheet, Row: r, SHA256: f.SHA256}).
+				Set("atom", s.atom).
+				Set("series_id", s.seriesID).
+				Set("series_name", seriesName).
+				Set("area", "US").
+				Set("frequency", s.frequency).
+				Set("observation_date", obs).
+				Set("period", period).
+				Set("year", d.Year()).
+				Set("month", d.Format("2006-01")).
+				SetCell("price", col, price).
+				Set("unit", unit).
+				Set("release_date", release).
+				Key(s.seriesID + ":" + period)
 			if s.atom == "henry_hub_daily_spot" && price != nil {
 				henryHub[obs] = price.(float64)
 			}
@@ -231,18 +208,21 @@ func (NaturalGasPrices) Build(p Plan) (*Build, error) {
 		}
 		found = append(found, fmt.Sprintf("%s: %d rows of %s", name, n, s.seriesID))
 	}
-	for i := range b.Rows {
-		b.Rows[i][idx["as_of"]] = asOf
+	facts, err := rows.Finish(asOf)
+	if err != nil {
+		return nil, err
 	}
-	b.AsOf = asOf
-	b.Checks = append(b.Checks, bad.gate("cells_parse", strings.Join(found, "; ")))
+	b.AsOf, b.Rows, b.Cells = asOf, facts, rows.Cells()
+	b.Checks = append(b.Checks,
+		kit.Failures(kit.GateHeaders, missing, strings.Join(headersFound, "; ")),
+		bad.Gate(kit.GateCells, strings.Join(found, "; ")))
 	if csvFile != nil {
-		g, src, err := csvAgreement(csvFile, henryHub)
+		g, err := csvAgreement(csvFile, henryHub)
 		if err != nil {
 			return nil, err
 		}
 		b.Checks = append(b.Checks, g)
-		b.Sources = append(b.Sources, src)
+		b.Sources = append(b.Sources, csvFile.Source())
 	}
 	return b, nil
 }
@@ -257,7 +237,7 @@ func releaseDate(wb *grid.Workbook) (string, error) {
 		row := sh.Row(r)
 		for ci, c := range row {
 			if strings.TrimSpace(c.Value) == ngReleaseDateCell && ci+1 < len(row) {
-				t, err := parseUSDate(row[ci+1].Value)
+				t, err := kit.ParseDate(row[ci+1].Value)
 				if err != nil {
 					return "", fmt.Errorf("release date: %w", err)
 				}
@@ -270,12 +250,11 @@ func releaseDate(wb *grid.Workbook) (string, error) {
 
 // csvAgreement checks that every date of the CSV export is in the workbook with the same
 // price (the workbook is the agency's master; the export may lack a few dates).
-func csvAgreement(f *File, master map[string]float64) (gateResult, snapshots.Source, error) {
-	g := gateResult{Name: "csv_export_agrees"}
-	src := snapshots.Source{SourceID: f.SourceID, Publisher: f.Publisher, URL: f.URL, File: filepath.Base(f.Path), SHA256: f.SHA256, Bytes: f.Bytes, Role: "check"}
+func csvAgreement(f *ingest.File, master map[string]float64) (snapshots.Gate, error) {
+	g := snapshots.Gate{Name: "csv_export_agrees"}
 	wb, err := grid.Open(f.Path)
 	if err != nil {
-		return g, src, err
+		return g, err
 	}
 	sh := wb.Sheets[0]
 	var mismatches []string
@@ -285,7 +264,7 @@ func csvAgreement(f *File, master map[string]float64) (gateResult, snapshots.Sou
 		if len(row) == 0 {
 			continue
 		}
-		d, err := parseUSDate(row[0].Value)
+		d, err := kit.ParseDate(row[0].Value)
 		if err != nil {
 			mismatches = append(mismatches, fmt.Sprintf("line %d: %v", r, err))
 			continue
@@ -294,7 +273,7 @@ func csvAgreement(f *File, master map[string]float64) (gateResult, snapshots.Sou
 		n++
 		var val any
 		if len(row) > 1 {
-			val, err = cellFloat(row[1])
+			val, err = kit.Number(row[1])
 			if err != nil {
 				mismatches = append(mismatches, fmt.Sprintf("line %d: %v", r, err))
 				continue
@@ -317,9 +296,9 @@ func csvAgreement(f *File, master map[string]float64) (gateResult, snapshots.Sou
 			mismatches = append(mismatches[:5], fmt.Sprintf("and %d more", len(mismatches)-5))
 		}
 		g.Detail = strings.Join(mismatches, "; ")
-		return g, src, nil
+		return g, nil
 	}
 	g.Passed = true
-	g.Detail = fmt.Sprintf("all %d dates of %s agree with the workbook", n, src.File)
-	return g, src, nil
+	g.Detail = fmt.Sprintf("all %d dates of %s agree with the workbook", n, filepath.Base(f.Path))
+	return g, nil
 }

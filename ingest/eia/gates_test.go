@@ -1,4 +1,4 @@
-package ingest_test
+package eia_test
 
 import (
 	"io"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/eia"
 	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/snapshots"
@@ -107,7 +108,7 @@ func TestGatesRejectDamagedFiles(t *testing.T) {
 			}
 			rebuild(t, real, filepath.Join(rawDir, tc.file), tc.edit)
 			withReferences(t, raw, dir)
-			outcomes, err := ingest.Run(dir, store, []ingest.Adapter{ingest.EIA860M{}}, io.Discard)
+			outcomes, err := ingest.Run(dir, store, []ingest.Adapter{eia.EIA860M{}}, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +174,7 @@ func TestSameAsOfFromOtherFilesRefused(t *testing.T) {
 	rebuild(t, filepath.Join(raw, "eia", "eia860m", "may_generator2016.xlsx"), filepath.Join(rawDir, "may_generator2016.xlsx"),
 		func(_ string, rows [][]string) [][]string { return rows })
 	withReferences(t, raw, dir)
-	outcomes, err := ingest.Run(dir, &snapshots.Store{Dir: data}, []ingest.Adapter{ingest.EIA860M{}}, io.Discard)
+	outcomes, err := ingest.Run(dir, &snapshots.Store{Dir: data}, []ingest.Adapter{eia.EIA860M{}}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,18 @@
+// Package adapters is the list of every adapter the service ingests with, one line each,
+// grouped by publisher family. A capability is served once its definition is registered in
+// package capability and its adapter is listed here.
+package adapters
+
+import (
+	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/eia"
+)
+
+// All lists every adapter, in ingest order.
+func All() []ingest.Adapter {
+	return []ingest.Adapter{
+		// U.S. Energy Information Administration
+		eia.EIA860M{},
+		eia.NaturalGasPrices{},
+	}
+}

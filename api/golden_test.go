@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/citeq/citeq/capability"
@@ -23,15 +24,28 @@ type goldenCase struct {
 	Notes      map[string]int64              `json:"notes"`
 }
 
+// TestGoldenTotals posts every case of every testdata/golden/*.json file (one file per
+// publisher family) to the REST API and compares the figures.
 func TestGoldenTotals(t *testing.T) {
 	srv := newServer(t, testenv.Data(t))
-	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "golden", "eia.json"))
+	files, err := filepath.Glob(filepath.Join(testenv.RepoRoot(t), "testdata", "golden", "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var cases []goldenCase
-	if err := json.Unmarshal(b, &cases); err != nil {
-		t.Fatal(err)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fc []goldenCase
+		if err := json.Unmarshal(b, &fc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for i := range fc {
+			fc[i].Name = strings.TrimSuffix(filepath.Base(f), ".json") + "/" + fc[i].Name
+		}
+		cases = append(cases, fc...)
 	}
 	if len(cases) < 15 {
 		t.Fatalf("only %d golden cases", len(cases))

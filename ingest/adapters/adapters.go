@@ -10,9 +10,19 @@ import (
 
 // All lists every adapter, in ingest order.
 func All() []ingest.Adapter {
-	return []ingest.Adapter{
-		// U.S. Energy Information Administration
+	var all []ingest.Adapter
+
+	// U.S. Energy Information Administration
+	all = append(all,
 		eia.EIA860M{},
 		eia.NaturalGasPrices{},
-	}
+	)
+
+	// Grid operators: interconnection queues
+
+	// Grid operators: wholesale and capacity markets
+
+	// Federal Reserve (FRED), Census Bureau, NCSES, FCC
+
+	return all
 }

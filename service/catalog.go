@@ -105,8 +105,12 @@ func (s *Service) Schema(p string) ([]byte, *Error) {
 			codebooks = append(codebooks, KV{cb.Name, Obj{{"description", cb.Description}, {"code_count", len(cb.Codes)}, {"codes", cb.Codes}}})
 		}
 		for _, src := range snap.Manifest.Sources {
-			sources = append(sources, Obj{{"source_id", src.SourceID}, {"publisher", src.Publisher}, {"source_url", src.URL}, {"source_file", src.File},
-				{"raw_file_sha256", src.SHA256}, {"role", src.Role}, {"title", src.Title}, {"release", src.Release}})
+			o := Obj{{"source_id", src.SourceID}, {"publisher", src.Publisher}, {"source_url", src.URL}, {"source_file", src.File},
+				{"raw_file_sha256", src.SHA256}, {"role", src.Role}, {"title", src.Title}, {"release", src.Release}}
+			if src.Derived {
+				o = append(o, KV{"derived", true}, KV{"original_url", src.OriginalURL})
+			}
+			sources = append(sources, o)
 		}
 	}
 	doc := Obj{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
+	"github.com/citeq/citeq/snapshots"
 )
 
 // citeWriter renders the aggregate citations of one query, one after the other, into one
@@ -148,6 +149,7 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 	b = appendString(b, ms.Publisher, false)
 	b = append(b, `,"source_url":`...)
 	b = appendString(b, ms.URL, false)
+	b = appendDerived(b, ms)
 	b = append(b, `,"source_file":`...)
 	b = appendString(b, file, false)
 	b = append(b, `,"raw_file_sha256":`...)
@@ -312,7 +314,19 @@ func appendRecordCitation(b []byte, snap *Snapshot, r int) []byte {
 	b = appendString(b, text(t, capability.ColRawSHA256, r), false)
 	b = append(b, `,"as_of":`...)
 	b = appendString(b, snap.Manifest.AsOf, false)
+	b = appendDerived(b, snap.sources[file])
 	return append(b, '}')
+}
+
+// appendDerived marks a citation of a derived file (a third party's extract or re-save of
+// the publisher's data): "derived":true and the publisher's own address of the original.
+// The file named, hashed and re-opened is the derived copy itself.
+func appendDerived(b []byte, src snapshots.Source) []byte {
+	if !src.Derived {
+		return b
+	}
+	b = append(b, `,"derived":true,"original_url":`...)
+	return appendString(b, src.OriginalURL, false)
 }
 
 // bufPool recycles the scratch buffers responses and citations are rendered in.

@@ -21,6 +21,9 @@ type Citation struct {
 	Row       int    `json:"source_row"`
 	SHA256    string `json:"raw_file_sha256"`
 	AsOf      string `json:"as_of"`
+	// Derived and OriginalURL are present on citations of a derived file (see appendDerived).
+	Derived     bool   `json:"derived,omitempty"`
+	OriginalURL string `json:"original_url,omitempty"`
 }
 
 // EvidenceJSON verifies a citation posted as JSON (a record-level citation, or the verify

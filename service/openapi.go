@@ -297,10 +297,10 @@ func oaErrorResponses() Obj {
 		{"NotFound", resp(oaCodeList([][2]string{
 			{CodeNotFound, "no capability (or endpoint) at that path"},
 			{CodeNotServed, "the capability is defined but has no promoted snapshot (a query; its schema is described all the same)"},
-		}), CodeNotFound, "no capability at /v1/power/capacitys; GET /v1/capabilities lists the served capabilities and their paths",
+		}), CodeNotFound, "no capability at /v1/"+exampleCap().Path+"s; GET /v1/capabilities lists the served capabilities and their paths",
 			CodeNotFound, CodeNotServed)},
 		{"MethodNotAllowed", resp(oaCodeList([][2]string{{oaCodeMethodNotAllowed, "the path is served, but not for this method (e.g. DELETE on a query path)"}}),
-			oaCodeMethodNotAllowed, "DELETE is not served at /v1/power/capacity/query; schema is GET, query is POST or GET, evidence is POST",
+			oaCodeMethodNotAllowed, "DELETE is not served at /v1/"+exampleCap().Path+"/query; schema is GET, query is POST or GET, evidence is POST",
 			oaCodeMethodNotAllowed)},
 		{"PayloadTooLarge", resp(oaCodeList([][2]string{{CodeInvalidRequest, "the body is over 1 MiB"}}),
 			CodeInvalidRequest, "the request body is over 1 MiB or could not be read; send a params object",
@@ -454,7 +454,7 @@ func oaCommaListPattern(names []string) string {
 	return `^\s*` + alt + `\s*(,\s*` + alt + `\s*)*$`
 }
 
-// oaSchemaPrefix names the capability's component schemas: power.capacity → PowerCapacity.
+// oaSchemaPrefix names the capability's component schemas: domain.some_name → DomainSomeName.
 func oaSchemaPrefix(c *capability.Capability) string {
 	var b strings.Builder
 	for _, part := range strings.FieldsFunc(c.ID, func(r rune) bool { return r == '.' || r == '_' || r == '-' }) {
@@ -723,6 +723,8 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 		{"source_row", Obj{{"type", "integer"}, {"minimum", 1}, {"description", "1-based row number as the publisher's file numbers it (the Excel row, or the CSV line)"}}},
 		{"raw_file_sha256", oaWithDesc(sha, "sha256 of the raw file")},
 		{"as_of", oaDate("snapshot date")},
+		{"derived", oaBoolean("present and true when the cited file is a third party's extract or re-save of the publisher's data; the file named and hashed is that copy")},
+		{"original_url", oaStr("with derived: the publisher's own address of the data the copy was made from")},
 	}
 	citationInput := oaObject("A record-level citation to verify.", Obj{
 		{"source_id", oaStr("")},
@@ -732,6 +734,8 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 		{"source_row", oaInteger("")},
 		{"raw_file_sha256", oaStr("")},
 		{"as_of", oaStr("")},
+		{"derived", oaBoolean("")},
+		{"original_url", oaStr("")},
 	}, "source_file", "sheet", "source_row", "raw_file_sha256")
 	cell := oaObject("", Obj{
 		{"column", oaStr("column letter(s), A for the first")},
@@ -779,6 +783,8 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"source_id", oaStr("")},
 			{"publisher", oaStr("")},
 			{"source_url", oaStr("")},
+			{"derived", oaBoolean("present and true when the cited file is a third party's extract or re-save of the publisher's data")},
+			{"original_url", oaStr("with derived: the publisher's own address of the data")},
 			{"source_file", oaStr("")},
 			{"raw_file_sha256", sha},
 			{"as_of", oaDate("")},
@@ -879,6 +885,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"sources", oaArray(oaObject("", Obj{
 				{"source_id", oaStr("")}, {"publisher", oaStr("")}, {"source_url", oaStr("")}, {"source_file", oaStr("")},
 				{"raw_file_sha256", sha}, {"role", oaStr("")}, {"title", oaStr("")}, {"release", oaStr("")},
+				{"derived", oaBoolean("")}, {"original_url", oaStr("")},
 			}), "")},
 			{"not_served_because", oaStr("present when served is false: why no snapshot is promoted yet and what serves one")},
 		}, "capability", "path", "served", "as_of", "filters", "group_by", "metrics", "order_by", "controls")},
@@ -948,4 +955,16 @@ func oaDeclareTags(tags []Obj, item Obj) []Obj {
 		}
 	}
 	return tags
+}
+
+// exampleCap is the capability the document's examples name: the first defined one whose
+// cadence webhooks accept.
+func exampleCap() *capability.Capability {
+	all := capability.All()
+	for _, c := range all {
+		if !c.Cadence.SubDaily() {
+			return c
+		}
+	}
+	return all[0]
 }

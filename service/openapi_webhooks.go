@@ -32,10 +32,10 @@ func oaSubscriptionSchema(withSecret bool) Obj {
 func oaWebhookSubscriptions(s *Service) (string, Obj) {
 	body := Obj{{"required", true}, {"content", Obj{{"application/json", Obj{
 		{"schema", oaObject("", Obj{
-			{"data_point", oaStr("identifier of a served capability whose cadence is not sub-daily, e.g. power.capacity")},
+			{"data_point", oaStr("identifier of a served capability whose cadence is not sub-daily, e.g. " + exampleCap().ID)},
 			{"callback_url", Obj{{"type", "string"}, {"format", "uri"}, {"pattern", "^https://"}, {"description", "a public https URL"}}},
 		}, "data_point", "callback_url")},
-		{"example", Obj{{"data_point", "power.capacity"}, {"callback_url", "https://example.org/hooks/citeq"}}},
+		{"example", Obj{{"data_point", exampleCap().ID}, {"callback_url", "https://example.org/hooks/citeq"}}},
 	}}}}}
 	create := oaOp{id: "webhooks_subscriptions_post", tags: []string{"webhooks"}, summary: "Subscribe to snapshot.promoted events of a data point",
 		desc: "Creates an active subscription of the calling key and returns its id and signing secret (shown only now). Each promotion of a new snapshot of the data point is POSTed to callback_url as JSON {id, type, created, data_point, as_of, previous_as_of, rows, previous_rows, snapshot} with X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(signing_secret, t + \".\" + body)> and X-Service-Event-Id; retried with exponential backoff, at least once.",

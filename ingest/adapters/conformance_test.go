@@ -253,6 +253,46 @@ func checkCitedCells(t *testing.T, c *capability.Capability, data string, m *sna
 		}
 	}
 	t.Logf("%d fact rows resolved through evidence and compared with their cells", checked)
+	checkDerivedMarked(t, svc, c, m)
+}
+
+// checkDerivedMarked asks for records and checks that the citation of every record read from
+// a derived file says so, with the publisher's original address.
+func checkDerivedMarked(t *testing.T, svc *service.Service, c *capability.Capability, m *snapshots.Manifest) {
+	t.Helper()
+	derived := map[string]string{}
+	for _, s := range m.Sources {
+		if s.Derived {
+			if s.OriginalURL == "" {
+				t.Errorf("derived source %s has no original_url", s.File)
+			}
+			derived[s.File] = s.OriginalURL
+		}
+	}
+	if len(derived) == 0 {
+		return
+	}
+	out, e := svc.QueryJSON(c.Path, []byte(`{"as_of":"`+m.AsOf+`","include_records":true,"limit":50}`))
+	if e != nil {
+		t.Fatalf("records query: %s", e.Message)
+	}
+	var r struct {
+		Records []struct {
+			Citation struct {
+				File        string `json:"source_file"`
+				Derived     bool   `json:"derived"`
+				OriginalURL string `json:"original_url"`
+			} `json:"citation"`
+		} `json:"records"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range r.Records {
+		if u, ok := derived[rec.Citation.File]; ok && (!rec.Citation.Derived || rec.Citation.OriginalURL != u) {
+			t.Fatalf("record citation of derived file %s: derived %v, original_url %q", rec.Citation.File, rec.Citation.Derived, rec.Citation.OriginalURL)
+		}
+	}
 }
 
 func kindOf(name string) grid.Kind {

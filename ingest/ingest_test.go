@@ -1,0 +1,127 @@
+package ingest_test
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/eia"
+	"github.com/citeq/citeq/ingest/fetch"
+	"github.com/citeq/citeq/internal/testenv"
+	"github.com/citeq/citeq/snapshots"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// broken is an adapter whose planning fails.
+type broken struct{}
+
+func (broken) Capability() *capability.Capability { return capability.PowerCapacity }
+func (broken) Version() string                    { return "broken/1" }
+func (broken) Folders() []string                  { return []string{"eia/eia860m"} }
+func (broken) Plan(*ingest.Finder) ([]ingest.Plan, error) {
+	return nil, errors.New("the publisher changed its layout")
+}
+func (broken) Build(ingest.Plan) (*ingest.Build, error) { return nil, errors.New("unreachable") }
+func (broken) Known() []fetch.Source                    { return nil }
+
+// TestRunGoesOnPastAFailedAdapter: one adapter failing does not stop the others; the
+// failure is an outcome of its own and Run's error names it.
+func TestRunGoesOnPastAFailedAdapter(t *testing.T) {
+	raw := testenv.Raw(t)
+	store := &snapshots.Store{Dir: t.TempDir()}
+	outcomes, err := ingest.Run(raw, store, []ingest.Adapter{broken{}, eia.NaturalGasPrices{}}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "power.capacity") {
+		t.Fatalf("error %v, want one naming power.capacity", err)
+	}
+	if len(outcomes) != 2 {
+		t.Fatalf("%d outcomes, want 2: %+v", len(outcomes), outcomes)
+	}
+	if outcomes[0].Status != ingest.Failed || !strings.Contains(strings.Join(outcomes[0].Reasons, " "), "changed its layout") {
+		t.Errorf("first outcome %+v", outcomes[0])
+	}
+	if outcomes[1].Capability != capability.NaturalGasPrices.ID || outcomes[1].Status != snapshots.Promoted {
+		t.Errorf("second outcome %+v", outcomes[1])
+	}
+	cat, err := store.ReadCatalog()
+	if err != nil || len(cat.Promoted[capability.NaturalGasPrices.ID]) != 1 || len(cat.Promoted[capability.PowerCapacity.ID]) != 0 {
+		t.Errorf("catalog %+v %v", cat, err)
+	}
+}
+
+// TestFinderStaysInItsFolders: a file of the same name in another publisher's folder is not
+// found.
+func TestFinderStaysInItsFolders(t *testing.T) {
+	root := t.TempDir()
+	for _, rel := range []string{"eia/ng_prices/data.csv", "iso/miso/data.csv", "eia/ng_prices/sub/data.csv", "data.csv"} {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ingest.NewFinder(root, []string{"eia/ng_prices", "eia/absent"}).Named("data.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(root, "eia/ng_prices/data.csv"), filepath.Join(root, "eia/ng_prices/sub/data.csv")}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("found %v, want %v", got, want)
+	}
+}
+
+// TestRowsRefuseWhatTheDefinitionDoesNot: an unknown field, a value of the wrong type, a
+// malformed date and a row without its key fail the build; a good row gets its lineage and
+// common fields.
+func TestRowsRefuseWhatTheDefinitionDoesNot(t *testing.T) {
+	lin := ingest.Lineage{SourceID: "s", File: "f.xls", Sheet: "Data 1", Row: 7, SHA256: strings.Repeat("a", 64)}
+	cases := []struct {
+		name string
+		fill func(r *ingest.Row)
+		want string
+	}{
+		{"misspelt field", func(r *ingest.Row) { r.Key("k").Set("prise", 1.0) }, "prise is not a field"},
+		{"lineage column", func(r *ingest.Row) { r.Key("k").Set(capability.ColSourceRow, int64(1)) }, "is not a field"},
+		{"text in a number", func(r *ingest.Row) { r.Key("k").Set("price", "2.5") }, "field price"},
+		{"float in an integer", func(r *ingest.Row) { r.Key("k").Set("year", 2024.5) }, "field year"},
+		{"bad date", func(r *ingest.Row) { r.Key("k").Set("observation_date", "2024-13-01") }, "not a YYYY-MM-DD date"},
+		{"no key", func(r *ingest.Row) { r.Set("price", 2.5) }, "no source_record_key"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := ingest.NewRows(capability.NaturalGasPrices)
+			tc.fill(rs.Add(lin))
+			_, err := rs.Finish("2024-07-10")
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "f.xls Data 1 row 7") {
+				t.Fatalf("error %v, want one containing %q and the row", err, tc.want)
+			}
+		})
+	}
+	rs := ingest.NewRows(capability.NaturalGasPrices)
+	rs.Add(lin).Key("RNGWHHD:2024-07-09").Set("year", 2024).SetCell("price", 2, 2.42)
+	rows, err := rs.Finish("2024-07-10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := snapshots.Columns(capability.NaturalGasPrices)
+	got := map[string]any{}
+	for i, f := range cols {
+		got[f.Name] = rows[0][i]
+	}
+	for k, v := range map[string]any{"source_id": "s", "as_of": "2024-07-10", "source_row_number": int64(7), "raw_file_sha256": lin.SHA256,
+		"year": int64(2024), "price": 2.42, capability.ColSourceFile: "f.xls", capability.ColSheet: "Data 1", capability.ColSourceRow: int64(7)} {
+		if got[k] != v {
+			t.Errorf("%s = %v (%T), want %v", k, got[k], got[k], v)
+		}
+	}
+	if col := rs.Cells()[ingest.CellKey{File: "f.xls", Sheet: "Data 1"}]["price"]; col != 2 {
+		t.Errorf("price read from column %d, want 2", col)
+	}
+}

@@ -17,8 +17,24 @@ import (
 	"github.com/citeq/citeq/snapshots"
 )
 
-// agencyMirror serves the shared raw files at the paths of their official URLs, zipping the
-// members of zip downloads on the fly. htmlFor names paths answered with an HTML error page.
+// knownFile is where the test finds the file an adapter downloads to dest: the shared raw
+// file, or, for a publisher whose file is not here, the fixture written in its layout.
+func knownFile(t *testing.T, raw, dest string) string {
+	t.Helper()
+	p := filepath.Join(raw, filepath.FromSlash(dest))
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	f := filepath.Join(testenv.RepoRoot(t), "testdata", "fixtures", filepath.FromSlash(dest))
+	if _, err := os.Stat(f); err != nil {
+		t.Fatalf("%s is neither a raw file nor a fixture under testdata/fixtures", dest)
+	}
+	return f
+}
+
+// agencyMirror serves the shared raw files (or, where the publisher's file is not here, its
+// fixture) at the paths of their official URLs, zipping the members of zip downloads on the
+// fly. htmlFor names paths answered with an HTML error page.
 func agencyMirror(t *testing.T, raw string, htmlFor string) *httptest.Server {
 	t.Helper()
 	routes := map[string]func(http.ResponseWriter){}
@@ -28,7 +44,7 @@ func agencyMirror(t *testing.T, raw string, htmlFor string) *httptest.Server {
 			if err != nil {
 				t.Fatal(err)
 			}
-			body, err := os.ReadFile(filepath.Join(raw, filepath.FromSlash(src.Dest)))
+			body, err := os.ReadFile(knownFile(t, raw, src.Dest))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +94,7 @@ func TestIngestFetch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _, _ := snapshots.HashFile(filepath.Join(raw, src.Dest))
+			want, _, _ := snapshots.HashFile(knownFile(t, raw, src.Dest))
 			if got != want {
 				t.Errorf("%s: sha256 %s, want %s", src.Dest, got, want)
 			}

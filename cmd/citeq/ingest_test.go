@@ -56,7 +56,7 @@ func agencyMirror(t *testing.T, raw string, htmlFor string) *httptest.Server {
 				zw.Close()
 				body = b.Bytes()
 			}
-			routes[u.Path] = func(w http.ResponseWriter) {
+			routes[routeOf(u)] = func(w http.ResponseWriter) {
 				w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 				w.Write(body)
 			}
@@ -68,7 +68,7 @@ func agencyMirror(t *testing.T, raw string, htmlFor string) *httptest.Server {
 			w.Write([]byte("<!DOCTYPE html><html><body>Service unavailable</body></html>"))
 			return
 		}
-		if h, ok := routes[r.URL.Path]; ok {
+		if h, ok := routes[routeOf(r.URL)]; ok {
 			h(w)
 			return
 		}
@@ -76,6 +76,14 @@ func agencyMirror(t *testing.T, raw string, htmlFor string) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// routeOf is a URL's path with its query, if any (API downloads differ by query alone).
+func routeOf(u *url.URL) string {
+	if u.RawQuery == "" {
+		return u.Path
+	}
+	return u.Path + "?" + u.RawQuery
 }
 
 func TestIngestFetch(t *testing.T) {

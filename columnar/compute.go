@@ -2,6 +2,7 @@ package columnar
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	bits64 "math/bits"
 	"runtime"
@@ -14,8 +15,9 @@ import (
 // Op is one aggregation asked of Compute.
 type Op struct {
 	Agg Agg
-	// Column is the Float column of sum, avg, min, max and count non-null, or the Dict
-	// column of count distinct; unused by count.
+	// Column is the input of every aggregation but count: a numeric column (Float, Int or a
+	// Dict column of numbers, see Column.Numeric) for sum, avg, min and max; any column for
+	// count non-null; a Dict column for count distinct.
 	Column string
 	// Unit names a Dict column whose values must agree among a group's non-null inputs of a
 	// float aggregation: groups mixing units are null and marked Mixed. Empty: no check.
@@ -197,6 +199,7 @@ type plan struct {
 	lin    *linIn
 	ops    []Op
 	opIn   []int     // per op: index into floats or dists (-1 for count)
+	onDist []bool    // per op: a count non-null read from dists
 	units  []*Column // per op: its unit column, or nil
 }
 
@@ -214,6 +217,9 @@ type distIn struct {
 	codes []int32
 	words int
 	dense bool // bitsets (else hash sets)
+	// nullsOnly inputs count null rows only: count non-null over a column that is not
+	// numeric.
+	nullsOnly bool
 }
 
 type linIn struct {
@@ -224,11 +230,18 @@ type linIn struct {
 
 // run evaluates the plan over the selection and returns the merged state per slot.
 func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merged {
-	p := &plan{sel: sel, space: sl.space, ops: ops, opIn: make([]int, len(ops)), units: make([]*Column, len(ops))}
+	p := &plan{sel: sel, space: sl.space, ops: ops, opIn: make([]int, len(ops)), onDist: make([]bool, len(ops)), units: make([]*Column, len(ops))}
 	for i, op := range ops {
 		switch op.Agg {
 		case AggCount:
 			p.opIn[i] = -1
+		case AggCountNonNull:
+			if c := t.mustCol(op.Column); !c.Numeric() {
+				p.opIn[i], p.onDist[i] = len(p.dists), true
+				p.dists = append(p.dists, &distIn{codes: c.Presence(), nullsOnly: true})
+				continue
+			}
+			p.opIn[i] = t.floatInput(p, op, i)
 		case AggCountDistinct:
 			c := t.mustCol(op.Column)
 			p.opIn[i] = len(p.dists)
@@ -236,24 +249,7 @@ func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merg
 			p.dists = append(p.dists, &distIn{codes: c.Codes, words: words,
 				dense: uint64(sl.space)*uint64(len(c.Values)) <= 1<<28})
 		default:
-			c := t.mustCol(op.Column)
-			fi := slices.IndexFunc(p.floats, func(f *floatIn) bool { return f.col == c })
-			if fi < 0 {
-				fi = len(p.floats)
-				p.floats = append(p.floats, &floatIn{col: c, vals: c.Floats.Float64Values(), bitmap: c.Floats.NullBitmapBytes(),
-					off: c.Floats.Offset(), nulls: c.Floats.NullN() > 0})
-			}
-			f := p.floats[fi]
-			f.min = f.min || op.Agg == AggMin
-			f.max = f.max || op.Agg == AggMax
-			if op.Unit != "" {
-				u := t.mustCol(op.Unit)
-				if !slices.Contains(f.units, u) {
-					f.units = append(f.units, u)
-				}
-				p.units[i] = u
-			}
-			p.opIn[i] = fi
+			p.opIn[i] = t.floatInput(p, op, i)
 		}
 	}
 	if lin != nil {
@@ -301,6 +297,34 @@ func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merg
 		pt.recycle()
 	}
 	return m
+}
+
+// floatInput adds (or finds) the numeric input of op i in p and returns its index. Float, Int
+// and numeric Dict columns all feed the same kernels through their Numbers view; any other
+// column is a broken invariant of the caller (definitions allow these aggregations only over
+// integer and number fields).
+func (t *Table) floatInput(p *plan, op Op, i int) int {
+	c := t.mustCol(op.Column)
+	fi := slices.IndexFunc(p.floats, func(f *floatIn) bool { return f.col == c })
+	if fi < 0 {
+		nv := c.Numbers()
+		if nv == nil {
+			panic(fmt.Errorf("columnar: %s of column %s, which does not hold numbers", aggName(op.Agg), c.Name))
+		}
+		fi = len(p.floats)
+		p.floats = append(p.floats, &floatIn{col: c, vals: nv.Vals, bitmap: nv.Bitmap, off: nv.Off, nulls: nv.Nulls > 0})
+	}
+	f := p.floats[fi]
+	f.min = f.min || op.Agg == AggMin
+	f.max = f.max || op.Agg == AggMax
+	if op.Unit != "" {
+		u := t.mustCol(op.Unit)
+		if !slices.Contains(f.units, u) {
+			f.units = append(f.units, u)
+		}
+		p.units[i] = u
+	}
+	return fi
 }
 
 // bufPool recycles scratch slices of a worker's state across queries.
@@ -427,6 +451,7 @@ func newFloatPart(f *floatIn, S int, nn bool) floatPart {
 func newDistPart(d *distIn, S int, scratch bool) distPart {
 	dp := distPart{nulls: make([]int64, S)}
 	switch {
+	case d.nullsOnly:
 	case d.dense && scratch:
 		dp.bits = u64Pool.get(S * d.words)
 		clear(dp.bits)
@@ -648,6 +673,14 @@ func (dp *distPart) run(sel Selection, d *distIn, slots []uint32, lo, hi int) {
 			codes[i] = d.codes[r]
 		}
 	}
+	if d.nullsOnly {
+		for i, code := range codes {
+			if code < 0 {
+				dp.nulls[slots[i]]++
+			}
+		}
+		return
+	}
 	if !d.dense {
 		for i, code := range codes {
 			if code < 0 {
@@ -868,6 +901,18 @@ func (m *merged) resultOf(i int, used []uint32, whole bool) Result {
 	}
 	res := Result{Values: make([]float64, n), Valid: make([]bool, n), NullRows: make([]int64, n), Mixed: make([]bool, n)}
 	op, agg := p.opIn[i], p.ops[i].Agg
+	if p.onDist[i] {
+		// Count non-null over a column that is not numeric: rows less null rows.
+		mp := &m.ds[op]
+		for g, s := range used {
+			res.Values[at(g, whole)] += float64(m.count[s] - mp.nulls[s])
+			res.NullRows[at(g, whole)] += mp.nulls[s]
+		}
+		for g := range res.Valid {
+			res.Valid[g] = true
+		}
+		return res
+	}
 	switch agg {
 	case AggCount:
 		for g, s := range used {
@@ -975,6 +1020,27 @@ func (m *merged) resultOf(i int, used []uint32, whole bool) Result {
 		}
 	}
 	return res
+}
+
+// aggName is the name of an aggregation, for messages.
+func aggName(a Agg) string {
+	switch a {
+	case AggCount:
+		return "count"
+	case AggCountNonNull:
+		return "count_non_null"
+	case AggSum:
+		return "sum"
+	case AggAvg:
+		return "avg"
+	case AggMin:
+		return "min"
+	case AggMax:
+		return "max"
+	case AggCountDistinct:
+		return "count_distinct"
+	}
+	return fmt.Sprintf("aggregation %d", a)
 }
 
 func at(g int, whole bool) int {

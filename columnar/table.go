@@ -5,6 +5,7 @@
 package columnar
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,18 +49,121 @@ type Spec struct {
 	Dict bool
 }
 
-// Column is one loaded column.
+// Column is one loaded column. A numeric column (Float, Int, or a Dict column of numbers)
+// can also be read as float64 values (Numbers), so the same column both filters or groups by
+// its codes and feeds the sum, avg, min and max kernels.
 type Column struct {
 	Name  string
 	Kind  Kind
 	Codes []int32
-	// Values is the sorted dictionary of a Dict column, as text (integers in decimal).
+	// Values is the sorted dictionary of a Dict column, as text (integers in decimal, floats
+	// as strconv.FormatFloat(v, 'g', -1, 64)).
 	Values []string
+	// Nums is the dictionary of a Dict column of integers or floats as numbers, parallel to
+	// Values; nil for a dictionary of text, dates or booleans.
+	Nums   []float64
 	Floats *array.Float64
 	Ints   *array.Int64
 	Strs   *array.String
 	Bools  *array.Boolean
 	index  map[string]int32
+
+	// numbers and presence are derived views, built on first use.
+	numOnce  sync.Once
+	numbers  *Numbers
+	presOnce sync.Once
+	presence []int32
+}
+
+// Numbers is a numeric column as float64 values with a validity bitmap: the kernels' input.
+type Numbers struct {
+	// Vals holds each row's value (arbitrary where the row is null).
+	Vals []float64
+	// Bitmap is the Arrow validity bitmap (bit Off+i set: row i is not null); it may be nil
+	// when Nulls is 0.
+	Bitmap []byte
+	Off    int
+	Nulls  int
+}
+
+// Numeric reports whether the column holds numbers: a Float or Int column, or a Dict column
+// whose dictionary is of integers or floats.
+func (c *Column) Numeric() bool {
+	return c.Kind == Float || c.Kind == Int || (c.Kind == Dict && c.Nums != nil)
+}
+
+// Numbers returns the column's values as float64, for the aggregation kernels; nil when the
+// column is not Numeric. A Float column is returned as it is held. An Int column and a Dict
+// column of numbers are converted once, on first use, and the conversion kept: integers of
+// magnitude up to 2^53 (every count and quantity the agencies publish) convert exactly, so
+// their sums are exact wherever they stay below 2^53.
+func (c *Column) Numbers() *Numbers {
+	c.numOnce.Do(func() {
+		switch {
+		case c.Kind == Float:
+			a := c.Floats
+			c.numbers = &Numbers{Vals: a.Float64Values(), Bitmap: a.NullBitmapBytes(), Off: a.Offset(), Nulls: a.NullN()}
+		case c.Kind == Int:
+			a := c.Ints
+			ints := a.Int64Values()
+			vals := make([]float64, len(ints))
+			parallelFor(len(ints), func(lo, hi int) {
+				for i, v := range ints[lo:hi] {
+					vals[lo+i] = float64(v)
+				}
+			})
+			c.numbers = &Numbers{Vals: vals, Bitmap: a.NullBitmapBytes(), Off: a.Offset(), Nulls: a.NullN()}
+		case c.Kind == Dict && c.Nums != nil:
+			n := len(c.Codes)
+			vals, bitmap := make([]float64, n), make([]byte, (n+7)/8)
+			nulls := make([]int, (n+chunkRows-1)/chunkRows)
+			// chunkRows is a multiple of 8, so chunks write disjoint bytes of the bitmap.
+			parallelFor(n, func(lo, hi int) {
+				k := 0
+				for i, code := range c.Codes[lo:hi] {
+					r := lo + i
+					if code < 0 {
+						k++
+						continue
+					}
+					vals[r] = c.Nums[code]
+					bitmap[r>>3] |= 1 << (r & 7)
+				}
+				nulls[lo/chunkRows] = k
+			})
+			total := 0
+			for _, k := range nulls {
+				total += k
+			}
+			c.numbers = &Numbers{Vals: vals, Bitmap: bitmap, Nulls: total}
+		}
+	})
+	return c.numbers
+}
+
+// Presence returns the column's rows as codes that are -1 where the row is null and not
+// negative elsewhere: a Dict column's own codes, or, for any other kind, 0 and -1 built once
+// from the validity of its values. Counting non-null rows of any column reads it.
+func (c *Column) Presence() []int32 {
+	if c.Kind == Dict {
+		return c.Codes
+	}
+	c.presOnce.Do(func() {
+		var a arrow.Array
+		switch c.Kind {
+		case Float:
+			a = c.Floats
+		case Int:
+			a = c.Ints
+		case Str:
+			a = c.Strs
+		case Bool:
+			a = c.Bools
+		}
+		c.presence = make([]int32, a.Len())
+		markNulls(a, c.presence)
+	})
+	return c.presence
 }
 
 // Table is a snapshot fact table. Its Parquet file stays memory-mapped; a column is decoded
@@ -261,7 +365,6 @@ func dictColumn(c *Column, ch *arrow.Chunked, n int) (*Column, error) {
 	chunks := ch.Chunks()
 	type local struct {
 		vals []string
-		ints []int64 // the values of an integer column, parallel to vals
 		err  error
 	}
 	locals := make([]local, len(chunks))
@@ -272,12 +375,20 @@ func dictColumn(c *Column, ch *arrow.Chunked, n int) (*Column, error) {
 	if starts[len(chunks)] != n {
 		return nil, fmt.Errorf("%d rows in the column, %d in the table", starts[len(chunks)], n)
 	}
-	numeric := false
+	// A column of integers or floats keeps its dictionary in numeric order, with the numbers.
+	var isInt, isFloat bool
 	for _, a := range chunks {
-		if _, ok := a.(*array.Int64); ok {
-			numeric = true
+		switch a.(type) {
+		case *array.Int64:
+			isInt = true
+		case *array.Float64:
+			isFloat = true
 		}
 	}
+	if isInt && isFloat {
+		return nil, fmt.Errorf("column mixes int64 and float64 chunks")
+	}
+	numeric := isInt || isFloat
 	forEach(len(chunks), func(ci int) {
 		codes := c.Codes[starts[ci]:starts[ci+1]]
 		l := &locals[ci]
@@ -303,10 +414,16 @@ func dictColumn(c *Column, ch *arrow.Chunked, n int) (*Column, error) {
 		case *array.String:
 			l.vals = localCodes(codes, a.IsNull, a.Value)
 		case *array.Int64:
-			l.ints = localCodes(codes, a.IsNull, a.Value)
-			l.vals = make([]string, len(l.ints))
-			for i, v := range l.ints {
+			ints := localCodes(codes, a.IsNull, a.Value)
+			l.vals = make([]string, len(ints))
+			for i, v := range ints {
 				l.vals[i] = strconv.FormatInt(v, 10)
+			}
+		case *array.Float64:
+			floats := localCodes(codes, a.IsNull, a.Value)
+			l.vals = make([]string, len(floats))
+			for i, v := range floats {
+				l.vals[i] = strconv.FormatFloat(v, 'g', -1, 64)
 			}
 		case *array.Boolean:
 			seen := [2]int32{-1, -1} // local codes of false and true, in first-seen order
@@ -332,7 +449,7 @@ func dictColumn(c *Column, ch *arrow.Chunked, n int) (*Column, error) {
 	// Merge the chunk dictionaries.
 	index := map[string]int32{}
 	var raw []string
-	var rawInts []int64
+	var rawNums []float64
 	remaps := make([][]int32, len(chunks))
 	for ci, l := range locals {
 		if l.err != nil {
@@ -346,11 +463,11 @@ func dictColumn(c *Column, ch *arrow.Chunked, n int) (*Column, error) {
 				index[v] = code
 				raw = append(raw, v)
 				if numeric {
-					x, err := strconv.ParseInt(v, 10, 64)
+					x, err := parseNumber(v, isInt)
 					if err != nil {
-						return nil, fmt.Errorf("integer column value %q: %w", v, err)
+						return nil, err
 					}
-					rawInts = append(rawInts, x)
+					rawNums = append(rawNums, x)
 				}
 			}
 			remaps[ci][j] = code
@@ -361,18 +478,38 @@ func dictColumn(c *Column, ch *arrow.Chunked, n int) (*Column, error) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	if numeric {
-		sort.Slice(order, func(i, j int) bool { return rawInts[order[i]] < rawInts[order[j]] })
+	if isInt {
+		// Sorted as integers: two int64 beyond 2^53 may round to one float64.
+		ints := make([]int64, len(raw))
+		for i, v := range raw {
+			ints[i], _ = strconv.ParseInt(v, 10, 64)
+		}
+		sort.Slice(order, func(i, j int) bool { return ints[order[i]] < ints[order[j]] })
+	} else if isFloat {
+		// Numeric order; values equal as numbers (0 and -0) in text order, NaN first.
+		sort.Slice(order, func(i, j int) bool {
+			a, b := rawNums[order[i]], rawNums[order[j]]
+			if c := cmp.Compare(a, b); c != 0 {
+				return c < 0
+			}
+			return raw[order[i]] < raw[order[j]]
+		})
 	} else {
 		sort.Slice(order, func(i, j int) bool { return raw[order[i]] < raw[order[j]] })
 	}
 	rank := make([]int32, len(raw))
 	c.Values = make([]string, len(raw))
 	c.index = make(map[string]int32, len(raw))
+	if numeric {
+		c.Nums = make([]float64, len(raw))
+	}
 	for newCode, old := range order {
 		rank[old] = int32(newCode)
 		c.Values[newCode] = raw[old]
 		c.index[raw[old]] = int32(newCode)
+		if numeric {
+			c.Nums[newCode] = rawNums[old]
+		}
 	}
 	forEach(len(chunks), func(ci int) {
 		remap := remaps[ci]
@@ -387,6 +524,22 @@ func dictColumn(c *Column, ch *arrow.Chunked, n int) (*Column, error) {
 		}
 	})
 	return c, nil
+}
+
+// parseNumber reads a numeric dictionary value back from its text.
+func parseNumber(v string, isInt bool) (float64, error) {
+	if isInt {
+		x, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("integer column value %q: %w", v, err)
+		}
+		return float64(x), nil
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, fmt.Errorf("float column value %q: %w", v, err)
+	}
+	return x, nil
 }
 
 // localCodes codes each row against a dictionary of the values in first-seen order (nulls

@@ -388,6 +388,12 @@ type refStats struct {
 const sumPrec = 256
 
 func (fx *fixture) refAgg(sel []int32, gid []uint32, n int) *refStats {
+	return fx.refAggOf(sel, gid, n, iCap)
+}
+
+// refAggOf is refAgg over column c: float64 and int64 values are summed exactly and compared
+// as numbers; any other non-null value only counts as non-null.
+func (fx *fixture) refAggOf(sel []int32, gid []uint32, n, c int) *refStats {
 	st := &refStats{rows: make([]int64, n), nonNull: make([]int64, n), nullRows: make([]int64, n),
 		sum: make([]*big.Float, n), min: make([]float64, n), max: make([]float64, n),
 		firstUnit: make([]int32, n), mixed: make([]bool, n)}
@@ -396,9 +402,17 @@ func (fx *fixture) refAgg(sel []int32, gid []uint32, n int) *refStats {
 	for i, r := range sel {
 		g := gid[i]
 		st.rows[g]++
-		v, ok := fx.rows[r][iCap].(float64)
-		if !ok {
+		var v float64
+		switch x := fx.rows[r][c].(type) {
+		case nil:
 			st.nullRows[g]++
+			continue
+		case float64:
+			v = x
+		case int64:
+			v = float64(x) // exact: the test integers are far below 2^53
+		default:
+			st.nonNull[g]++
 			continue
 		}
 		if st.nonNull[g] == 0 {

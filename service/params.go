@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"sort"
@@ -391,6 +392,13 @@ func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capabil
 			return "", errf(400, CodeInvalidFilter, "filter %s takes integers, got %q", f.Name, v)
 		}
 		return strconv.FormatInt(n, 10), nil
+	case capability.Number:
+		// As the engine spells the value (shortest round-trip decimal): 2.50 is 2.5.
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", errf(400, CodeInvalidFilter, "filter %s takes numbers, got %q", f.Name, v)
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64), nil
 	case capability.Boolean:
 		b, err := strconv.ParseBool(v)
 		if err != nil {

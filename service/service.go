@@ -190,7 +190,9 @@ func load(c *capability.Capability, m *snapshots.Manifest) (*Snapshot, error) {
 
 // dictField says which columns the engine holds as dictionary codes: every text, date and
 // boolean column (the agencies' text repeats: sectors, statuses, names, hashes), and every
-// column that filters, groups or is counted distinct; not the row keys, which are unique.
+// column that filters, groups or is counted distinct; not the row keys, which are unique. An
+// Integer or Number field held as codes still feeds sum, avg, min, max and ratio metrics: the
+// engine reads its dictionary's numbers (columnar.Column.Numbers).
 func dictField(c *capability.Capability, f capability.Field) bool {
 	if f.Filter || f.GroupBy {
 		return true

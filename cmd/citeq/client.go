@@ -154,8 +154,8 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
-// capabilityPath accepts a capability path (power/capacity), its identifier (power.capacity)
-// or an endpoint path (/v1/power/capacity/query) and returns the path.
+// capabilityPath accepts a capability path (domain/name), its identifier (domain.name) or an
+// endpoint path (/v1/domain/name/query) and returns the path.
 func capabilityPath(p string) string {
 	p = strings.Trim(strings.TrimSpace(p), "/")
 	p = strings.TrimPrefix(p, "v1/")
@@ -168,7 +168,7 @@ func capabilityPath(p string) string {
 
 func onePath(cmd string, pos []string) (string, error) {
 	if len(pos) != 1 || capabilityPath(pos[0]) == "" {
-		return "", fmt.Errorf("%s takes one capability path, e.g. citeq %s power/capacity (citeq capabilities lists them); got %q", cmd, cmd, pos)
+		return "", fmt.Errorf("%s takes one capability path, e.g. citeq %s %s (citeq capabilities lists them); got %q", cmd, cmd, examples().path, pos)
 	}
 	return capabilityPath(pos[0]), nil
 }
@@ -205,7 +205,9 @@ func (q *queryFlags) params(set map[string]bool) (map[string]any, error) {
 		k, v, ok := strings.Cut(f, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--filter %q: give name=value, e.g. --filter state=TX (repeat it for a list: --filter state=TX --filter state=CA)", f)
+			ex := examples()
+			return nil, fmt.Errorf("--filter %q: give name=value, e.g. --filter %s=%s (repeat it for a list: --filter %s=%s --filter %s=%s)", f,
+				ex.filter, ex.value, ex.filter, ex.value, ex.filter, ex.value2)
 		}
 		if _, seen := filters[k]; !seen {
 			order = append(order, k)
@@ -243,7 +245,8 @@ func (q *queryFlags) params(set map[string]bool) (map[string]any, error) {
 			name, d, ok := strings.Cut(f, "=")
 			name = strings.TrimSpace(name)
 			if !ok || name == "" || strings.TrimSpace(d) == "" {
-				return nil, fmt.Errorf("%s %q: give name=DATE, e.g. %s operating=2015 (sets operating_date%s; DATE is YYYY, YYYY-MM or YYYY-MM-DD)", r.flag, f, r.flag, r.suffix)
+				ex := examples().dateRange
+				return nil, fmt.Errorf("%s %q: give name=DATE, e.g. %s %s=2015 (sets %s_date%s; DATE is YYYY, YYYY-MM or YYYY-MM-DD)", r.flag, f, r.flag, ex, ex, r.suffix)
 			}
 			name = strings.TrimSuffix(strings.TrimSuffix(name, r.suffix), "_date")
 			key := name + "_date" + r.suffix
@@ -279,8 +282,9 @@ func runQuery(args []string, stdout io.Writer) error {
 	var q queryFlags
 	fs.Var(&q.filters, "filter", "filter name=value; repeat it for several values of one filter")
 	fs.Var(&q.groupBy, "group-by", "group_by dimensions, comma-separated")
-	fs.Var(&q.from, "from", "date range lower bound name=DATE (operating=2015 sets operating_date_from)")
-	fs.Var(&q.to, "to", "date range upper bound name=DATE (operating=2015 sets operating_date_to)")
+	ex := examples().dateRange
+	fs.Var(&q.from, "from", fmt.Sprintf("date range lower bound name=DATE (%s=2015 sets %s_date_from)", ex, ex))
+	fs.Var(&q.to, "to", fmt.Sprintf("date range upper bound name=DATE (%s=2015 sets %s_date_to)", ex, ex))
 	fs.StringVar(&q.orderBy, "order-by", "", "metric to rank groups by")
 	fs.StringVar(&q.order, "order", "", "asc or desc (default desc)")
 	fs.IntVar(&q.top, "top", 0, "keep the top N groups (needs --group-by and --order-by)")
@@ -367,6 +371,8 @@ func printQuery(w io.Writer, body []byte) error {
 	if err != nil {
 		return fmt.Errorf("the query response's summary.units does not parse: %v", err)
 	}
+	// Each metric's unit is the one the server states in summary.units, from the capability's
+	// definition; the client holds no unit of its own.
 	var units map[string]string
 	_ = json.Unmarshal(r.Summary.Units, &units)
 
@@ -443,7 +449,7 @@ func printQuery(w io.Writer, body []byte) error {
 		}
 	}
 	if r.Records != nil {
-		if err := printRecords(w, &r, metrics); err != nil {
+		if err := printRecords(w, &r); err != nil {
 			return err
 		}
 	}
@@ -451,18 +457,11 @@ func printQuery(w io.Writer, body []byte) error {
 	return nil
 }
 
-// recordSkip lists detail fields the records table leaves out: bookkeeping that repeats the
-// snapshot or the citation.
-var recordSkip = map[string]bool{
-	"source_id": true, "report_month": true, "as_of": true, "sheet_name": true, "region_scope": true,
-	"included_in_default_us_metrics": true, "source_record_key": true, "source_row_number": true,
-	"raw_file_sha256": true, "release_date": true, "citation": true,
-}
-
 // printRecords renders the detail records: the first few fields that tell the records apart
 // (not bookkeeping, not null or identical on every record returned), every field a metric
-// aggregates (nameplate_mw, price), and the source sheet and row of the citation.
-func printRecords(w io.Writer, r *queryResponse, metrics []string) error {
+// sums, averages or takes the extreme of, and the source sheet and row of the citation. The
+// capability's definition says which fields are which (layoutOf).
+func printRecords(w io.Writer, r *queryResponse) error {
 	var returned int64
 	if r.Summary.RecordsReturned != nil {
 		returned = *r.Summary.RecordsReturned
@@ -489,24 +488,17 @@ func printRecords(w io.Writer, r *queryResponse, metrics []string) error {
 			fields = keys
 		}
 	}
-	metricField := func(f string) bool {
-		for _, m := range metrics {
-			if m == f || strings.HasSuffix(m, "_"+f) {
-				return true
-			}
-		}
-		return false
-	}
+	layout := layoutOf(r.Capability)
 	var cols []string
 	descriptive := 0
 	for _, f := range fields {
-		if recordSkip[f] {
+		if layout.skip[f] || f == "citation" {
 			continue
 		}
 		if allNull(recs, f) {
 			continue
 		}
-		if metricField(f) {
+		if layout.measures[f] {
 			cols = append(cols, f)
 			continue
 		}

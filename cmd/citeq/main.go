@@ -16,7 +16,8 @@ import (
 	"os"
 )
 
-const usage = `citeq — cited aggregates over U.S. public data
+// usageFormat is the help text; its one verb is an example of --from.
+const usageFormat = `citeq — cited aggregates over U.S. public data
 
 usage:
   citeq ingest    [--fetch] [--mirror URL] [--raw DIR] [--data DIR] [--state DSN]
@@ -37,13 +38,19 @@ client of a running server (--server URL, default $CITEQ_SERVER, else http://127
 
 --raw defaults to $CITEQ_RAW, else ../shared/data/raw; --data to ./var; --addr to 127.0.0.1:8080;
 --state to SQLite at DATA/state.db (postgres://… to share keys, quotas and subscriptions).
-A repeated --filter for one name gives a list; --from operating=2015 sets operating_date_from.
+A repeated --filter for one name gives a list; --from NAME=2015 sets NAME_date_from (e.g. %s).
 --json prints the server's response body unchanged; verify reads the citation from stdin with -.
 `
 
+// usage is the help text, its example taken from the capability definitions.
+func usage() string {
+	ex := examples()
+	return fmt.Sprintf(usageFormat, "--from "+ex.dateRange+"=2015 sets "+ex.dateRange+"_date_from")
+}
+
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprint(os.Stderr, usage())
 		os.Exit(2)
 	}
 	var err error
@@ -65,10 +72,10 @@ func main() {
 	case "verify":
 		err = runVerify(os.Args[2:], os.Stdin, os.Stdout)
 	case "help", "-h", "--help":
-		fmt.Print(usage)
+		fmt.Print(usage())
 		return
 	default:
-		fmt.Fprintf(os.Stderr, "citeq: unknown command %q\n\n%s", os.Args[1], usage)
+		fmt.Fprintf(os.Stderr, "citeq: unknown command %q\n\n%s", os.Args[1], usage())
 		os.Exit(2)
 	}
 	if err != nil {

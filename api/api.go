@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -150,8 +151,12 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 
 func readBody(c *gin.Context) ([]byte, *service.Error) {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBody))
-	if err != nil {
-		return nil, &service.Error{Status: 413, Code: service.CodeInvalidRequest, Message: "the request body is over 1 MiB or could not be read; send a params object"}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, &service.Error{Status: 413, Code: service.CodeInvalidRequest, Message: "the request body is over 1 MiB; send a params object"}
+	case err != nil:
+		return nil, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the request body could not be read whole (it was cut short or sent too slowly); send the whole body at once, no longer than its Content-Length says"}
 	}
 	return body, nil
 }

@@ -303,7 +303,7 @@ func oaErrorResponses() Obj {
 			oaCodeMethodNotAllowed, "DELETE is not served at /v1/power/capacity/query; schema is GET, query is POST or GET, evidence is POST",
 			oaCodeMethodNotAllowed)},
 		{"PayloadTooLarge", resp(oaCodeList([][2]string{{CodeInvalidRequest, "the body is over 1 MiB"}}),
-			CodeInvalidRequest, "the request body is over 1 MiB or could not be read; send a params object",
+			CodeInvalidRequest, "the request body is over 1 MiB; send a params object",
 			CodeInvalidRequest)},
 		{"Unauthorized", resp(oaCodeList([][2]string{
 			{"api_key_required", "a webhook endpoint called without an API key"},

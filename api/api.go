@@ -57,6 +57,10 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
+	// Every answer is JSON: a path gin would redirect (a trailing slash, a doubled slash) is
+	// answered by NoRoute with a JSON 404, never an HTML 301 page.
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
 	if err := r.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("trusted proxies: %w", err)
 	}
@@ -107,7 +111,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 			query(c, raw)
 		})
 		r.GET("/v1/"+path+"/query", func(c *gin.Context) {
-			raw, e := service.ParseQuery(c.Request.URL.Query())
+			raw, e := service.ParseRawQuery(c.Request.URL.RawQuery)
 			if e != nil {
 				writeErr(c, e)
 				return
@@ -137,6 +141,11 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 		registerWebhooks(r, svc, cfg.Gate, cfg.Guard)
 	}
 	r.NoRoute(func(c *gin.Context) {
+		if p := c.Request.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
+			writeErr(c, &service.Error{Status: 404, Code: service.CodeNotFound,
+				Message: "no endpoint at " + p + "; use the path without the trailing slash (" + strings.TrimRight(p, "/") + "); GET /v1/capabilities lists every path"})
+			return
+		}
 		p := strings.TrimPrefix(c.Request.URL.Path, "/v1/")
 		p = strings.TrimSuffix(strings.TrimSuffix(p, "/query"), "/schema")
 		writeErr(c, &service.Error{Status: 404, Code: service.CodeNotFound,

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -56,6 +57,10 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
+	// Every answer is JSON: a path gin would redirect (a trailing slash, a doubled slash) is
+	// answered by NoRoute with a JSON 404, never an HTML 301 page.
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
 	if err := r.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("trusted proxies: %w", err)
 	}
@@ -106,7 +111,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 			query(c, raw)
 		})
 		r.GET("/v1/"+path+"/query", func(c *gin.Context) {
-			raw, e := service.ParseQuery(c.Request.URL.Query())
+			raw, e := service.ParseRawQuery(c.Request.URL.RawQuery)
 			if e != nil {
 				writeErr(c, e)
 				return
@@ -136,6 +141,11 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 		registerWebhooks(r, svc, cfg.Gate, cfg.Guard)
 	}
 	r.NoRoute(func(c *gin.Context) {
+		if p := c.Request.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
+			writeErr(c, &service.Error{Status: 404, Code: service.CodeNotFound,
+				Message: "no endpoint at " + p + "; use the path without the trailing slash (" + strings.TrimRight(p, "/") + "); GET /v1/capabilities lists every path"})
+			return
+		}
 		p := strings.TrimPrefix(c.Request.URL.Path, "/v1/")
 		p = strings.TrimSuffix(strings.TrimSuffix(p, "/query"), "/schema")
 		writeErr(c, &service.Error{Status: 404, Code: service.CodeNotFound,
@@ -150,8 +160,12 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 
 func readBody(c *gin.Context) ([]byte, *service.Error) {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBody))
-	if err != nil {
-		return nil, &service.Error{Status: 413, Code: service.CodeInvalidRequest, Message: "the request body is over 1 MiB or could not be read; send a params object"}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, &service.Error{Status: 413, Code: service.CodeInvalidRequest, Message: "the request body is over 1 MiB; send a params object"}
+	case err != nil:
+		return nil, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the request body could not be read whole (it was cut short or sent too slowly); send the whole body at once, no longer than its Content-Length says"}
 	}
 	return body, nil
 }

@@ -126,6 +126,11 @@ func TestEvidenceRefusals(t *testing.T) {
 		{"unknown sheet", with("sheet", "Nope"), "evidence_sheet_unknown"},
 		{"wrong file name", with("source_file", "other.xlsx"), "evidence_file_name_mismatch"},
 		{"row as text", with("source_row", "seven"), "invalid_citation"},
+		{"invented source_id", with("source_id", "made_up_agency"), "evidence_source_id_mismatch"},
+		{"invented source_url", with("source_url", "https://example.org/fake.xlsx"), "evidence_source_url_mismatch"},
+		{"invented as_of", with("as_of", "2099-12-31"), "evidence_as_of_mismatch"},
+		{"title row", with("source_row", 1), "evidence_row_not_cited"},
+		{"header row", with("source_row", 2), "evidence_row_not_cited"},
 		{"malformed JSON", "{not json", "invalid_request"},
 		{"not an object", "[1,2]", "invalid_request"},
 	}
@@ -138,6 +143,53 @@ func TestEvidenceRefusals(t *testing.T) {
 			}
 		})
 	}
+	t.Run("sheet nobody cites", func(t *testing.T) {
+		_, body := post(t, srv, "/v1/natural-gas/prices/query", map[string]any{})
+		r := decode[response](t, body)
+		var ng map[string]any
+		if err := json.Unmarshal(r.Citations[r.Summary.CitationRefs[0]].Verify, &ng); err != nil {
+			t.Fatal(err)
+		}
+		ng["sheet"], ng["source_row"] = "Contents", 1
+		st, eb := post(t, srv, "/v1/evidence/source-row", ng)
+		if e := decode[errorBody](t, eb); st != 400 || e.Error.Code != "evidence_sheet_not_cited" {
+			t.Errorf("status %d code %q: %s", st, e.Error.Code, eb)
+		}
+	})
+	t.Run("members left out are not compared", func(t *testing.T) {
+		c := map[string]any{"source_file": good["source_file"], "sheet": good["sheet"], "source_row": good["source_row"], "raw_file_sha256": sha}
+		if st, eb := post(t, srv, "/v1/evidence/source-row", c); st != 200 {
+			t.Errorf("status %d: %s", st, eb)
+		}
+	})
+	t.Run("codebook rows verify", func(t *testing.T) {
+		_, body := get(t, srv, "/v1/power/capacity/schema")
+		var schema struct {
+			Codebooks map[string]struct {
+				Codes []struct {
+					Source map[string]any `json:"source"`
+				} `json:"codes"`
+			} `json:"codebooks"`
+		}
+		if err := json.Unmarshal(body, &schema); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for name, cb := range schema.Codebooks {
+			for _, code := range cb.Codes {
+				if code.Source == nil || n > 40 {
+					continue
+				}
+				n++
+				if st, eb := post(t, srv, "/v1/evidence/source-row", code.Source); st != 200 {
+					t.Errorf("codebook %s: %v: status %d: %s", name, code.Source, st, eb)
+				}
+			}
+		}
+		if n == 0 {
+			t.Fatal("no codebook code cites its table row")
+		}
+	})
 	t.Run("modified raw file", func(t *testing.T) {
 		path := filepath.Join(data, "raw", sha, good["source_file"].(string))
 		if err := os.Chmod(path, 0o644); err != nil {

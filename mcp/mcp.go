@@ -36,11 +36,16 @@ type Handler struct {
 	opts    *sdk.StreamableHTTPOptions
 	observe Observer
 	gate    *access.Gate
+	limits  Limits
+	// inflight holds a place for each POST being answered.
+	inflight chan struct{}
 
 	mu     sync.Mutex
 	key    string
 	server *sdk.Server
-	http   http.Handler
+	// older are the servers of earlier snapshot sets that still have sessions.
+	older []*sdk.Server
+	http  http.Handler
 }
 
 // Observer is told of every tool call: the tool, its capability ("" for none) and the error
@@ -51,18 +56,26 @@ type Observer func(tool, capability, code string)
 // tools (the front end sets it; a client's own value is overwritten).
 const ClientAddrHeader = "X-Citeq-Client-Addr"
 
-// New returns the MCP endpoint over svc; observe and gate may be nil (no quota).
+// New returns the MCP endpoint over svc under DefaultLimits; observe and gate may be nil (no
+// quota).
 func New(svc *service.Service, observe Observer, gate *access.Gate) *Handler {
+	return NewWithLimits(svc, observe, gate, DefaultLimits())
+}
+
+// NewWithLimits returns the MCP endpoint over svc under limits l.
+func NewWithLimits(svc *service.Service, observe Observer, gate *access.Gate, l Limits) *Handler {
 	if observe == nil {
 		observe = func(string, string, string) {}
 	}
-	h := &Handler{svc: svc, opts: &sdk.StreamableHTTPOptions{}, observe: observe, gate: gate}
+	opts := &sdk.StreamableHTTPOptions{SessionTimeout: l.SessionIdle, MaxRequestBodyBytes: l.MaxBody}
+	h := &Handler{svc: svc, opts: opts, observe: observe, gate: gate, limits: l, inflight: make(chan struct{}, max(l.MaxInFlight, 1))}
 	h.http = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return h.current() }, h.opts)
 	return h
 }
 
-// ServeHTTP implements http.Handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.http.ServeHTTP(w, r) }
+// ServeHTTP implements http.Handler: the SDK's streamable transport within the limits, every
+// transport error a JSON-RPC error.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.limit(w, r, h.http) }
 
 // current returns the server for the snapshots served now.
 func (h *Handler) current() *sdk.Server {
@@ -70,9 +83,38 @@ func (h *Handler) current() *sdk.Server {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.server == nil || key != h.key {
+		if h.server != nil {
+			h.older = append(h.older, h.server)
+		}
 		h.server, h.key = NewServer(h.svc, h.observe, h.gate), key
 	}
 	return h.server
+}
+
+// sessions counts the open sessions of every server, forgetting older servers left without any.
+func (h *Handler) sessions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	count := func(s *sdk.Server) int {
+		n := 0
+		for range s.Sessions() {
+			n++
+		}
+		return n
+	}
+	total := 0
+	if h.server != nil {
+		total = count(h.server)
+	}
+	kept := h.older[:0]
+	for _, s := range h.older {
+		if n := count(s); n > 0 {
+			total += n
+			kept = append(kept, s)
+		}
+	}
+	h.older = kept
+	return total
 }
 
 // NewServer builds an MCP server with the tools of every capability served now. With a gate,

@@ -37,4 +37,10 @@ const (
 	CodeEvidenceSheet       = "evidence_sheet_unknown"
 	CodeEvidenceRow         = "evidence_row_out_of_range"
 	CodeEvidenceUnreadable  = "evidence_file_unreadable"
+	// A citation whose file, sheet and row exist but which no served snapshot makes.
+	CodeEvidenceSheetNotCited = "evidence_sheet_not_cited"
+	CodeEvidenceRowNotCited   = "evidence_row_not_cited"
+	CodeEvidenceAsOf          = "evidence_as_of_mismatch"
+	CodeEvidenceSourceID      = "evidence_source_id_mismatch"
+	CodeEvidenceSourceURL     = "evidence_source_url_mismatch"
 )

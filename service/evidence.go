@@ -41,7 +41,7 @@ func (s *Service) EvidenceJSON(body []byte) ([]byte, *Error) {
 	if err := json.Unmarshal(body, &c); err != nil {
 		return nil, errf(400, CodeEvidenceInvalid, "the citation does not parse (%v); source_row is an integer, the other members strings", err)
 	}
-	ev, e := s.verify(c)
+	ev, e := s.verify(c, true)
 	if e != nil {
 		return nil, e
 	}
@@ -54,12 +54,14 @@ func (s *Service) evidenceFor(verify []byte) (Obj, *Error) {
 	if err := json.Unmarshal(verify, &c); err != nil {
 		return nil, errf(400, CodeEvidenceInvalid, "%v", err)
 	}
-	return s.verify(c)
+	return s.verify(c, false)
 }
 
 // verify re-opens the cited raw file from the raw store, re-hashes it, and returns the
-// literal cells of the cited row with their header names.
-func (s *Service) verify(c Citation) (Obj, *Error) {
+// literal cells of the cited row with their header names. A citation from outside (outside
+// true) must also be one a served snapshot makes, member for member; one the service rendered
+// itself from a snapshot row is that by construction.
+func (s *Service) verify(c Citation, outside bool) (Obj, *Error) {
 	if c.SHA256 == "" || c.File == "" || c.Sheet == "" || c.Row == 0 {
 		return nil, errf(400, CodeEvidenceInvalid, "a citation needs raw_file_sha256, source_file, sheet and source_row; take them from a record's citation or an aggregate citation's verify member")
 	}
@@ -87,6 +89,11 @@ func (s *Service) verify(c Citation) (Obj, *Error) {
 	}
 	if c.Row < 1 || c.Row > sh.NumRows() {
 		return nil, errf(400, CodeEvidenceRow, "row %d is outside sheet %s of %s, which has rows 1 to %d", c.Row, c.Sheet, c.File, sh.NumRows())
+	}
+	if outside {
+		if e := s.checkCited(c); e != nil {
+			return nil, e
+		}
 	}
 	s.mu.RLock()
 	headerRow := s.headers[got][c.Sheet]

@@ -292,8 +292,14 @@ func oaErrorResponses() Obj {
 			{CodeEvidenceUnreadable, "the stored file cannot be read or parsed"},
 			{CodeEvidenceSheet, "no such sheet"},
 			{CodeEvidenceRow, "the row is outside the sheet"},
+			{CodeEvidenceSheetNotCited, "no served snapshot cites any row of that sheet"},
+			{CodeEvidenceRowNotCited, "no served snapshot cites that row (a title, header or note row)"},
+			{CodeEvidenceAsOf, "the as_of is not that of a snapshot citing the row"},
+			{CodeEvidenceSourceID, "the source_id is not the one the row is cited with"},
+			{CodeEvidenceSourceURL, "the source_url is not the one the file is cited with"},
 		}), CodeEvidenceInvalid, "a citation needs raw_file_sha256, source_file, sheet and source_row; take them from a record's citation or an aggregate citation's verify member",
-			CodeInvalidRequest, CodeEvidenceInvalid, CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow)},
+			CodeInvalidRequest, CodeEvidenceInvalid, CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow,
+			CodeEvidenceSheetNotCited, CodeEvidenceRowNotCited, CodeEvidenceAsOf, CodeEvidenceSourceID, CodeEvidenceSourceURL)},
 		{"NotFound", resp(oaCodeList([][2]string{
 			{CodeNotFound, "no capability (or endpoint) at that path"},
 			{CodeNotServed, "the capability is defined but has no promoted snapshot (a query; its schema is described all the same)"},
@@ -303,7 +309,7 @@ func oaErrorResponses() Obj {
 			oaCodeMethodNotAllowed, "DELETE is not served at /v1/"+exampleCap().Path+"/query; schema is GET, query is POST or GET, evidence is POST",
 			oaCodeMethodNotAllowed)},
 		{"PayloadTooLarge", resp(oaCodeList([][2]string{{CodeInvalidRequest, "the body is over 1 MiB"}}),
-			CodeInvalidRequest, "the request body is over 1 MiB or could not be read; send a params object",
+			CodeInvalidRequest, "the request body is over 1 MiB; send a params object",
 			CodeInvalidRequest)},
 		{"Unauthorized", resp(oaCodeList([][2]string{
 			{"api_key_required", "a webhook endpoint called without an API key"},
@@ -763,6 +769,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"error", oaObject("", Obj{
 				{"code", Obj{{"type", "string"}, {"enum", []string{CodeInvalidFilter, CodeInvalidParameter, CodeInvalidRequest, CodeEvidenceInvalid,
 					CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow,
+					CodeEvidenceSheetNotCited, CodeEvidenceRowNotCited, CodeEvidenceAsOf, CodeEvidenceSourceID, CodeEvidenceSourceURL,
 					CodeNotFound, CodeNotServed, oaCodeMethodNotAllowed, CodeInternal,
 					"api_key_required", "invalid_api_key", "api_key_revoked", "payment_required", "subscription_not_found"}}}},
 				{"message", oaStr("")},

@@ -123,6 +123,17 @@ func ParseBody(body []byte) (RawParams, *Error) {
 	return raw, nil
 }
 
+// ParseRawQuery reads the query string of a GET query URL (without the "?"). A query string
+// that does not parse — a malformed percent escape, a semicolon separator — is refused, never
+// read as fewer parameters than were sent.
+func ParseRawQuery(rawQuery string) (RawParams, *Error) {
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return nil, errf(400, CodeInvalidParameter, "the query string does not parse (%v); separate pairs with & (not ;), percent-encode reserved characters (%%25 for %%), or send the params as q=<URL-encoded JSON> or as a POST body", err)
+	}
+	return ParseQuery(q)
+}
+
 // ParseQuery reads the GET form: q=<URL-encoded JSON params object>, or plain pairs where
 // repeated keys are lists, group_by may be comma separated, and limit/top_n are integers.
 func ParseQuery(q url.Values) (RawParams, *Error) {

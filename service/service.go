@@ -29,6 +29,18 @@ type Snapshot struct {
 	unpublished map[string]bool
 	// id tells this snapshot from every other one loaded by the process.
 	id uint64
+	// citations indexes the source rows the snapshot cites (for the evidence endpoint).
+	citations citedRows
+}
+
+// sourceBySHA is the manifest's entry of the raw file with hash sha.
+func (snap *Snapshot) sourceBySHA(sha string) (snapshots.Source, bool) {
+	for _, src := range snap.Manifest.Sources {
+		if src.SHA256 == sha {
+			return src, true
+		}
+	}
+	return snapshots.Source{}, false
 }
 
 // snapshotIDs numbers the snapshots loaded.

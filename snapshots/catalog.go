@@ -119,3 +119,32 @@ func sortManifests(ms []*Manifest) {
 		return a.Fingerprint < b.Fingerprint
 	})
 }
+
+// CleanStale removes what a killed ingest leaves behind: snapshot build directories
+// (snapshots/<capability>/<as_of>/.build-*), temporary files of atomic writes (.tmp-*) and
+// raw-store copies never renamed into place (raw/<sha256>/.put-*). Only one ingest runs on a
+// data directory at a time, so at its start none of them belongs to a live writer. It
+// returns the paths removed.
+func (s *Store) CleanStale() ([]string, error) {
+	patterns := []string{
+		filepath.Join(s.Dir, "snapshots", "*", "*", ".build-*"),
+		filepath.Join(s.Dir, "snapshots", "*", "*", ".tmp-*"),
+		filepath.Join(s.Dir, "snapshots", "*", "*", "*", ".tmp-*"),
+		filepath.Join(s.Dir, ".tmp-*"),
+		filepath.Join(s.Dir, "raw", "*", ".put-*"),
+	}
+	var removed []string
+	for _, p := range patterns {
+		paths, err := filepath.Glob(p)
+		if err != nil {
+			return removed, fmt.Errorf("clean stale builds: %w", err)
+		}
+		for _, path := range paths {
+			if err := os.RemoveAll(path); err != nil {
+				return removed, fmt.Errorf("clean stale builds: %w", err)
+			}
+			removed = append(removed, path)
+		}
+	}
+	return removed, nil
+}

@@ -50,13 +50,64 @@ func (g Guard) forbidden(addr netip.Addr) string {
 		return "shared address space (carrier-grade NAT)"
 	case addr == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
 		return "broadcast"
+	case nat64Local.Contains(addr):
+		return "local-use NAT64"
+	}
+	for _, e := range embedded(addr) {
+		if why := g.forbidden(e.v4); why != "" {
+			return why + " (" + e.v4.String() + " embedded in a " + e.kind + " address)"
+		}
 	}
 	return ""
 }
 
+var (
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")
+	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")
+	sixToFour  = netip.MustParsePrefix("2002::/16")
+	teredo     = netip.MustParsePrefix("2001::/32")
+	v4Compat   = netip.MustParsePrefix("::/96")
+)
+
+// embeddedV4 is an IPv4 address carried inside an IPv6 one, which a translator or relay
+// may end up connecting to.
+type embeddedV4 struct {
+	kind string
+	v4   netip.Addr
+}
+
+// embedded returns the IPv4 addresses an IPv6 address embeds: NAT64 (64:ff9b::/96, the
+// last 32 bits), 6to4 (2002::/16, bits 16 to 47), Teredo (2001::/32: the server in bits 32
+// to 63, the client inverted in the last 32) and IPv4-compatible (::a.b.c.d).
+func embedded(addr netip.Addr) []embeddedV4 {
+	if !addr.Is6() {
+		return nil
+	}
+	b := addr.As16()
+	last := netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	switch {
+	case nat64.Contains(addr):
+		return []embeddedV4{{"NAT64", last}}
+	case sixToFour.Contains(addr):
+		return []embeddedV4{{"6to4", netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})}}
+	case teredo.Contains(addr):
+		return []embeddedV4{{"Teredo", netip.AddrFrom4([4]byte{b[4], b[5], b[6], b[7]})},
+			{"Teredo", netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]})}}
+	case v4Compat.Contains(addr):
+		return []embeddedV4{{"IPv4-compatible", last}}
+	}
+	return nil
+}
+
+// MaxCallbackURL is the longest callback URL accepted, in bytes.
+const MaxCallbackURL = 2048
+
 // CheckURL validates a callback URL: https (http only when AllowInsecure), a host, and every
 // address the host resolves to allowed.
 func (g Guard) CheckURL(ctx context.Context, raw string) error {
+	if len(raw) > MaxCallbackURL {
+		return fmt.Errorf("callback_url is %d bytes long, over the limit of %d", len(raw), MaxCallbackURL)
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return fmt.Errorf("callback_url %q is not an absolute URL", raw)

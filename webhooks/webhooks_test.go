@@ -233,6 +233,20 @@ func TestGuard(t *testing.T) {
 		{"https://user:pw@93.184.216.34/h", false, false},
 		{"ftp://93.184.216.34/h", false, false},
 		{"not a url", false, false},
+		// IPv6 addresses that embed a forbidden IPv4 one.
+		{"https://[64:ff9b::7f00:1]/h", false, false},             // NAT64 of 127.0.0.1
+		{"https://[64:ff9b::a00:1]/h", false, false},              // NAT64 of 10.0.0.1
+		{"https://[64:ff9b::a9fe:a9fe]/h", true, false},           // NAT64 of 169.254.169.254
+		{"https://[64:ff9b::5db8:d822]/h", false, true},           // NAT64 of 93.184.216.34
+		{"https://[64:ff9b:1::a00:1]/h", false, false},            // local-use NAT64
+		{"https://[2002:7f00:1::1]/h", false, false},              // 6to4 of 127.0.0.1
+		{"https://[2002:c0a8:101::1]/h", false, false},            // 6to4 of 192.168.1.1
+		{"https://[2002:5db8:d822::1]/h", false, true},            // 6to4 of 93.184.216.34
+		{"https://[::127.0.0.1]/h", false, false},                 // IPv4-compatible loopback
+		{"https://[::10.0.0.1]/h", false, false},                  // IPv4-compatible private
+		{"https://[::169.254.169.254]/h", true, false},            // IPv4-compatible link-local
+		{"https://[2001:0:5db8:d822::f5ff:fffe]/h", false, false}, // Teredo, client 10.0.0.1
+		{"https://93.184.216.34/" + strings.Repeat("a", webhooks.MaxCallbackURL), false, false},
 	}
 	for _, c := range cases {
 		err := webhooks.Guard{AllowInsecure: c.insecure}.CheckURL(ctx, c.url)
@@ -241,7 +255,7 @@ func TestGuard(t *testing.T) {
 		}
 	}
 	g := webhooks.Guard{}
-	for addr, ok := range map[string]bool{"93.184.216.34:443": true, "127.0.0.1:443": false, "[::1]:443": false, "10.0.0.1:80": false, "[::ffff:10.0.0.1]:80": false} {
+	for addr, ok := range map[string]bool{"93.184.216.34:443": true, "127.0.0.1:443": false, "[::1]:443": false, "10.0.0.1:80": false, "[::ffff:10.0.0.1]:80": false, "[64:ff9b::7f00:1]:443": false, "[2002:a00:1::1]:443": false, "[::10.0.0.1]:443": false} {
 		if err := g.Control("tcp", addr, nil); (err == nil) != ok {
 			t.Errorf("Control %s: %v", addr, err)
 		}

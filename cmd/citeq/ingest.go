@@ -39,8 +39,17 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	store := &snapshots.Store{Dir: *data}
+	stale, err := store.CleanStale()
+	for _, p := range stale {
+		fmt.Fprintf(stdout, "removed %s, left by an interrupted ingest\n", p)
+	}
+	if err != nil {
+		return err
+	}
 	outcomes, runErr := ingest.Run(*raw, store, adapters.All(), stdout)
-	printOutcomes(stdout, outcomes)
+	if runErr == nil || len(outcomes) > 0 {
+		printOutcomes(stdout, outcomes, runErr == nil)
+	}
 	// Promotions of the adapters that succeeded are announced even when another failed.
 	if err := emitPromotions(*stateDSN, *data, outcomes, stdout); err != nil {
 		return errors.Join(runErr, err)
@@ -94,7 +103,9 @@ func fetchAll(ctx context.Context, raw, mirror string, stdout, stderr io.Writer)
 	return nil
 }
 
-func printOutcomes(w io.Writer, outcomes []ingest.Outcome) {
+// printOutcomes writes the closing table; complete says whether the run finished, so that
+// "nothing changed" is never claimed by a run that stopped on an error.
+func printOutcomes(w io.Writer, outcomes []ingest.Outcome, complete bool) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CAPABILITY\tAS_OF\tROWS\tGATES\tRESULT")
@@ -127,7 +138,7 @@ func printOutcomes(w io.Writer, outcomes []ingest.Outcome) {
 		}
 	}
 	tw.Flush()
-	if changed == 0 {
+	if changed == 0 && complete {
 		fmt.Fprintln(w, "\nnothing changed: every snapshot was already built from these exact files")
 	}
 }

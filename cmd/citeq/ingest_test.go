@@ -140,3 +140,56 @@ func TestIngestFetchRefusesHTML(t *testing.T) {
 		t.Error("the refused download was written")
 	}
 }
+
+// TestIngestCleansAndReportsHonestly: the build directories and temporary files a killed
+// ingest leaves are removed by the next one, and an ingest that fails never claims that
+// nothing changed.
+func TestIngestCleansAndReportsHonestly(t *testing.T) {
+	raw := testenv.Raw(t)
+	data := testenv.CopyDir(t, testenv.Data(t))
+	stale := []string{
+		filepath.Join(data, "snapshots", "power.capacity", "2016-05-31", ".build-1234", "facts.parquet"),
+		filepath.Join(data, "snapshots", "natural_gas.prices", "2024-07-10", ".build-99", "manifest.json"),
+		filepath.Join(data, ".tmp-555"),
+	}
+	for _, p := range stale {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	if err := runIngest([]string{"--raw", raw, "--data", data}, &out, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, p := range stale {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s is still there after the next ingest", p)
+		}
+	}
+	if !strings.Contains(out.String(), ".build-1234, left by an interrupted ingest") || !strings.Contains(out.String(), "nothing changed") {
+		t.Errorf("output:\n%s", out.String())
+	}
+
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"missing raw directory", []string{"--raw", filepath.Join(t.TempDir(), "absent"), "--data", data}},
+		{"unreadable data directory", []string{"--raw", raw, "--data", "/dev/null/var"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := runIngest(tc.args, &out, &out)
+			if err == nil {
+				t.Fatalf("no error:\n%s", out.String())
+			}
+			if strings.Contains(out.String(), "nothing changed") {
+				t.Errorf("a failed ingest says nothing changed before its error (%v):\n%s", err, out.String())
+			}
+		})
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -70,7 +72,12 @@ func runServe(args []string) error {
 	if *warmRows > 0 {
 		go warm()
 	}
-	srv := &http.Server{Addr: *addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	limits := api.DefaultLimits()
+	srv := api.NewHTTPServer(handler, limits)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	go func() {
 		t := time.NewTicker(reloadEvery)
 		defer t.Stop()
@@ -92,8 +99,9 @@ func runServe(args []string) error {
 	}()
 	errc := make(chan error, 1)
 	go func() {
-		log.Info().Str("addr", *addr).Msg("serving")
-		errc <- srv.ListenAndServe()
+		log.Info().Str("addr", ln.Addr().String()).Dur("read_timeout", limits.Read).Dur("write_timeout", limits.Write).
+			Dur("idle_timeout", limits.Idle).Int("max_conns", limits.MaxConns).Msg("serving")
+		errc <- srv.Serve(api.Listen(ln, limits.MaxConns))
 	}()
 	select {
 	case err := <-errc:

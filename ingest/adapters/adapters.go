@@ -6,6 +6,7 @@ package adapters
 import (
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/eia"
+	"github.com/citeq/citeq/ingest/fred"
 )
 
 // All lists every adapter, in ingest order.
@@ -23,6 +24,9 @@ func All() []ingest.Adapter {
 	// Grid operators: wholesale and capacity markets
 
 	// Federal Reserve (FRED), Census Bureau, NCSES, FCC
+	all = append(all,
+		fred.G17{},
+	)
 
 	return all
 }

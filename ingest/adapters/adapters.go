@@ -5,6 +5,7 @@ package adapters
 
 import (
 	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/census"
 	"github.com/citeq/citeq/ingest/eia"
 	"github.com/citeq/citeq/ingest/fred"
 )
@@ -26,6 +27,7 @@ func All() []ingest.Adapter {
 	// Federal Reserve (FRED), Census Bureau, NCSES, FCC
 	all = append(all,
 		fred.G17{},
+		census.C30{},
 	)
 
 	return all

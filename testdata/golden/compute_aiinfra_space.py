@@ -91,9 +91,90 @@ def production():
     return cases
 
 
+# ---------------------------------------------------------------------------------------
+# ai_infrastructure.construction: Census C30 workbooks, header row 4, months newest first
+# from row 5 ("May-26p"); blank cells are unpublished values; pubsatime writes 0 for the
+# detailed public types before 2002 ("not available"), which are not values.
+
+MONTHS = {m: i + 1 for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split())}
+
+
+def c30(fname):
+    """Rows (header, period YYYY-MM, mark, value) of a C30 workbook, read with openpyxl."""
+    import openpyxl
+    ws = openpyxl.load_workbook(os.path.join(AI, "census_c30", fname), data_only=True).worksheets[0]
+    head = [c.value for c in ws[4]]
+    heads = [re.sub(r"([A-Za-z)])\d$", r"\1", " ".join(str(h).replace("_x000D_", " ").split())) if h else None for h in head]
+    out = []
+    release = None
+    for row in ws.iter_rows(min_row=5, values_only=True):
+        label = row[0]
+        if label is None:
+            continue
+        m = re.match(r"^([A-Z][a-z]{2})-(\d{2})([pr]?)$", str(label))
+        if not m:
+            mm = re.match(r"^Source: U\.S\. Census Bureau, Construction Spending, (\w+) (\d+), (\d{4})", str(label))
+            if mm:
+                import datetime
+                release = datetime.datetime.strptime(" ".join(mm.groups()), "%B %d %Y").strftime("%Y-%m-%d")
+            continue
+        yy = int(m.group(2))
+        year = 1900 + yy if yy >= 50 else 2000 + yy
+        period = "%d-%02d" % (year, MONTHS[m.group(1)])
+        mark = {"p": "preliminary", "r": "revised", "": "not_marked"}[m.group(3)]
+        for j in range(1, len(heads)):
+            if heads[j] is None:
+                continue
+            v = row[j]
+            if v == "" or v is None:
+                continue
+            if fname == "pubsatime.xlsx" and not heads[j].startswith("Total") and year < 2002 and v == 0:
+                continue
+            out.append((heads[j], period, mark, float(v)))
+    return out, release
+
+
+def construction():
+    priv, rel1 = c30("privsatime.xlsx")
+    pub, rel2 = c30("pubsatime.xlsx")
+    as_of = max(rel1, rel2)
+    cap = "ai_infrastructure.construction"
+    cases = []
+
+    def totals(vals):
+        return {"avg_value_musd": num(sum(vals) / len(vals)), "min_value_musd": num(min(vals)), "max_value_musd": num(max(vals)),
+                "sum_value_musd": num(sum(vals)), "observation_count": len(vals), "source_record_count": len(vals)}
+
+    for line, year in [("Data center", "2025"), ("Computer/ electronic/ electrical", "2025"), ("Data center", "2014")]:
+        vals = [v for h, per, _, v in priv if h == line and per.startswith(year)]
+        cases.append({"name": f"construction {line} {year}", "capability": cap, "as_of": as_of,
+                      "params": {"filters": {"line": line}, "observation_date_from": year + "-01-01", "observation_date_to": year + "-12-31"},
+                      "totals": totals(vals)})
+    dc = [(per, mark, v) for h, per, mark, v in priv if h == "Data center"]
+    marks = {}
+    for _, mark, _ in dc:
+        marks[mark] = marks.get(mark, 0) + 1
+    cases.append({"name": "construction Data center every month by mark", "capability": cap, "as_of": as_of,
+                  "params": {"filters": {"line": "Data center"}, "group_by": ["mark"]},
+                  "totals": totals([v for _, _, v in dc]), "groups": {"source_record_count": marks}})
+    # The sectors' totals in the latest month (level 0 lines).
+    latest = max(per for _, per, _, _ in priv)
+    tot = {"private": [v for h, per, _, v in priv if h == "Total Private Construction" and per == latest]}
+    for h, sector in [("Total Public Construction", "public"), ("Total State and Local Construction", "state_and_local"), ("Total Federal Construction", "federal")]:
+        tot[sector] = [v for hh, per, _, v in pub if hh == h and per == latest]
+    cases.append({"name": "construction sector totals latest month", "capability": cap, "as_of": as_of,
+                  "params": {"filters": {"level": 0}, "group_by": ["sector"], "observation_date_from": latest, "observation_date_to": latest},
+                  "totals": {"observation_count": 4},
+                  "groups": {"sum_value_musd": {k: num(v[0]) for k, v in tot.items()}}})
+    # Every value of both workbooks.
+    cases.append({"name": "construction every value", "capability": cap, "as_of": as_of, "params": {},
+                  "totals": {"observation_count": len(priv) + len(pub), "source_record_count": len(priv) + len(pub)}})
+    return cases
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "testdata", "golden", "aiinfra_space.json")
-    cases = production()
+    cases = production() + construction()
     with open(out, "w") as f:
         f.write("[\n")
         f.write(",\n".join(" " + json.dumps(c) for c in cases))

@@ -8,6 +8,7 @@ import (
 	"github.com/citeq/citeq/ingest/census"
 	"github.com/citeq/citeq/ingest/eia"
 	"github.com/citeq/citeq/ingest/fred"
+	"github.com/citeq/citeq/ingest/ncses"
 )
 
 // All lists every adapter, in ingest order.
@@ -28,6 +29,7 @@ func All() []ingest.Adapter {
 	all = append(all,
 		fred.G17{},
 		census.C30{},
+		ncses.ABS{},
 	)
 
 	return all

@@ -172,9 +172,82 @@ def construction():
     return cases
 
 
+# ---------------------------------------------------------------------------------------
+# robotics.adoption: NCSES ABS tables, converted CSVs (derived). Value cells are
+# "['<value>', '<flag>']" (or plain numbers in 12515/12516); '&nbsp;' is an empty slot, 'D'
+# in the value slot a withheld cell. A cell whose value slot is empty is not a row.
+
+NCSES_YEARS = {"11547": "2021", "11548": "2021", "12515": "2021", "12516": "2021", "11305": "2021", "11306": "2021",
+               "9029": "2020", "5704": "2016-18", "5705": "2016-18"}
+DIMS = {"table_id", "row_id", "industry_full_path", "industry_level_1", "industry_level_2", "industry_level_3",
+        "industry_level_4", "industry_level_5", "industry_hierarchy_depth", "field_naics_code", "employment_size_full_path",
+        "employment_size_level_1", "employment_size_level_2", "employment_size_level_3", "employment_size_hierarchy_depth", "technology"}
+
+
+def ncses_cells():
+    """Every non-empty value cell: dict(table, row dims..., column, value or None, suppressed)."""
+    import glob
+    out = []
+    for path in sorted(glob.glob(os.path.join(AI, "ncses_abs", "*.csv"))):
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                for col, cell in row.items():
+                    if col in DIMS:
+                        continue
+                    m = re.match(r"^\['([^']*)', '([^']*)'\]$", cell.strip())
+                    val = m.group(1).strip() if m else cell.strip()
+                    if val in ("", "&nbsp;"):
+                        continue
+                    rec = dict(row)
+                    rec["column"] = col
+                    rec["suppressed"] = val == "D"
+                    rec["value"] = None if val == "D" else float(val.replace(",", ""))
+                    out.append(rec)
+    return out
+
+
+def adoption():
+    cells = ncses_cells()
+    cap = "robotics.adoption"
+    as_of = "2021-12-31"  # the latest data year's last day (tables of data year 2021)
+    cases = []
+
+    def counts(cs):
+        return {"value_count": sum(1 for c in cs if c["value"] is not None), "suppressed_count": sum(1 for c in cs if c["suppressed"]),
+                "source_record_count": len(cs)}
+
+    by_year = {}
+    for c in cells:
+        by_year.setdefault(NCSES_YEARS[c["table_id"]], []).append(c)
+    cases.append({"name": "adoption every cell by data year", "capability": cap, "as_of": as_of, "params": {"group_by": ["data_year"]},
+                  "totals": counts(cells), "groups": {"suppressed_count": {y: counts(cs)["suppressed_count"] for y, cs in by_year.items()},
+                                                      "source_record_count": {y: len(cs) for y, cs in by_year.items()}}})
+    t5704 = [c for c in cells if c["table_id"] == "5704"]
+    cases.append({"name": "adoption table 5704 suppression atoms", "capability": cap, "as_of": as_of, "params": {"filters": {"table_id": "5704"}},
+                  "totals": counts(t5704)})
+    # Semiconductor and other electronic components (NAICS 3344), robotics use in 2021, by answer.
+    semi = [c for c in cells if c["table_id"] == "11547" and c.get("field_naics_code") == "3344" and c["column"] != "field_companies_number_"]
+    labels = {"field_a_lot": "a lot", "field_somewhat": "somewhat", "field_a_little": "a little", "field_not_at_all": "not at all"}
+    cases.append({"name": "adoption NAICS 3344 robotics use 2021 by response", "capability": cap, "as_of": as_of,
+                  "params": {"filters": {"table_id": "11547", "naics_code": "3344", "measure": "percent_of_companies"}, "group_by": ["response"]},
+                  "totals": counts(semi), "groups": {"avg_value": {labels[c["column"]]: num(c["value"]) for c in semi}}})
+    # Number of companies in all industries / all companies, by table.
+    tops = [c for c in cells if c["column"] == "field_companies_number_" and (c.get("industry_hierarchy_depth") == "1" or c.get("employment_size_hierarchy_depth") == "1")]
+    cases.append({"name": "adoption companies at depth 1 by table", "capability": cap, "as_of": as_of,
+                  "params": {"filters": {"measure": "companies_number", "hierarchy_depth": 1}, "group_by": ["table_id"]},
+                  "totals": counts(tops), "groups": {"max_value": {c["table_id"]: num(c["value"]) for c in tops}}})
+    # Share of manufacturing companies using each technology in 2021 (table 11305).
+    manu = [c for c in cells if c["table_id"] == "11305" and c["column"] == "manufacturing_industries"]
+    cases.append({"name": "adoption 11305 manufacturing by technology", "capability": cap, "as_of": as_of,
+                  "params": {"filters": {"table_id": "11305", "industry": "Manufacturing industries"}, "group_by": ["technology"]},
+                  "totals": dict(counts(manu), avg_value=num(sum(c["value"] for c in manu) / len(manu))),
+                  "groups": {"avg_value": {c["technology"]: num(c["value"]) for c in manu}}})
+    return cases
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "testdata", "golden", "aiinfra_space.json")
-    cases = production() + construction()
+    cases = production() + construction() + adoption()
     with open(out, "w") as f:
         f.write("[\n")
         f.write(",\n".join(" " + json.dumps(c) for c in cases))

@@ -30,6 +30,9 @@ func All() []ingest.Adapter {
 		fred.G17{},
 		census.C30{},
 		ncses.ABS{},
+		census.ChipTrade(),
+		census.EquipmentTrade(),
+		census.RobotTrade(),
 	)
 
 	return all

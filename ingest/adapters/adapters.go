@@ -5,7 +5,10 @@ package adapters
 
 import (
 	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/census"
 	"github.com/citeq/citeq/ingest/eia"
+	"github.com/citeq/citeq/ingest/fred"
+	"github.com/citeq/citeq/ingest/ncses"
 )
 
 // All lists every adapter, in ingest order.
@@ -23,6 +26,14 @@ func All() []ingest.Adapter {
 	// Grid operators: wholesale and capacity markets
 
 	// Federal Reserve (FRED), Census Bureau, NCSES, FCC
+	all = append(all,
+		fred.G17{},
+		census.C30{},
+		ncses.ABS{},
+		census.ChipTrade(),
+		census.EquipmentTrade(),
+		census.RobotTrade(),
+	)
 
 	return all
 }

@@ -1,0 +1,123 @@
+package fred_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/fred"
+	"github.com/citeq/citeq/internal/testenv"
+	"github.com/citeq/citeq/snapshots"
+)
+
+func plan(t *testing.T, root string) ingest.Plan {
+	t.Helper()
+	a := fred.G17{}
+	plans, err := a.Plan(ingest.NewFinder(root, a.Folders()))
+	if err != nil || len(plans) != 1 {
+		t.Fatalf("plans %d, err %v", len(plans), err)
+	}
+	p := plans[0]
+	for i := range p.Files {
+		sha, n, err := snapshots.HashFile(p.Files[i].Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Files[i].SHA256, p.Files[i].Bytes = sha, n
+	}
+	return p
+}
+
+func col(name string) int {
+	for i, f := range snapshots.Columns(capability.AIInfrastructureProduction) {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestVintagesPerFile checks each series' rows carry their own file's vintage and the
+// snapshot is dated by the latest observation.
+func TestVintagesPerFile(t *testing.T) {
+	b, err := fred.G17{}.Build(plan(t, testenv.Raw(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.AsOf != "2026-07-01" {
+		t.Errorf("as_of %s, want 2026-07-01", b.AsOf)
+	}
+	for _, g := range b.Checks {
+		if !g.Passed {
+			t.Errorf("gate %s failed: %s", g.Name, g.Detail)
+		}
+	}
+	got := map[string]map[string]int{}
+	for _, r := range b.Rows {
+		s, v := r[col("series_id")].(string), r[col("vintage")].(string)
+		if got[s] == nil {
+			got[s] = map[string]int{}
+		}
+		got[s][v]++
+	}
+	for _, c := range []struct {
+		series, vintage string
+		rows            int
+	}{
+		{"IPG3344S", "observations through 2026-05", 653},
+		{"CAPG3344S", "observations through 2026-05", 653},
+		{"IPG3344SQ", "observations through 2026-Q1", 217},
+		{"CAPUTLG3344S", "observations through 2026-07", 655},
+	} {
+		if len(got[c.series]) != 1 || got[c.series][c.vintage] != c.rows {
+			t.Errorf("%s: vintages %v, want %d rows of %q", c.series, got[c.series], c.rows, c.vintage)
+		}
+	}
+}
+
+// TestStaleFileIsIncomplete checks a file cut short (its last period far behind the others)
+// fails sheets_complete.
+func TestStaleFileIsIncomplete(t *testing.T) {
+	raw := testenv.Raw(t)
+	dir := filepath.Join(t.TempDir(), filepath.FromSlash(fred.Folder))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file  string
+		lines int // lines kept (0: all)
+	}{
+		{"IPG3344S.csv", 0},
+		{"CAPG3344S.csv", 300},
+	} {
+		body, err := os.ReadFile(filepath.Join(raw, filepath.FromSlash(fred.Folder), c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.lines > 0 {
+			n := 0
+			for i, ch := range body {
+				if ch == '\n' {
+					if n++; n == c.lines {
+						body = body[:i+1]
+						break
+					}
+				}
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, c.file), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := fred.G17{}.Build(plan(t, filepath.Dir(filepath.Dir(dir))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range b.Checks {
+		if g.Name == "sheets_complete" && g.Passed {
+			t.Errorf("sheets_complete passed: %s", g.Detail)
+		}
+	}
+}

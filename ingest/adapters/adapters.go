@@ -16,6 +16,7 @@ func All() []ingest.Adapter {
 	all = append(all,
 		eia.EIA860M{},
 		eia.NaturalGasPrices{},
+		eia.RetailSales{},
 	)
 
 	// Grid operators: interconnection queues

@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""Re-derives testdata/golden/eia_more.json from the raw EIA files, without any citeq code.
+
+    /usr/bin/python3 testdata/golden/compute_eia_more.py [OUTPUT]
+
+Input: $CITEQ_RAW/eia/... (CITEQ_RAW defaults to ../shared/data/raw relative to the repo root).
+Readers: openpyxl (xlsx), xlrd (xls), csv and json from the standard library (Debian bookworm
+python3-openpyxl 3.0.9, python3-xlrd 1.2.0). Sums use math.fsum. Not run by the test suite.
+"""
+import collections
+import csv
+import datetime
+import json
+import math
+import os
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+RAW = os.environ.get("CITEQ_RAW") or os.path.join(ROOT, "..", "shared", "data", "raw")
+EIA = os.path.join(RAW, "eia")
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "testdata", "golden", "eia_more.json")
+
+cases = []
+
+
+def num(v):
+    """A cell value as a float, None for the agency's blanks ('.', ' ', '')."""
+    if v is None:
+        return None
+    if isinstance(v, str):
+        v = v.strip()
+        if v in ("", "."):
+            return None
+        return float(v)
+    return float(v)
+
+
+def clean(x):
+    if isinstance(x, float) and x == int(x) and abs(x) < 2**53:
+        return int(x)
+    return x
+
+
+def fsum(vals):
+    vals = [v for v in vals if v is not None]
+    return math.fsum(vals) if vals else None
+
+
+def case(name, cap, as_of, params, totals=None, groups=None, notes=None):
+    c = {"name": name, "capability": cap, "as_of": as_of, "params": params}
+    if totals:
+        c["totals"] = {k: clean(v) for k, v in totals.items() if v is not None}
+    if groups:
+        c["groups"] = {m: {g: clean(v) for g, v in byg.items() if v is not None} for m, byg in groups.items()}
+    if notes:
+        c["notes"] = notes
+    cases.append(c)
+
+
+# ---------------------------------------------------------------------------------------
+# power.retail_sales: eia861/Sales_Ult_Cust_2018.xlsx, sheets States and Territories.
+# Data rows: a numeric Utility Number (column B). Columns J-X: 5 sectors x (revenue, sales,
+# customers). Sales and customers count Parts A, B, D only (the workbook's note); customers
+# leave out 'Behind the Meter'. Revenue counts every part.
+# EIA's published 2018 totals (Electric Power Monthly Table 5.1, thousand MWh):
+# residential 1,469,093; commercial 1,381,755; industrial 1,000,673; transportation 7,665;
+# all sectors 3,859,185. Checked below after rounding.
+def retail_sales():
+    import openpyxl
+    wb = openpyxl.load_workbook(os.path.join(EIA, "eia861", "Sales_Ult_Cust_2018.xlsx"), read_only=True)
+    sectors = ["residential", "commercial", "industrial", "transportation", "total"]
+    lines = []
+    for sheet, scope in (("States", "us_state_or_dc"), ("Territories", "us_territory")):
+        for r in list(wb[sheet].iter_rows(values_only=True))[3:]:
+            if not isinstance(r[1], (int, float)):
+                continue
+            d = {"scope": scope, "utility": r[1], "part": r[3], "state": r[6], "own": r[7], "ba": r[8]}
+            for i, s in enumerate(sectors):
+                d[s + "_rev"], d[s + "_sales"], d[s + "_cust"] = num(r[9 + 3 * i]), num(r[10 + 3 * i]), num(r[11 + 3 * i])
+            lines.append(d)
+
+    def metrics(rows):
+        out = {}
+        for s in sectors:
+            p = "" if s == "total" else s + "_"
+            rev = fsum(x[s + "_rev"] for x in rows)
+            sales = fsum(x[s + "_sales"] for x in rows if x["part"] != "C")
+            cust = fsum(x[s + "_cust"] for x in rows if x["part"] != "C" and x["own"] != "Behind the Meter")
+            out[p + "revenue_kusd"], out[p + "sales_mwh"], out[p + "customers"] = rev, sales, cust
+        out["source_record_count"] = len(rows)
+        out["utility_count"] = len({x["utility"] for x in rows})
+        return out
+
+    us = [x for x in lines if x["scope"] == "us_state_or_dc"]
+    t = metrics(us)
+    published = {"residential_sales_mwh": 1469093, "commercial_sales_mwh": 1381755, "industrial_sales_mwh": 1000673,
+                 "transportation_sales_mwh": 7665, "sales_mwh": 3859185}
+    for k, v in published.items():
+        got = round(t[k] / 1000)
+        if got != v:
+            sys.exit("retail sales %s: %d thousand MWh, EIA publishes %d" % (k, got, v))
+    # Average price: revenue over counted sales (thousand USD per MWh = USD per kWh).
+    t["average_price_usd_per_kwh"] = t["revenue_kusd"] / t["sales_mwh"]
+    t["residential_average_price_usd_per_kwh"] = t["residential_revenue_kusd"] / t["residential_sales_mwh"]
+    case("retail sales US 2018", "power.retail_sales", "2018-12-31", {"filters": {"region_scope": "us_state_or_dc"}}, totals=t)
+    terr = metrics([x for x in lines if x["scope"] == "us_territory"])
+    case("retail sales territories 2018", "power.retail_sales", "2018-12-31", {"filters": {"region_scope": "us_territory"}},
+         totals={k: terr[k] for k in ("revenue_kusd", "sales_mwh", "customers", "source_record_count")})
+    by_state = collections.defaultdict(list)
+    for x in us:
+        by_state[x["state"]].append(x)
+    case("retail sales by state", "power.retail_sales", "2018-12-31", {"filters": {"region_scope": "us_state_or_dc"}, "group_by": ["state"]},
+         groups={"sales_mwh": {s: metrics(v)["sales_mwh"] for s, v in by_state.items()},
+                 "revenue_kusd": {s: metrics(v)["revenue_kusd"] for s, v in by_state.items()}})
+    by_part = collections.defaultdict(list)
+    for x in lines:
+        by_part[x["part"]].append(x)
+    case("retail sales revenue by part", "power.retail_sales", "2018-12-31", {"group_by": ["part"]},
+         groups={"revenue_kusd": {p: metrics(v)["revenue_kusd"] for p, v in by_part.items()}})
+    tx = [x for x in us if x["state"] == "TX"]
+    m = metrics(tx)
+    m["average_price_usd_per_kwh"] = m["revenue_kusd"] / m["sales_mwh"]
+    case("retail sales Texas", "power.retail_sales", "2018-12-31", {"filters": {"state": "TX"}},
+         totals={k: m[k] for k in ("revenue_kusd", "sales_mwh", "customers", "average_price_usd_per_kwh", "source_record_count")})
+
+
+retail_sales()
+
+with open(OUT, "w") as f:
+    f.write("[\n")
+    f.write(",\n".join(" " + json.dumps(c) for c in cases))
+    f.write("\n]\n")
+print("wrote %d cases to %s" % (len(cases), OUT))

@@ -17,6 +17,7 @@ func All() []ingest.Adapter {
 		eia.EIA860M{},
 		eia.NaturalGasPrices{},
 		eia.RetailSales{},
+		eia.AssetOwnership{},
 	)
 
 	// Grid operators: interconnection queues

@@ -124,7 +124,51 @@ def retail_sales():
          totals={k: m[k] for k in ("revenue_kusd", "sales_mwh", "customers", "average_price_usd_per_kwh", "source_record_count")})
 
 
+# ---------------------------------------------------------------------------------------
+# power.asset_ownership: eia860/4___Owner_Y2024.xlsx, sheet Ownership, header row 2, data
+# rows = a numeric Utility ID in column A. Percent Owned (column N) is a fraction; ' ' = null.
+def asset_ownership():
+    import openpyxl
+    wb = openpyxl.load_workbook(os.path.join(EIA, "eia860", "4___Owner_Y2024.xlsx"), read_only=True)
+    lines = []
+    for r in list(wb["Ownership"].iter_rows(values_only=True))[2:]:
+        if not isinstance(r[0], (int, float)):
+            continue
+        lines.append({"plant": r[2], "state": r[4], "gen": str(r[5]), "status": r[6], "owner_name": r[7], "owner": r[12], "share": num(r[13])})
+
+    def metrics(rows):
+        shares = [x["share"] for x in rows if x["share"] is not None]
+        return {
+            "ownership_line_count": len(rows),
+            "distinct_generator_count": len({(x["plant"], x["gen"]) for x in rows}),
+            "distinct_plant_count": len({x["plant"] for x in rows}),
+            "distinct_owner_count": len({x["owner"] for x in rows}),
+            "fraction_owned_sum": fsum(shares),
+            "fraction_owned_avg": fsum(shares) / len(shares) if shares else None,
+            "fraction_owned_min": min(shares) if shares else None,
+            "fraction_owned_max": max(shares) if shares else None,
+            "share_published_count": len(shares),
+        }
+    case("ownership all lines", "power.asset_ownership", "2024-12-31", {}, totals=metrics(lines))
+    op = [x for x in lines if x["status"] == "OP"]
+    case("ownership operating", "power.asset_ownership", "2024-12-31", {"filters": {"status": "OP"}}, totals=metrics(op))
+    by_state = collections.defaultdict(list)
+    for x in lines:
+        by_state[x["state"]].append(x)
+    case("ownership generators by state", "power.asset_ownership", "2024-12-31", {"group_by": ["state"]},
+         groups={"distinct_generator_count": {s: metrics(v)["distinct_generator_count"] for s, v in by_state.items()}})
+    by_status = collections.defaultdict(list)
+    for x in lines:
+        by_status[x["status"]].append(x)
+    case("ownership lines by status", "power.asset_ownership", "2024-12-31", {"group_by": ["status"]},
+         groups={"ownership_line_count": {s: len(v) for s, v in by_status.items()}})
+    # One owner by its published name: Alabama Power Co.
+    ap = [x for x in lines if x["owner_name"] == "Alabama Power Co"]
+    case("ownership Alabama Power Co", "power.asset_ownership", "2024-12-31", {"filters": {"owner_name": "Alabama Power Co"}}, totals=metrics(ap))
+
+
 retail_sales()
+asset_ownership()
 
 with open(OUT, "w") as f:
     f.write("[\n")

@@ -18,6 +18,8 @@ func All() []ingest.Adapter {
 		eia.NaturalGasPrices{},
 		eia.RetailSales{},
 		eia.AssetOwnership{},
+		eia.Demand{},
+		eia.DemandRollup{},
 	)
 
 	// Grid operators: interconnection queues

@@ -167,8 +167,68 @@ def asset_ownership():
     case("ownership Alabama Power Co", "power.asset_ownership", "2024-12-31", {"filters": {"owner_name": "Alabama Power Co"}}, totals=metrics(ap))
 
 
+# ---------------------------------------------------------------------------------------
+# power.demand and power.demand_rollup: eia930/Demand_for_California_(region)_hourly_-_UTC_time.csv.
+# Lines 1-5 preamble; then "MM/D/YYYY HHH,<MWh>", UTC, hour ENDING. An hour belongs to the
+# day and month of its start (end - 1 h); local days use America/Los_Angeles (zoneinfo).
+def demand():
+    from zoneinfo import ZoneInfo
+    la = ZoneInfo("America/Los_Angeles")
+    utc = datetime.timezone.utc
+    path = os.path.join(EIA, "eia930", "Demand_for_California_(region)_hourly_-_UTC_time.csv")
+    hours = []
+    with open(path, newline="") as f:
+        for i, rec in enumerate(csv.reader(f)):
+            if i < 5:
+                continue
+            d, h = rec[0].split(" ")
+            mo, dy, yr = (int(x) for x in d.split("/"))
+            end = datetime.datetime(yr, mo, dy, int(h[:-1]), tzinfo=utc)
+            hours.append((end, float(rec[1])))
+    as_of = max(e for e, _ in hours).strftime("%Y-%m-%d")
+
+    def hourly(sel):
+        v = [x for _, x in sel]
+        return {"demand_mwh": fsum(v), "mean_demand_mwh": fsum(v) / len(v), "peak_demand_mwh": max(v), "min_demand_mwh": min(v),
+                "hours_present": len(v), "source_record_count": len(v)}
+    start = lambda e: e - datetime.timedelta(hours=1)
+    jul = [(e, v) for e, v in hours if start(e).strftime("%Y-%m") == "2021-07"]
+    case("demand July 2021 UTC", "power.demand", as_of, {"utc_date_from": "2021-07-01", "utc_date_to": "2021-07-31"}, totals=hourly(jul))
+    by_year = collections.defaultdict(list)
+    for e, v in hours:
+        by_year[str(start(e).year)].append(v)
+    case("demand by UTC year", "power.demand", as_of, {"group_by": ["utc_year"]},
+         groups={"demand_mwh": {y: fsum(v) for y, v in by_year.items()}, "hours_present": {y: len(v) for y, v in by_year.items()}})
+    loc = [(e, v) for e, v in hours if start(e).astimezone(la).strftime("%Y-%m-%d") == "2021-11-07"]
+    case("demand local day 2021-11-07 (25 hours)", "power.demand", as_of, {"local_date_from": "2021-11-07", "local_date_to": "2021-11-07"}, totals=hourly(loc))
+
+    def rollup(sel, expected):
+        v = [x for _, x in sel]
+        return {"demand_mwh": fsum(v), "mean_mwh": fsum(v) / len(v), "peak_mwh": max(v), "hours_present": len(v),
+                "hours_expected": expected, "hours_missing": expected - len(v), "period_count": 1}
+    case("rollup UTC month 2021-07", "power.demand_rollup", as_of,
+         {"filters": {"rollup_basis": "month UTC"}, "period_date_from": "2021-07-01", "period_date_to": "2021-07-31"}, totals=rollup(jul, 744))
+    for day, n in (("2021-03-14", 23), ("2021-11-07", 25), ("2021-07-04", 24)):
+        sel = [(e, v) for e, v in hours if start(e).astimezone(la).strftime("%Y-%m-%d") == day]
+        case("rollup local day " + day, "power.demand_rollup", as_of,
+             {"filters": {"rollup_basis": "day America/Los_Angeles"}, "period_date_from": day, "period_date_to": day}, totals=rollup(sel, n))
+    # The partial first and last UTC days of the series.
+    for day in ("2015-07-01", "2022-02-19"):
+        sel = [(e, v) for e, v in hours if start(e).strftime("%Y-%m-%d") == day]
+        case("rollup partial UTC day " + day, "power.demand_rollup", as_of,
+             {"filters": {"rollup_basis": "day UTC"}, "period_date_from": day, "period_date_to": day}, totals=rollup(sel, 24))
+    by_month = collections.defaultdict(list)
+    for e, v in hours:
+        if start(e).year == 2020:
+            by_month[start(e).strftime("%Y-%m")].append(v)
+    case("rollup UTC months of 2020: peaks", "power.demand_rollup", as_of,
+         {"filters": {"rollup_basis": "month UTC"}, "period_date_from": "2020", "period_date_to": "2020", "group_by": ["period"]},
+         groups={"peak_mwh": {m: max(v) for m, v in by_month.items()}, "demand_mwh": {m: fsum(v) for m, v in by_month.items()}})
+
+
 retail_sales()
 asset_ownership()
+demand()
 
 with open(OUT, "w") as f:
     f.write("[\n")

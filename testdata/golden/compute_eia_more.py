@@ -226,9 +226,51 @@ def demand():
          groups={"peak_mwh": {m: max(v) for m, v in by_month.items()}, "demand_mwh": {m: fsum(v) for m, v in by_month.items()}})
 
 
+# ---------------------------------------------------------------------------------------
+# natural_gas.prices, atom state_electric_power_monthly: ng_prices/NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls,
+# sheet Data 1, row 2 sourcekeys N3045<state>3 (the U.S. column N3045US3 is not this atom), rows
+# 4.. monthly (Excel serial on the 15th). Blank cells are null. The snapshot's as_of is the
+# latest release of all the capability's workbooks (RNGWHHDd.xls, 2024-07-10).
+def state_gas_prices():
+    import re
+    import xlrd
+    sh = xlrd.open_workbook(os.path.join(EIA, "ng_prices", "NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls")).sheet_by_name("Data 1")
+    series = {}
+    for c in range(1, sh.ncols):
+        m = re.match(r"^N3045([A-Z]{2})3$", sh.cell_value(1, c))
+        if m and m.group(1) != "US":
+            series[m.group(1)] = c
+    obs = []  # (state, YYYY-MM, price or None)
+    for r in range(3, sh.nrows):
+        y, mo, d = xlrd.xldate_as_tuple(sh.cell_value(r, 0), 0)[:3]
+        assert d == 15
+        for st, c in series.items():
+            v = sh.cell_value(r, c)
+            obs.append((st, "%04d-%02d" % (y, mo), None if v == "" else float(v)))
+
+    def m(sel):
+        v = [p for _, _, p in sel if p is not None]
+        t = {"observation_count": len(v), "source_record_count": len(sel)}
+        if v:
+            t.update({"avg_price": fsum(v) / len(v), "min_price": min(v), "max_price": max(v)})
+        return t
+    atom = {"atom": "state_electric_power_monthly"}
+    case("state electric power all", "natural_gas.prices", "2024-07-10", {"filters": atom}, totals=m(obs))
+    case("state electric power Texas 2022", "natural_gas.prices", "2024-07-10",
+         {"filters": dict(atom, area="TX"), "observation_date_from": "2022-01-01", "observation_date_to": "2022-12-31"},
+         totals=m([o for o in obs if o[0] == "TX" and o[1].startswith("2022")]))
+    dec = [o for o in obs if o[1] == "2022-12"]
+    case("state electric power 2022-12 by state", "natural_gas.prices", "2024-07-10",
+         {"filters": dict(atom, month="2022-12"), "group_by": ["area"]},
+         groups={"observation_count": {st: len([1 for o in dec if o[0] == st and o[2] is not None]) for st in series}})
+    case("state electric power Wyoming (a negative month)", "natural_gas.prices", "2024-07-10",
+         {"filters": dict(atom, area="WY")}, totals=m([o for o in obs if o[0] == "WY"]))
+
+
 retail_sales()
 asset_ownership()
 demand()
+state_gas_prices()
 
 with open(OUT, "w") as f:
     f.write("[\n")

@@ -1,23 +1,24 @@
 package capability
 
 // NaturalGasPrices is natural_gas.prices: one row per published price observation, in atoms
-// (henry_hub_daily_spot, us_electric_power_monthly).
+// (henry_hub_daily_spot, us_electric_power_monthly, state_electric_power_monthly).
 var NaturalGasPrices = register(&Capability{
-	ID:          "natural_gas.prices",
-	Path:        "natural-gas/prices",
-	Title:       "Natural gas prices: Henry Hub daily spot and electric-power prices",
-	Description: "Henry Hub daily spot price (EIA series RNGWHHD, USD per MMBtu) as atom henry_hub_daily_spot; U.S. price of natural gas delivered to electric power consumers (EIA series N3045US3, USD per Mcf, monthly) as atom us_electric_power_monthly.",
-	Grain:       "one price observation (series, period)",
-	Cadence:     Daily,
-	Publisher:   "U.S. Energy Information Administration",
-	AsOfRule:    "the latest release date printed on the Contents sheets of the snapshot's workbooks (RNGWHHDd.xls released 7/10/2024 gives 2024-07-10)",
-	NaturalKey:  []string{"series_id", "period"},
+	ID:    "natural_gas.prices",
+	Path:  "natural-gas/prices",
+	Title: "Natural gas prices: Henry Hub daily spot and electric-power prices (U.S. and states)",
+	Description: "Henry Hub daily spot price (EIA series RNGWHHD, USD per MMBtu) as atom henry_hub_daily_spot; U.S. price of natural gas delivered to electric power consumers (EIA series N3045US3, USD per Mcf, monthly) as atom us_electric_power_monthly; " +
+		"the price of natural gas sold to electric power consumers in each state and DC (EIA series N3045<state>3, USD per Mcf, monthly) as atom state_electric_power_monthly.",
+	Grain:      "one price observation (series, period)",
+	Cadence:    Daily,
+	Publisher:  "U.S. Energy Information Administration",
+	AsOfRule:   "the latest release date printed on the Contents sheets of the snapshot's workbooks (RNGWHHDd.xls released 7/10/2024 gives 2024-07-10)",
+	NaturalKey: []string{"series_id", "period"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier"},
-		{Name: "atom", Type: String, Filter: true, GroupBy: true, Enum: []string{"henry_hub_daily_spot", "us_electric_power_monthly"}, Description: "the price series family"},
-		{Name: "series_id", Type: String, Filter: true, GroupBy: true, Description: "EIA source key (RNGWHHD, N3045US3)"},
+		{Name: "atom", Type: String, Filter: true, GroupBy: true, Enum: []string{"henry_hub_daily_spot", "us_electric_power_monthly", "state_electric_power_monthly"}, Description: "the price series family"},
+		{Name: "series_id", Type: String, Filter: true, GroupBy: true, Description: "EIA source key (RNGWHHD, N3045US3, N3045<state>3 such as N3045TX3)"},
 		{Name: "series_name", Type: String, Description: "series name as published"},
-		{Name: "area", Type: String, Filter: true, GroupBy: true, Description: "area the price is for (US)"},
+		{Name: "area", Type: String, Filter: true, GroupBy: true, Description: "area the price is for: US, or the two-letter state (DC included) of a state series"},
 		{Name: "frequency", Type: String, Filter: true, GroupBy: true, Enum: []string{"daily", "monthly"}, Description: "daily or monthly"},
 		{Name: "observation_date", Type: Date, Description: "trading day (daily) or first day of the month (monthly; the workbook's date cell holds the 15th)"},
 		{Name: "period", Type: String, Description: "YYYY-MM-DD (daily) or YYYY-MM (monthly)"},
@@ -42,5 +43,7 @@ var NaturalGasPrices = register(&Capability{
 	Rules: []string{
 		"Prices are nominal and as published; the two atoms have different units (USD/MMBtu and USD/Mcf), so price metrics over a set that mixes them are null with a mixed_units note: filter or group by atom.",
 		"Henry Hub values come from the agency's RNGWHHDd.xls workbook; the CSV export of the same series is checked to agree with it where both have a date.",
+		"State electric-power prices are USD per Mcf as published (never converted to MMBtu); many states have blank months (withheld or not available), served as null prices: the latest value of a state is the last month whose price is not null.",
+		"N3045US3 appears in two releases: the U.S. summary workbook (NG_PRI_SUM_DCU_NUS_M.xls) and, later, the state workbook (NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls). It is served once per month, from the U.S. summary workbook (its release_date cited on every row); the later release is compared with it by the gate n3045us3_releases_compared, whose detail lists the months it revises and the months only it has, which are not served. A value is never replaced by another release's.",
 	},
 })

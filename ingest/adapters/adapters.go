@@ -19,6 +19,10 @@ func All() []ingest.Adapter {
 	all = append(all,
 		eia.EIA860M{},
 		eia.NaturalGasPrices{},
+		eia.RetailSales{},
+		eia.AssetOwnership{},
+		eia.Demand{},
+		eia.DemandRollup{},
 	)
 
 	// Grid operators: interconnection queues

@@ -19,15 +19,17 @@ import (
 // NaturalGasPrices ingests natural_gas.prices from the agency's price workbooks: the Henry Hub
 // daily spot master (RNGWHHDd.xls, atom henry_hub_daily_spot) and the U.S. electric-power
 // series N3045US3 of the monthly price summary (NG_PRI_SUM_DCU_NUS_M.xls, atom
-// us_electric_power_monthly). The CSV export of the Henry Hub page, when present, is a
-// check: it must agree with the workbook on every date both have.
+// us_electric_power_monthly), and the state series of the electric-power price workbook
+// (NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls, atom state_electric_power_monthly). The CSV export of the
+// Henry Hub page, when present, is a check: it must agree with the workbook on every date both
+// have.
 type NaturalGasPrices struct{}
 
 // Capability implements Adapter.
 func (NaturalGasPrices) Capability() *capability.Capability { return capability.NaturalGasPrices }
 
 // Version implements Adapter.
-func (NaturalGasPrices) Version() string { return "ngprices/1" }
+func (NaturalGasPrices) Version() string { return "ngprices/2" }
 
 // ngSeries is one series the adapter serves.
 type ngSeries struct {
@@ -58,7 +60,7 @@ func (NaturalGasPrices) Known() []fetch.Source {
 	for _, s := range ngSeriesList {
 		out = append(out, fetch.Source{URL: s.url, Kind: fetch.XLS, Dest: "eia/ng_prices/" + s.file})
 	}
-	return out
+	return append(out, fetch.Source{URL: ngStatesURL, Kind: fetch.XLS, Dest: "eia/ng_prices/" + ngStatesFile})
 }
 
 // Folders implements Adapter.
@@ -76,10 +78,17 @@ func (NaturalGasPrices) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
 			files = append(files, ingest.File{Path: p, SourceID: s.sourceID, Publisher: Publisher, URL: s.url, Role: "data"})
 		}
 	}
+	ps, err := finder.Named(ngStatesFile)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		files = append(files, ingest.File{Path: p, SourceID: ngStatesSourceID, Publisher: Publisher, URL: ngStatesURL, Role: "data"})
+	}
 	if len(files) == 0 {
 		return nil, nil
 	}
-	ps, err := finder.Named(henryHubCSV)
+	ps, err = finder.Named(henryHubCSV)
 	if err != nil {
 		return nil, err
 	}
@@ -111,20 +120,36 @@ func unitOf(header string) string {
 // Build implements Adapter.
 func (NaturalGasPrices) Build(p ingest.Plan) (*ingest.Build, error) {
 	b := &ingest.Build{
-		Ranges:   map[string]snapshots.Range{"price": {Min: 0, Max: 1000}, "year": {Min: 1900, Max: 2100}},
+		Ranges:   map[string]snapshots.Range{"price": {Min: -100, Max: 1000}, "year": {Min: 1900, Max: 2100}},
 		Required: []string{"atom", "series_id", "observation_date", "period", "unit"},
 	}
 	rows := ingest.NewRows(capability.NaturalGasPrices)
 	var bad kit.Problems
 	henryHub := map[string]float64{} // workbook Henry Hub prices by date, for the CSV check
+	usServed := map[string]float64{} // N3045US3 as served, by month, for the release comparison
+	usRelease := ""
+	var states *ngStates
 	var csvFile *ingest.File
 	asOf := ""
-	var found, missing, headersFound []string
+	var found, missing, headersFound, incomplete []string
 	for fi := range p.Files {
 		f := &p.Files[fi]
 		name := filepath.Base(f.Path)
 		if f.Role == ingest.RoleCheck {
 			csvFile = f
+			continue
+		}
+		if name == ngStatesFile {
+			src, st, err := buildStates(f, rows, &bad, &missing, &incomplete)
+			if err != nil {
+				return nil, err
+			}
+			states = st
+			if src != nil {
+				b.Sources = append(b.Sources, *src)
+				found = append(found, st.found)
+				headersFound = append(headersFound, ngStatesFile+": Date and the state series N3045<state>3 (USD/Mcf)")
+			}
 			continue
 		}
 		s, ok := seriesFor(name)
@@ -164,6 +189,9 @@ func (NaturalGasPrices) Build(p ingest.Plan) (*ingest.Build, error) {
 			continue
 		}
 		headersFound = append(headersFound, fmt.Sprintf("%s: Date and %s (%s)", name, s.seriesID, unit))
+		if why := dataComplete(name, wb, sh); why != "" {
+			incomplete = append(incomplete, why)
+		}
 		src := f.Source()
 		src.Release, src.Title, src.HeaderRows = release, strings.TrimSpace(sh.Cell(1, 2).Value), map[string]int{ngDataSheet: ngHeaderRow}
 		b.Sources = append(b.Sources, src)
@@ -204,6 +232,9 @@ func (NaturalGasPrices) Build(p ingest.Plan) (*ingest.Build, error) {
 			if s.atom == "henry_hub_daily_spot" && price != nil {
 				henryHub[obs] = price.(float64)
 			}
+			if s.seriesID == ngUSSeries && price != nil {
+				usServed[period], usRelease = price.(float64), release
+			}
 			n++
 		}
 		found = append(found, fmt.Sprintf("%s: %d rows of %s", name, n, s.seriesID))
@@ -215,7 +246,11 @@ func (NaturalGasPrices) Build(p ingest.Plan) (*ingest.Build, error) {
 	b.AsOf, b.Rows, b.Cells = asOf, facts, rows.Cells()
 	b.Checks = append(b.Checks,
 		kit.Failures(kit.GateHeaders, missing, strings.Join(headersFound, "; ")),
-		bad.Gate(kit.GateCells, strings.Join(found, "; ")))
+		bad.Gate(kit.GateCells, strings.Join(found, "; ")),
+		kit.Failures(kit.GateComplete, incomplete, "every Data 1 sheet runs to the latest data its Contents sheet announces"))
+	if states != nil && len(usServed) > 0 {
+		b.Checks = append(b.Checks, ngReleaseGate(usServed, usRelease, states))
+	}
 	if csvFile != nil {
 		g, err := csvAgreement(csvFile, henryHub)
 		if err != nil {

@@ -6,6 +6,7 @@ package adapters
 import (
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/eia"
+	"github.com/citeq/citeq/ingest/iso/queue"
 )
 
 // All lists every adapter, in ingest order.
@@ -19,6 +20,9 @@ func All() []ingest.Adapter {
 	)
 
 	// Grid operators: interconnection queues
+	all = append(all,
+		queue.Adapter{Op: queue.MISO},
+	)
 
 	// Grid operators: wholesale and capacity markets
 

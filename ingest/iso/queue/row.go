@@ -1,0 +1,131 @@
+package queue
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/ingest/kit"
+)
+
+// setRow sets every published column of row r and the normalized fields.
+func (a Adapter) setRow(row *ingest.Row, sh *grid.Sheet, r int, sr *sheetRead, bad *kit.Problems, unmapped map[string]int) {
+	op := a.Op
+	cols := make([]int, 0, len(sr.extra))
+	for c := range sr.extra {
+		cols = append(cols, c)
+	}
+	sort.Ints(cols)
+	for _, c := range cols {
+		a.setCell(row, sr.extra[c], sh, r, c, bad)
+	}
+	names := make([]string, 0, len(sr.norm))
+	for f := range sr.norm {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		a.setCell(row, f, sh, r, sr.norm[f], bad)
+	}
+	raw, _ := row.Get("status_raw").(string)
+	if raw == "" && sr.spec.Status != "" {
+		raw = sr.spec.Status
+		if sr.norm["status_raw"] == 0 {
+			row.Set("status_raw", raw)
+		}
+	}
+	st, ok := op.Statuses[sr.spec.Name+"|"+raw]
+	if detail, _ := row.Get(op.StatusDetail).(string); !ok && op.StatusDetail != "" && detail != "" {
+		st, ok = op.Statuses[raw+" / "+detail]
+	}
+	if !ok {
+		st, ok = op.Statuses[raw]
+	}
+	switch {
+	case ok:
+		row.Set("status", st.Norm)
+	case raw == "" && sr.norm["status_raw"] == 0:
+		// no status column: headers_present says so
+	case raw == "":
+		unmapped[fmt.Sprintf("blank status on sheet %s", sr.spec.Name)]++
+	default:
+		unmapped[fmt.Sprintf("status %q", raw)]++
+	}
+	if t, _ := row.Get("generation_type_raw").(string); t != "" {
+		if n, ok := op.Types[t]; ok {
+			row.Set("generation_type", n)
+		} else {
+			unmapped[fmt.Sprintf("generation type %q", t)]++
+		}
+	}
+	progress := st.Progress
+	if st.Norm == "withdrawn" {
+		progress = "withdrawn"
+	}
+	if progress == "" && op.ProgressField != "" {
+		if v, _ := row.Get(op.ProgressField).(string); v != "" {
+			if p, ok := op.Progress[v]; ok {
+				progress = p
+			} else {
+				unmapped[fmt.Sprintf("%s %q", op.ProgressField, v)]++
+			}
+		}
+	}
+	if progress != "" {
+		row.Set("ia_progress", progress)
+	}
+}
+
+// setCell reads the cell of row r, column c, as field f's type.
+func (a Adapter) setCell(row *ingest.Row, f string, sh *grid.Sheet, r, c int, bad *kit.Problems) {
+	fd, _ := a.Op.Cap.Field(f)
+	cell := sh.Cell(r, c)
+	where := fmt.Sprintf("%s!%s%d", sh.Name, grid.ColumnName(c), r)
+	switch fd.Type {
+	case capability.Number:
+		v, err := kit.Number(cell, a.Op.Blank...)
+		if err != nil {
+			bad.Add("%s (%s): %v", where, f, err)
+		}
+		row.SetCell(f, c, v)
+	case capability.Date:
+		if kit.Blank(cell, a.Op.Blank...) {
+			row.Set(f, nil)
+			return
+		}
+		if v, err := kit.Date(cell); err == nil {
+			if v == "1900-01-01" || v == "1899-12-31" {
+				v = nil // the publisher's mark for an unknown date
+			}
+			row.SetCell(f, c, v)
+			return
+		}
+		if v, ok := textDate(cell.Value, a.Op.DateFallback); ok {
+			row.Set(f, v)
+			return
+		}
+		bad.Add("%s (%s): %q is not a date", where, f, cell.Value)
+	default:
+		row.SetCell(f, c, kit.Text(cell, a.Op.Blank...))
+	}
+}
+
+var isoStamp = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}`)
+
+// textDate reads the dates kit.Date does not: ISO 8601 time stamps with fractions or an
+// offset (the calendar date as written is kept), then the operator's own fallback. This
+// belongs in kit.
+func textDate(s string, fallback func(string) (string, bool)) (string, bool) {
+	if m := isoStamp.FindStringSubmatch(s); m != nil {
+		if _, err := kit.ParseDate(m[1]); err == nil {
+			return m[1], true
+		}
+	}
+	if fallback != nil {
+		return fallback(s)
+	}
+	return "", false
+}

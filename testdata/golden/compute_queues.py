@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""Golden figures for the interconnection queue capabilities, computed straight from the raw
+files with Python's csv module and openpyxl (no citeq code): per file and sheet, the project
+count and the sum of each capacity column; per file, projects and headline MW by normalized
+status (the status table below is written from the operators' own values, independently of
+the Go tables).
+
+    /usr/bin/python3 testdata/golden/compute_queues.py > testdata/golden/queues.json
+
+Raw files are read from $CITEQ_RAW (default ../shared/data/raw)."""
+import csv, datetime, json, os, re, sys
+
+RAW = os.environ.get("CITEQ_RAW", os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "raw"))
+
+
+def field_name(header):
+    s = re.sub(r"[^a-z0-9]+", "_", header.lower()).strip("_")
+    return "col_" + s if not s or s[0].isdigit() else s
+
+
+def num(v, blanks=()):
+    """A capacity cell as a float, None when blank."""
+    if v is None:
+        return None
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    t = str(v).strip()
+    if t in ("", ".") or t in blanks:
+        return None
+    return float(t)
+
+
+def blank(v, blanks=()):
+    return v is None or str(v).strip() in ("", ".") or str(v).strip() in blanks
+
+
+def read_csv(path):
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    return {"csv": (rows[0], rows[1:])}
+
+
+def read_xlsx(path, sheets):
+    """sheets: name -> (header row, header span). Returns name -> (labels, data rows)."""
+    import openpyxl
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    out = {}
+    for name, (hrow, span) in sheets.items():
+        if name not in wb.sheetnames:
+            continue
+        rows = list(wb[name].iter_rows(values_only=True))
+        width = max(len(r) for r in rows)
+        labels = [""] * width
+        for r in rows[hrow - 1:hrow - 1 + span]:
+            for i, v in enumerate(r):
+                if v is not None and str(v).strip():
+                    labels[i] = (labels[i] + " " + " ".join(str(v).split())).strip()
+        out[name] = (labels, [list(r) + [None] * (width - len(r)) for r in rows[hrow - 1 + span:]])
+    return out
+
+
+def is_note(row):
+    cells = [str(v).strip() for v in row if v is not None and str(v).strip()]
+    if not cells:
+        return False
+    low = cells[0].lower()
+    for p in ("note", "notes", "source", "sources", "footnote", "footnotes", "*", "†", "(d)", "(na)", "(s)", "(x)", "(z)", "released:", "release date"):
+        if low.startswith(p) and (low == p or not low[len(p)].isalpha()):
+            return True
+    return len(cells) == 1 and len(cells[0].split()) >= 6
+
+
+CASES = []
+
+
+def add(name, cap, as_of, params, totals=None, groups=None):
+    c = {"name": name, "capability": cap, "as_of": as_of, "params": params}
+    if totals is not None:
+        c["totals"] = totals
+    if groups is not None:
+        c["groups"] = groups
+    CASES.append(c)
+
+
+def figures(op, path, as_of, tables):
+    """tables: sheet -> (labels, rows). Adds the per-sheet and by-status cases."""
+    by_status = {}
+    for sheet, (labels, rows) in tables.items():
+        col = {" ".join(l.split()).lower(): i for i, l in reversed(list(enumerate(labels))) if l}
+        key = col[op["key"].lower()]
+        n = 0
+        sums = {h: [0.0, 0] for h in op["mw"]}
+        for r in rows:
+            if blank(r[key]) or is_note(r):
+                continue
+            if str(r[key]).strip() in op.get("skip", ()):
+                continue
+            n += 1
+            for h in op["mw"]:
+                if h.lower() in col:
+                    v = num(r[col[h.lower()]], op.get("blanks", ()))
+                    if v is not None:
+                        sums[h][0] += v
+                        sums[h][1] += 1
+            st = op["status"](sheet, r, col)
+            g = by_status.setdefault(st, [0, 0.0, 0])
+            g[0] += 1
+            v = num(r[col[op["headline"].lower()]], op.get("blanks", ())) if op["headline"].lower() in col else None
+            if v is not None:
+                g[1] += v
+                g[2] += 1
+        totals = {"project_count": n}
+        for h, (s, k) in sums.items():
+            if k:
+                totals["sum_" + field_name(h)] = s
+        add(f"{op['cap']} {os.path.basename(path)} sheet {sheet.strip()}", op["cap"], as_of, {"filters": {"sheet": sheet}}, totals)
+    groups = {"project_count": {s: g[0] for s, g in by_status.items()},
+              "requested_mw": {s: g[1] for s, g in by_status.items() if g[2]}}
+    if len(groups["requested_mw"]) != len(groups["project_count"]):
+        del groups["requested_mw"]
+    add(f"{op['cap']} {os.path.basename(path)} by status", op["cap"], as_of, {"group_by": ["status"]}, groups=groups)
+
+
+def miso_status(sheet, r, col):
+    raw = r[col["request status"]]
+    post = r[col["post gia status"]]
+    if raw == "Withdrawn" or (raw == "Done" and post == "Withdrawn"):
+        return "withdrawn"
+    if raw == "Done" and post.startswith("In Service"):
+        return "operational"
+    return "active"
+
+
+MISO = {"cap": "power.interconnection_queue", "key": "Project #", "headline": "Summer MW", "skip": ("AA1234",),
+        "mw": ["Summer MW", "Winter MW", "Decision Point 1 ERIS MW", "Decision Point 1 NRIS MW", "Decision Point 2 ERIS MW", "Decision Point 2 NRIS MW"],
+        "status": miso_status}
+
+
+def miso():
+    for name in ("GI_Interactive_Queue_2025-01.csv", "GI_Interactive_Queue_2025-05.csv"):
+        path = os.path.join(RAW, "iso", "miso", name)
+        tables = read_csv(path)
+        labels, rows = tables["csv"]
+        w = labels.index("Withdrawn Date")
+        as_of = max(r[w][:10] for r in rows if r[w])
+        figures(MISO, path, as_of, tables)
+
+
+def main():
+    miso()
+    out = sys.stdout
+    out.write("[\n")
+    out.write(",\n".join(" " + json.dumps(c) for c in CASES))
+    out.write("\n]\n")
+
+
+if __name__ == "__main__":
+    main()

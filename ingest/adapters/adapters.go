@@ -22,6 +22,8 @@ func All() []ingest.Adapter {
 	// Grid operators: interconnection queues
 	all = append(all,
 		queue.Adapter{Op: queue.MISO},
+		queue.Adapter{Op: queue.PJM},
+		queue.Adapter{Op: queue.PJMCycle},
 	)
 
 	// Grid operators: wholesale and capacity markets

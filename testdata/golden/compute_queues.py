@@ -146,8 +146,42 @@ def miso():
         figures(MISO, path, as_of, tables)
 
 
+def mdy(v):
+    """A M/D/YYYY text date (or a datetime) as YYYY-MM-DD, None otherwise."""
+    if isinstance(v, datetime.datetime):
+        return v.strftime("%Y-%m-%d")
+    m = re.match(r"^(\d{1,2})/(\d{1,2})/(\d{4})$", str(v or "").strip())
+    return "%s-%02d-%02d" % (m.group(3), int(m.group(1)), int(m.group(2))) if m else None
+
+
+def latest(tables, sheet, label):
+    labels, rows = tables[sheet]
+    i = labels.index(label)
+    return max(d for d in (mdy(r[i]) for r in rows) if d)
+
+
+PJM_STATUS = {"Active": "active", "Engineering and Procurement": "active", "Under Construction": "active",
+              "Partially in Service - Under Construction": "active", "Suspended": "suspended", "In Service": "operational",
+              "Withdrawn": "withdrawn", "Canceled": "withdrawn", "Deactivated": "withdrawn", "EP": "active"}
+
+
+def pjm_status(sheet, r, col):
+    return PJM_STATUS[r[col["status"]]]
+
+
+def pjm():
+    for name, cap, asof_col in (("PlanningQueues_2025-01.xlsx", "power.interconnection_queue_pjm", "Withdrawal Date"),
+                                ("CycleProjects-All.xlsx", "power.interconnection_queue_pjm_cycle", "Last Updated")):
+        path = os.path.join(RAW, "iso", "pjm", name)
+        tables = read_xlsx(path, {"Data": (1, 1)})
+        op = {"cap": cap, "key": "Project ID", "headline": "MW Energy", "mw": ["MW Energy", "MW Capacity", "MW In Service"],
+              "status": pjm_status, "blanks": ("N/A",)}
+        figures(op, path, latest(tables, "Data", asof_col), tables)
+
+
 def main():
     miso()
+    pjm()
     out = sys.stdout
     out.write("[\n")
     out.write(",\n".join(" " + json.dumps(c) for c in CASES))

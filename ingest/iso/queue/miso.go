@@ -1,13 +1,10 @@
 package queue
 
 import (
-	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest/grid"
-	"github.com/citeq/citeq/ingest/kit"
 )
 
 // MISO is MISO's GI Interactive Queue export (GI_Interactive_Queue_YYYY-MM.csv).
@@ -19,7 +16,7 @@ var MISO = &Operator{
 	URL:       "https://www.misoenergy.org/planning/resource-utilization/GI_Queue/gi-interactive-queue/",
 	Folder:    "iso/miso",
 	File:      regexp.MustCompile(`^GI_Interactive_Queue_\d{4}-\d{2}\.csv$`),
-	AsOf:      latestDateIn("Withdrawn Date"),
+	AsOf:      latestDateIn(grid.CSVSheetName, 1, "Withdrawn Date"),
 	Sheets:    []Sheet{{Name: grid.CSVSheetName, Header: 1}},
 	Key:       "Project #",
 	Fields: map[string][]string{
@@ -57,32 +54,4 @@ var MISO = &Operator{
 		"High Voltage DC": "transmission", "Coal": "coal", "Nuclear": "nuclear",
 	},
 	Skip: map[string]string{"AA1234": "MISO's test row (status \"fish mango watermelon\"), not a project"},
-}
-
-// latestDateIn is an as_of rule: the latest calendar date in the column headed label of the
-// first sheet (header in row 1); when the column cannot be found (headers_present then
-// fails), the date the file name implies.
-func latestDateIn(label string) func(wb *grid.Workbook, name string) (string, error) {
-	return func(wb *grid.Workbook, name string) (string, error) {
-		sh := wb.Sheets[0]
-		h := kit.HeaderAt(sh, 1)
-		c := h.Col(label)
-		if c == 0 {
-			if d := hintFromName(name); d != "" {
-				return d, nil
-			}
-			return "", fmt.Errorf("no column %q to read the as_of from", label)
-		}
-		best := ""
-		for r := 2; r <= sh.NumRows(); r++ {
-			v := strings.TrimSpace(sh.Cell(r, c).Value)
-			if d, ok := textDate(v, nil); ok && d > best {
-				best = d
-			}
-		}
-		if best == "" {
-			return "", fmt.Errorf("column %q holds no date", label)
-		}
-		return best, nil
-	}
 }

@@ -76,7 +76,8 @@ type Operator struct {
 	// StatusDetail names a field whose value refines the status: a key "<raw> / <detail>"
 	// wins over the plain raw key (MISO's "Done" projects by their post-GIA status).
 	StatusDetail string
-	// Types maps a raw generation type to a normalized one.
+	// Types maps a raw generation type to a normalized one ("": the operator says the type
+	// is not specified, and generation_type is null).
 	Types map[string]string
 	// Progress maps the raw value of ProgressField (a normalized field, e.g. study_phase
 	// or ia_status_raw) to the normalized progress of an active project.
@@ -140,4 +141,4 @@ func hintFromName(name string) string {
 }
 
 // Operators lists every operator's queue, in ingest order.
-var Operators = []*Operator{MISO}
+var Operators = []*Operator{MISO, PJM, PJMCycle}

@@ -56,7 +56,9 @@ func (a Adapter) setRow(row *ingest.Row, sh *grid.Sheet, r int, sr *sheetRead, b
 	}
 	if t, _ := row.Get("generation_type_raw").(string); t != "" {
 		if n, ok := op.Types[t]; ok {
-			row.Set("generation_type", n)
+			if n != "" {
+				row.Set("generation_type", n)
+			}
 		} else {
 			unmapped[fmt.Sprintf("generation type %q", t)]++
 		}

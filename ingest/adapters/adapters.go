@@ -24,6 +24,8 @@ func All() []ingest.Adapter {
 		queue.Adapter{Op: queue.MISO},
 		queue.Adapter{Op: queue.PJM},
 		queue.Adapter{Op: queue.PJMCycle},
+		queue.Adapter{Op: queue.CAISO},
+		queue.Adapter{Op: queue.NYISO},
 	)
 
 	// Grid operators: wholesale and capacity markets

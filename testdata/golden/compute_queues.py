@@ -82,9 +82,12 @@ def add(name, cap, as_of, params, totals=None, groups=None):
     CASES.append(c)
 
 
+BY_STATUS = {}  # (capability, as_of) -> status -> [projects, MW, MW cells]
+
+
 def figures(op, path, as_of, tables):
-    """tables: sheet -> (labels, rows). Adds the per-sheet and by-status cases."""
-    by_status = {}
+    """tables: sheet -> (labels, rows). Adds the per-sheet cases and counts by status."""
+    by_status = BY_STATUS.setdefault((op["cap"], as_of), {})
     for sheet, (labels, rows) in tables.items():
         col = {" ".join(l.split()).lower(): i for i, l in reversed(list(enumerate(labels))) if l}
         key = col[op["key"].lower()]
@@ -114,11 +117,16 @@ def figures(op, path, as_of, tables):
             if k:
                 totals["sum_" + field_name(h)] = s
         add(f"{op['cap']} {os.path.basename(path)} sheet {sheet.strip()}", op["cap"], as_of, {"filters": {"sheet": sheet}}, totals)
-    groups = {"project_count": {s: g[0] for s, g in by_status.items()},
-              "requested_mw": {s: g[1] for s, g in by_status.items() if g[2]}}
-    if len(groups["requested_mw"]) != len(groups["project_count"]):
-        del groups["requested_mw"]
-    add(f"{op['cap']} {os.path.basename(path)} by status", op["cap"], as_of, {"group_by": ["status"]}, groups=groups)
+
+
+def status_cases():
+    """One by-status case per snapshot (all its files)."""
+    for (cap, as_of), by_status in BY_STATUS.items():
+        groups = {"project_count": {s: g[0] for s, g in by_status.items()},
+                  "requested_mw": {s: g[1] for s, g in by_status.items() if g[2]}}
+        if len(groups["requested_mw"]) != len(groups["project_count"]):
+            del groups["requested_mw"]
+        add(f"{cap} {as_of} by status", cap, as_of, {"group_by": ["status"]}, groups=groups)
 
 
 def miso_status(sheet, r, col):
@@ -179,9 +187,64 @@ def pjm():
         figures(op, path, latest(tables, "Data", asof_col), tables)
 
 
+def caiso_status(sheet, r, col):
+    if sheet == "Cluster 15 ":
+        return "active"
+    if sheet == "Withdrawn":
+        return "withdrawn"
+    raw = r[col["application status"]]
+    if raw == "ACTIVE":
+        return "suspended" if r[col["suspension status"]] == "Suspended" else "active"
+    return {"COMPLETED": "operational", "WITHDRAWN": "withdrawn"}[raw]
+
+
+def caiso():
+    sheets = {"Grid GenerationQueue": (4, 1), "Completed Generation Projects": (4, 1), "Withdrawn Generation Projects": (4, 1)}
+    for name in ("publicqueuereport-01232025.xlsx", "publicqueuereport-08112025.xlsx", "publicqueuereport-08032026.xlsx"):
+        path = os.path.join(RAW, "iso", "caiso", name)
+        import openpyxl
+        first = next(openpyxl.load_workbook(path, read_only=True).worksheets[0].iter_rows(max_row=1, values_only=True))
+        run = next(str(v) for v in first if v and "Report Run Date" in str(v))
+        as_of = mdy(run.split(":", 1)[1].strip())
+        op = {"cap": "power.interconnection_queue_caiso", "key": "Queue Position", "headline": "Net MWs to Grid",
+              "mw": ["MW-1", "MW-2", "MW-3", "Net MWs to Grid"], "status": caiso_status}
+        figures(op, path, as_of, read_xlsx(path, sheets))
+    path = os.path.join(RAW, "iso", "caiso", "cluster-15-interconnection-requests.xlsx")
+    tables = read_xlsx(path, {"Cluster 15 ": (1, 1), "Withdrawn": (1, 1)})
+    op = {"cap": "power.interconnection_queue_caiso", "key": "Queue Number", "headline": "NET MW POI", "blanks": ("N/A",),
+          "mw": ["NET MW 1", "NET MW 2", "NET MW 3", "NET MW POI"], "status": caiso_status}
+    figures(op, path, "2026-08-03", tables)  # joins the latest report's snapshot
+
+
+def nyiso_status(sheet, r, col):
+    code = str(r[col["s"]]).strip()
+    if code == "0":
+        return "withdrawn"
+    if code in ("14", "14C", "11,14", "12,14"):
+        return "operational"
+    return "active"
+
+
+def nyiso():
+    for name in ("NYISO-Interconnection-Queue_2020-11.xlsx", "NYISO-Interconnection-Queue_2025-01.xlsx"):
+        path = os.path.join(RAW, "iso", "nyiso", name)
+        sheets = {"Interconnection Queue": (1, 1), " Cluster Projects": (1, 1), "Withdrawn": (1, 1),
+                  "Cluster Projects-Withdrawn": (1, 1), "In Service": (1, 2)}
+        tables = read_xlsx(path, sheets)
+        labels, rows = tables["Interconnection Queue"]
+        i = next(k for k, l in enumerate(labels) if l in ("Last Updated Date", "Last Update"))
+        as_of = max(mdy(r[i]) for r in rows if isinstance(r[i], datetime.datetime))
+        op = {"cap": "power.interconnection_queue_nyiso", "key": "Queue Pos.", "headline": "SP (MW)",
+              "mw": ["SP (MW)", "WP (MW)"], "status": nyiso_status, "blanks": ("N/A", "TBD")}
+        figures(op, path, as_of, tables)
+
+
 def main():
     miso()
     pjm()
+    caiso()
+    nyiso()
+    status_cases()
     out = sys.stdout
     out.write("[\n")
     out.write(",\n".join(" " + json.dumps(c) for c in CASES))

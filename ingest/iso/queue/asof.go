@@ -9,16 +9,22 @@ import (
 	"github.com/citeq/citeq/ingest/kit"
 )
 
-// latestDateIn is an as_of rule: the latest calendar date in the column headed label of
-// sheet (header in row header); when the column cannot be found (headers_present then
-// fails), the date the file name implies.
-func latestDateIn(sheet string, header int, label string) func(wb *grid.Workbook, name string) (string, error) {
+// latestDateIn is an as_of rule: the latest calendar date in the column headed by the first
+// of labels present on sheet (header in row header); when no such column is found
+// (headers_present then fails), unknownAsOf.
+func latestDateIn(sheet string, header int, labels ...string) func(wb *grid.Workbook, name string) (string, error) {
 	return func(wb *grid.Workbook, name string) (string, error) {
 		sh := wb.Sheet(sheet)
 		if sh == nil {
 			return "", fmt.Errorf("no sheet %q to read the as_of from", sheet)
 		}
-		c := kit.HeaderAt(sh, header).Col(label)
+		h := kit.HeaderAt(sh, header)
+		c, label := 0, ""
+		for _, l := range labels {
+			if c == 0 {
+				c, label = h.Col(l), l
+			}
+		}
 		if c == 0 {
 			return unknownAsOf(name), nil
 		}

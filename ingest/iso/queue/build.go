@@ -34,47 +34,104 @@ type sheetRead struct {
 	missing []string
 }
 
-// Build implements ingest.Adapter.
+// build is what the files of one snapshot add up to.
+type build struct {
+	rows                                                  *ingest.Rows
+	sources                                               []snapshots.Source
+	bad                                                   kit.Problems
+	missingSheets, headerFaults, headersOK, defects, read []string
+	unmapped                                              map[string]int
+	rc                                                    kit.Reconcile
+}
+
+// Build implements ingest.Adapter: the plan's first data file is the operator's own, the
+// others its companions' (each read with its own tables).
 func (a Adapter) Build(p ingest.Plan) (*ingest.Build, error) {
 	op := a.Op
-	f, _ := ingest.SplitRoles(p.Files)
-	if f == nil {
+	files := ingest.DataFiles(p.Files)
+	if len(files) == 0 {
 		return nil, fmt.Errorf("%s: the plan has no data file", op.Cap.ID)
 	}
-	name := filepath.Base(f.Path)
-	wb, err := grid.Open(f.Path)
+	bd := &build{rows: ingest.NewRows(op.Cap), unmapped: map[string]int{}}
+	asOf := ""
+	for i := range files {
+		f := &files[i]
+		name := filepath.Base(f.Path)
+		fop := op.forFile(name)
+		if fop == nil {
+			return nil, fmt.Errorf("%s: no table reads %s", op.Cap.ID, name)
+		}
+		wb, err := grid.Open(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			if asOf, err = fop.AsOf(wb, name); err != nil {
+				return nil, fmt.Errorf("%s: as_of: %w", name, err)
+			}
+		}
+		fop.buildFile(f, wb, bd)
+	}
+	facts, err := bd.rows.Finish(asOf)
 	if err != nil {
 		return nil, err
 	}
-	asOf, err := op.AsOf(wb, name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: as_of: %w", name, err)
-	}
-	b := &ingest.Build{AsOf: asOf, Ranges: map[string]snapshots.Range{
+	b := &ingest.Build{AsOf: asOf, Rows: facts, Cells: bd.rows.Cells(), Sources: bd.sources, Ranges: map[string]snapshots.Range{
 		"requested_mw": {Min: -10000, Max: 100000}, "requested_mw_summer": {Min: -10000, Max: 100000},
 		"requested_mw_winter": {Min: -10000, Max: 100000}, "requested_mw_net": {Min: -10000, Max: 100000},
 	}}
+	var notMapped []string
+	for v, n := range bd.unmapped {
+		notMapped = append(notMapped, fmt.Sprintf("%s (%d rows)", v, n))
+	}
+	sort.Strings(notMapped)
+	if len(bd.defects) == 0 {
+		bd.defects = []string{"none found"}
+	}
+	b.Checks = append(b.Checks,
+		kit.Failures(kit.GateComplete, bd.missingSheets, "every sheet read: "+strings.Join(bd.read, "; ")),
+		kit.Failures(kit.GateHeaders, bd.headerFaults, strings.Join(bd.headersOK, "; ")),
+		bd.bad.Gate(kit.GateCells, fmt.Sprintf("%d project rows parsed", len(facts))),
+		bd.rc.Gate(),
+		kit.Failures(GateMapped, notMapped, "every raw status, generation type and progress value of the files is mapped"),
+		snapshots.Gate{Name: GateDefects, Passed: true, Detail: strings.Join(bd.defects, "; ")},
+	)
+	return b, nil
+}
+
+// forFile is the operator (this one or a companion) whose files are named like name.
+func (op *Operator) forFile(name string) *Operator {
+	if op.File.MatchString(name) {
+		return op
+	}
+	for _, c := range op.Companions {
+		if c.File.MatchString(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// buildFile adds the project rows of every sheet of one file.
+func (op *Operator) buildFile(f *ingest.File, wb *grid.Workbook, bd *build) {
+	name := filepath.Base(f.Path)
 	src := f.Source()
 	src.HeaderRows = map[string]int{}
-	rows := ingest.NewRows(op.Cap)
-	var bad kit.Problems
-	var missingSheets, headerFaults, headersOK, defects []string
-	unmapped := map[string]int{}
-	rc := &kit.Reconcile{}
+	bd.read = append(bd.read, name+": "+strings.Join(wb.SheetNames(), ", "))
 	for _, spec := range op.Sheets {
 		sh := wb.Sheet(spec.Name)
 		if sh == nil {
 			if !spec.Optional {
-				missingSheets = append(missingSheets, fmt.Sprintf("%s: no sheet %q (sheets: %s)", name, spec.Name, strings.Join(wb.SheetNames(), ", ")))
+				bd.missingSheets = append(bd.missingSheets, fmt.Sprintf("%s: no sheet %q (sheets: %s)", name, spec.Name, strings.Join(wb.SheetNames(), ", ")))
 			}
 			continue
 		}
-		sr := a.readHeader(sh, spec)
+		sr := op.readHeader(sh, spec)
 		src.HeaderRows[spec.Name] = spec.Header
 		if len(sr.missing) > 0 {
-			headerFaults = append(headerFaults, fmt.Sprintf("sheet %s: %s", spec.Name, strings.Join(sr.missing, "; ")))
+			bd.headerFaults = append(bd.headerFaults, fmt.Sprintf("%s sheet %s: %s", name, spec.Name, strings.Join(sr.missing, "; ")))
 		} else {
-			headersOK = append(headersOK, fmt.Sprintf("%s: %d columns", spec.Name, len(sr.extra)))
+			bd.headersOK = append(bd.headersOK, fmt.Sprintf("%s %s: %d columns", name, spec.Name, len(sr.extra)))
 		}
 		n, sum := 0, 0.0
 		for r := sr.first; r <= sh.NumRows(); r++ {
@@ -86,48 +143,26 @@ func (a Adapter) Build(p ingest.Plan) (*ingest.Build, error) {
 				key = strings.TrimSpace(sh.Cell(r, sr.keyCol).Value)
 			}
 			if why, ok := op.Skip[key]; ok {
-				defects = append(defects, fmt.Sprintf("%s row %d (%s) dropped: %s", spec.Name, r, key, why))
+				bd.defects = append(bd.defects, fmt.Sprintf("%s %s row %d (%s) dropped: %s", name, spec.Name, r, key, why))
 				continue
 			}
-			row := rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: spec.Name, Row: r, SHA256: f.SHA256})
+			row := bd.rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: spec.Name, Row: r, SHA256: f.SHA256})
 			row.Set("sheet", spec.Name)
-			row.Key(fmt.Sprintf("%s!%d:%s", spec.Name, r, key))
-			a.setRow(row, sh, r, sr, &bad, unmapped)
+			row.Key(fmt.Sprintf("%s!%s!%d:%s", f.SourceID, spec.Name, r, key))
+			op.setRow(row, sh, r, sr, &bd.bad, bd.unmapped)
 			n++
 			if v, ok := row.Get("requested_mw").(float64); ok {
 				sum += v
 			}
 		}
-		sheetN, sheetSum := a.secondReading(sh, sr)
-		rc.Sheet(spec.Name, n, sum, sheetN, sheetSum, "MW")
+		sheetN, sheetSum := op.secondReading(sh, sr)
+		bd.rc.Sheet(name+" "+spec.Name, n, sum, sheetN, sheetSum, "MW")
 	}
-	facts, err := rows.Finish(asOf)
-	if err != nil {
-		return nil, err
-	}
-	b.Rows, b.Cells, b.Sources = facts, rows.Cells(), []snapshots.Source{src}
-	var notMapped []string
-	for v, n := range unmapped {
-		notMapped = append(notMapped, fmt.Sprintf("%s (%d rows)", v, n))
-	}
-	sort.Strings(notMapped)
-	if len(defects) == 0 {
-		defects = []string{"none found"}
-	}
-	b.Checks = append(b.Checks,
-		kit.Failures(kit.GateComplete, missingSheets, fmt.Sprintf("every sheet of %s read: %s", name, strings.Join(wb.SheetNames(), ", "))),
-		kit.Failures(kit.GateHeaders, headerFaults, strings.Join(headersOK, "; ")),
-		bad.Gate(kit.GateCells, fmt.Sprintf("%d project rows parsed", len(facts))),
-		rc.Gate(),
-		kit.Failures(GateMapped, notMapped, "every raw status, generation type and progress value of the file is mapped"),
-		snapshots.Gate{Name: GateDefects, Passed: true, Detail: strings.Join(defects, "; ")},
-	)
-	return b, nil
+	bd.sources = append(bd.sources, src)
 }
 
 // readHeader finds the field of every column of the sheet's header row.
-func (a Adapter) readHeader(sh *grid.Sheet, spec Sheet) *sheetRead {
-	op := a.Op
+func (op *Operator) readHeader(sh *grid.Sheet, spec Sheet) *sheetRead {
 	sr := &sheetRead{spec: spec, sh: sh, extra: map[int]string{}, norm: map[string]int{}}
 	span := max(spec.HeaderRows, 1)
 	sr.first = spec.Header + span
@@ -211,7 +246,7 @@ func (sr *sheetRead) isProject(row []grid.Cell) bool {
 
 // secondReading counts the sheet's project rows and sums its headline MW column straight
 // from the cells, independently of the typed build.
-func (a Adapter) secondReading(sh *grid.Sheet, sr *sheetRead) (int, float64) {
+func (op *Operator) secondReading(sh *grid.Sheet, sr *sheetRead) (int, float64) {
 	n, sum := 0, 0.0
 	mwCol := sr.norm["requested_mw"]
 	for r := sr.first; r <= sh.NumRows(); r++ {
@@ -220,7 +255,7 @@ func (a Adapter) secondReading(sh *grid.Sheet, sr *sheetRead) (int, float64) {
 			if sr.keyCol > len(row) || strings.TrimSpace(row[sr.keyCol-1].Value) == "" {
 				continue
 			}
-			if _, skip := a.Op.Skip[strings.TrimSpace(row[sr.keyCol-1].Value)]; skip {
+			if _, skip := op.Skip[strings.TrimSpace(row[sr.keyCol-1].Value)]; skip {
 				continue
 			}
 		} else if len(row) == 0 {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sort"
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
@@ -76,6 +77,9 @@ type Operator struct {
 	// StatusDetail names a field whose value refines the status: a key "<raw> / <detail>"
 	// wins over the plain raw key (MISO's "Done" projects by their post-GIA status).
 	StatusDetail string
+	// MoreTypes names published-column fields holding a project's further fuels: each is
+	// mapped too, and a project with several distinct types is hybrid.
+	MoreTypes []string
 	// Types maps a raw generation type to a normalized one ("": the operator says the type
 	// is not specified, and generation_type is null).
 	Types map[string]string
@@ -85,10 +89,18 @@ type Operator struct {
 	Progress      map[string]string
 	// Blank lists the publisher's marks for "no value" (e.g. "N/A").
 	Blank []string
+	// Companions are other files of the operator, read with their own tables, that join
+	// the snapshot of the operator's latest file (CAISO's Cluster 15 list joins the latest
+	// Public Queue Report).
+	Companions []*Operator
+	// Hint is the as_of a file name implies (nil: a YYYY-MM[-DD] date in the name); it
+	// orders the files and names a snapshot whose file cannot be parsed.
+	Hint func(name string) string
 	// Skip lists queue ids of rows that are not projects (known defects), with the reason;
 	// they are named in the known_defects gate.
 	Skip map[string]string
-	// DateFallback reads a text date kit.Date does not (e.g. "03-2026"); nil: none.
+	// DateFallback reads a text date kit.Date does not (e.g. "03-2026"): a date, or "" with
+	// true for text the operator writes where no date is known ("I/S", "TBD"); nil: none.
 	DateFallback func(s string) (string, bool)
 }
 
@@ -109,20 +121,43 @@ func (a Adapter) Folders() []string { return []string{a.Op.Folder} }
 // so none is listed.
 func (a Adapter) Known() []fetch.Source { return nil }
 
-// Plan implements ingest.Adapter: each matching file is its own snapshot.
+// Plan implements ingest.Adapter: each matching file is its own snapshot; companion files
+// join the snapshot of the latest one.
 func (a Adapter) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
-	paths, err := finder.Find(a.Op.File.MatchString)
+	op := a.Op
+	file := func(o *Operator, p string) ingest.File {
+		return ingest.File{Path: p, SourceID: o.SourceID, Publisher: o.Publisher, URL: o.URL, Role: ingest.RoleData,
+			Derived: o.Derived, OriginalURL: o.OriginalURL}
+	}
+	paths, err := finder.Find(op.File.MatchString)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", a.Op.Cap.ID, err)
+		return nil, fmt.Errorf("%s: %w", op.Cap.ID, err)
 	}
 	var plans []ingest.Plan
 	for _, p := range paths {
-		plans = append(plans, ingest.Plan{AsOfHint: hintFromName(filepath.Base(p)), Files: []ingest.File{{
-			Path: p, SourceID: a.Op.SourceID, Publisher: a.Op.Publisher, URL: a.Op.URL, Role: ingest.RoleData,
-			Derived: a.Op.Derived, OriginalURL: a.Op.OriginalURL,
-		}}})
+		plans = append(plans, ingest.Plan{AsOfHint: op.hint(filepath.Base(p)), Files: []ingest.File{file(op, p)}})
+	}
+	sort.SliceStable(plans, func(i, j int) bool { return plans[i].AsOfHint < plans[j].AsOfHint })
+	for _, c := range op.Companions {
+		paths, err := finder.Find(c.File.MatchString)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op.Cap.ID, err)
+		}
+		for _, p := range paths {
+			if len(plans) > 0 {
+				last := &plans[len(plans)-1]
+				last.Files = append(last.Files, file(c, p))
+			}
+		}
 	}
 	return plans, nil
+}
+
+func (op *Operator) hint(name string) string {
+	if op.Hint != nil {
+		return op.Hint(name)
+	}
+	return hintFromName(name)
 }
 
 var nameDate = regexp.MustCompile(`(\d{4})-?(\d{2})-?(\d{2})?`)
@@ -141,4 +176,4 @@ func hintFromName(name string) string {
 }
 
 // Operators lists every operator's queue, in ingest order.
-var Operators = []*Operator{MISO, PJM, PJMCycle}
+var Operators = []*Operator{MISO, PJM, PJMCycle, CAISOCluster15, CAISO, NYISO}

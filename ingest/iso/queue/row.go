@@ -12,15 +12,14 @@ import (
 )
 
 // setRow sets every published column of row r and the normalized fields.
-func (a Adapter) setRow(row *ingest.Row, sh *grid.Sheet, r int, sr *sheetRead, bad *kit.Problems, unmapped map[string]int) {
-	op := a.Op
+func (op *Operator) setRow(row *ingest.Row, sh *grid.Sheet, r int, sr *sheetRead, bad *kit.Problems, unmapped map[string]int) {
 	cols := make([]int, 0, len(sr.extra))
 	for c := range sr.extra {
 		cols = append(cols, c)
 	}
 	sort.Ints(cols)
 	for _, c := range cols {
-		a.setCell(row, sr.extra[c], sh, r, c, bad)
+		op.setCell(row, sr.extra[c], sh, r, c, bad)
 	}
 	names := make([]string, 0, len(sr.norm))
 	for f := range sr.norm {
@@ -28,7 +27,7 @@ func (a Adapter) setRow(row *ingest.Row, sh *grid.Sheet, r int, sr *sheetRead, b
 	}
 	sort.Strings(names)
 	for _, f := range names {
-		a.setCell(row, f, sh, r, sr.norm[f], bad)
+		op.setCell(row, f, sh, r, sr.norm[f], bad)
 	}
 	raw, _ := row.Get("status_raw").(string)
 	if raw == "" && sr.spec.Status != "" {
@@ -54,14 +53,26 @@ func (a Adapter) setRow(row *ingest.Row, sh *grid.Sheet, r int, sr *sheetRead, b
 	default:
 		unmapped[fmt.Sprintf("status %q", raw)]++
 	}
-	if t, _ := row.Get("generation_type_raw").(string); t != "" {
-		if n, ok := op.Types[t]; ok {
-			if n != "" {
+	types := map[string]bool{}
+	for i, f := range append([]string{"generation_type_raw"}, op.MoreTypes...) {
+		t, _ := row.Get(f).(string)
+		if t == "" {
+			continue
+		}
+		n, ok := op.Types[t]
+		if !ok {
+			unmapped[fmt.Sprintf("generation type %q", t)]++
+			continue
+		}
+		if n != "" {
+			types[n] = true
+			if i == 0 {
 				row.Set("generation_type", n)
 			}
-		} else {
-			unmapped[fmt.Sprintf("generation type %q", t)]++
 		}
+	}
+	if len(types) > 1 {
+		row.Set("generation_type", "hybrid")
 	}
 	progress := st.Progress
 	if st.Norm == "withdrawn" {
@@ -82,19 +93,19 @@ func (a Adapter) setRow(row *ingest.Row, sh *grid.Sheet, r int, sr *sheetRead, b
 }
 
 // setCell reads the cell of row r, column c, as field f's type.
-func (a Adapter) setCell(row *ingest.Row, f string, sh *grid.Sheet, r, c int, bad *kit.Problems) {
-	fd, _ := a.Op.Cap.Field(f)
+func (op *Operator) setCell(row *ingest.Row, f string, sh *grid.Sheet, r, c int, bad *kit.Problems) {
+	fd, _ := op.Cap.Field(f)
 	cell := sh.Cell(r, c)
 	where := fmt.Sprintf("%s!%s%d", sh.Name, grid.ColumnName(c), r)
 	switch fd.Type {
 	case capability.Number:
-		v, err := kit.Number(cell, a.Op.Blank...)
+		v, err := kit.Number(cell, op.Blank...)
 		if err != nil {
 			bad.Add("%s (%s): %v", where, f, err)
 		}
 		row.SetCell(f, c, v)
 	case capability.Date:
-		if kit.Blank(cell, a.Op.Blank...) {
+		if kit.Blank(cell, op.Blank...) {
 			row.Set(f, nil)
 			return
 		}
@@ -105,13 +116,17 @@ func (a Adapter) setCell(row *ingest.Row, f string, sh *grid.Sheet, r, c int, ba
 			row.SetCell(f, c, v)
 			return
 		}
-		if v, ok := textDate(cell.Value, a.Op.DateFallback); ok {
-			row.Set(f, v)
+		if v, ok := textDate(cell.Value, op.DateFallback); ok {
+			if v == "" {
+				row.Set(f, nil)
+			} else {
+				row.Set(f, v)
+			}
 			return
 		}
 		bad.Add("%s (%s): %q is not a date", where, f, cell.Value)
 	default:
-		row.SetCell(f, c, kit.Text(cell, a.Op.Blank...))
+		row.SetCell(f, c, kit.Text(cell, op.Blank...))
 	}
 }
 

@@ -26,6 +26,7 @@ func All() []ingest.Adapter {
 		queue.Adapter{Op: queue.PJMCycle},
 		queue.Adapter{Op: queue.CAISO},
 		queue.Adapter{Op: queue.NYISO},
+		queue.Adapter{Op: queue.ISONE},
 	)
 
 	// Grid operators: wholesale and capacity markets

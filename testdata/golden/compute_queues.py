@@ -239,11 +239,32 @@ def nyiso():
         figures(op, path, as_of, tables)
 
 
+def isone_status(sheet, r, col):
+    raw = r[col["project status"]]
+    if raw is None:
+        return "withdrawn" if r[col["w/ d date"]] is not None else "active"
+    return {"Under Study": "active", "Under Construction": "active", "Partially In Service": "active",
+            "In Service": "operational", "Suspended": "suspended"}[raw]
+
+
+def isone():
+    import openpyxl
+    for name in ("QueueReport_20240830090927.xlsx", "QueueReport_2025-01-23.xlsx"):
+        path = os.path.join(RAW, "iso", "isone", name)
+        first = next(openpyxl.load_workbook(path, read_only=True)["Queue"].iter_rows(max_row=1, values_only=True))
+        stamp = next(str(v) for v in first if v and str(v).startswith("As of:"))
+        as_of = mdy(stamp.split(":", 1)[1].split()[0])
+        op = {"cap": "power.interconnection_queue_isone", "key": "Position", "headline": "Net MW",
+              "mw": ["Net MW", "Summer MW", "Winter MW"], "status": isone_status, "blanks": ("N/A",)}
+        figures(op, path, as_of, read_xlsx(path, {"Queue": (5, 1)}))
+
+
 def main():
     miso()
     pjm()
     caiso()
     nyiso()
+    isone()
     status_cases()
     out = sys.stdout
     out.write("[\n")

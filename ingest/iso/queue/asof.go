@@ -81,6 +81,9 @@ func printedDate(sheet string, prefix *regexp.Regexp) func(wb *grid.Workbook, na
 					continue
 				}
 				t, err := kit.ParseDate(rest)
+				if f := strings.Fields(rest); err != nil && len(f) > 1 {
+					t, err = kit.ParseDate(f[0]) // "1/23/2025 12:00:00 AM"
+				}
 				if err != nil {
 					return "", fmt.Errorf("sheet %s row %d: %w", sheet, r, err)
 				}

@@ -134,6 +134,8 @@ func (op *Operator) buildFile(f *ingest.File, wb *grid.Workbook, bd *build) {
 			bd.headersOK = append(bd.headersOK, fmt.Sprintf("%s %s: %d columns", name, spec.Name, len(sr.extra)))
 		}
 		n, sum := 0, 0.0
+		seen := map[string]int{}
+		var repeated []string
 		for r := sr.first; r <= sh.NumRows(); r++ {
 			if !sr.isProject(sh.Row(r)) {
 				continue
@@ -141,6 +143,11 @@ func (op *Operator) buildFile(f *ingest.File, wb *grid.Workbook, bd *build) {
 			key := ""
 			if sr.keyCol > 0 {
 				key = strings.TrimSpace(sh.Cell(r, sr.keyCol).Value)
+			}
+			if first, dup := seen[key]; dup && op.RepeatedIDs {
+				repeated = append(repeated, fmt.Sprintf("%s (rows %d and %d)", key, first, r))
+			} else if !dup {
+				seen[key] = r
 			}
 			if why, ok := op.Skip[key]; ok {
 				bd.defects = append(bd.defects, fmt.Sprintf("%s %s row %d (%s) dropped: %s", name, spec.Name, r, key, why))
@@ -154,6 +161,10 @@ func (op *Operator) buildFile(f *ingest.File, wb *grid.Workbook, bd *build) {
 			if v, ok := row.Get("requested_mw").(float64); ok {
 				sum += v
 			}
+		}
+		if len(repeated) > 0 {
+			bd.defects = append(bd.defects, fmt.Sprintf("%s %s: %d rows repeat a queue id of an earlier row, kept as published, e.g. %s",
+				name, spec.Name, len(repeated), strings.Join(repeated[:min(3, len(repeated))], ", ")))
 		}
 		sheetN, sheetSum := op.secondReading(sh, sr)
 		bd.rc.Sheet(name+" "+spec.Name, n, sum, sheetN, sheetSum, "MW")

@@ -75,7 +75,9 @@ type Operator struct {
 	// only and wins over the plain raw key.
 	Statuses map[string]Status
 	// StatusDetail names a field whose value refines the status: a key "<raw> / <detail>"
-	// wins over the plain raw key (MISO's "Done" projects by their post-GIA status).
+	// wins over "<raw> / *" (any value of the field), which wins over the plain raw key
+	// (MISO's "Done" projects by their post-GIA status; ISO-NE's blank status by the
+	// presence of a withdrawal date). A blank status cell is the raw key BlankStatus.
 	StatusDetail string
 	// MoreTypes names published-column fields holding a project's further fuels: each is
 	// mapped too, and a project with several distinct types is hybrid.
@@ -96,6 +98,9 @@ type Operator struct {
 	// Hint is the as_of a file name implies (nil: a YYYY-MM[-DD] date in the name); it
 	// orders the files and names a snapshot whose file cannot be parsed.
 	Hint func(name string) string
+	// RepeatedIDs marks an operator whose queue ids repeat within a sheet; the repeats are
+	// named in the known_defects gate (the natural key then includes the row).
+	RepeatedIDs bool
 	// Skip lists queue ids of rows that are not projects (known defects), with the reason;
 	// they are named in the known_defects gate.
 	Skip map[string]string
@@ -103,6 +108,9 @@ type Operator struct {
 	// true for text the operator writes where no date is known ("I/S", "TBD"); nil: none.
 	DateFallback func(s string) (string, bool)
 }
+
+// BlankStatus is the raw status key of a blank status cell.
+const BlankStatus = "(blank)"
 
 // Adapter ingests one operator's queue files: one snapshot per file.
 type Adapter struct{ Op *Operator }
@@ -176,4 +184,4 @@ func hintFromName(name string) string {
 }
 
 // Operators lists every operator's queue, in ingest order.
-var Operators = []*Operator{MISO, PJM, PJMCycle, CAISOCluster15, CAISO, NYISO}
+var Operators = []*Operator{MISO, PJM, PJMCycle, CAISOCluster15, CAISO, NYISO, ISONE}

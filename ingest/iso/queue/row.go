@@ -36,22 +36,26 @@ func (op *Operator) setRow(row *ingest.Row, sh *grid.Sheet, r int, sr *sheetRead
 			row.Set("status_raw", raw)
 		}
 	}
-	st, ok := op.Statuses[sr.spec.Name+"|"+raw]
-	if detail, _ := row.Get(op.StatusDetail).(string); !ok && op.StatusDetail != "" && detail != "" {
-		st, ok = op.Statuses[raw+" / "+detail]
+	key := raw
+	if key == "" && sr.norm["status_raw"] > 0 {
+		key = BlankStatus
+	}
+	st, ok := op.Statuses[sr.spec.Name+"|"+key]
+	if detail := row.Get(op.StatusDetail); !ok && op.StatusDetail != "" && detail != nil {
+		if st, ok = op.Statuses[fmt.Sprintf("%s / %v", key, detail)]; !ok {
+			st, ok = op.Statuses[key+" / *"]
+		}
 	}
 	if !ok {
-		st, ok = op.Statuses[raw]
+		st, ok = op.Statuses[key]
 	}
 	switch {
 	case ok:
 		row.Set("status", st.Norm)
-	case raw == "" && sr.norm["status_raw"] == 0:
+	case key == "":
 		// no status column: headers_present says so
-	case raw == "":
-		unmapped[fmt.Sprintf("blank status on sheet %s", sr.spec.Name)]++
 	default:
-		unmapped[fmt.Sprintf("status %q", raw)]++
+		unmapped[fmt.Sprintf("status %q on sheet %s", key, sr.spec.Name)]++
 	}
 	types := map[string]bool{}
 	for i, f := range append([]string{"generation_type_raw"}, op.MoreTypes...) {

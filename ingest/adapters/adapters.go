@@ -9,6 +9,8 @@ import (
 	"github.com/citeq/citeq/ingest/eia"
 	"github.com/citeq/citeq/ingest/fred"
 	"github.com/citeq/citeq/ingest/ncses"
+
+	"github.com/citeq/citeq/ingest/iso/queue"
 )
 
 // All lists every adapter, in ingest order.
@@ -26,6 +28,14 @@ func All() []ingest.Adapter {
 	)
 
 	// Grid operators: interconnection queues
+	all = append(all,
+		queue.Adapter{Op: queue.MISO},
+		queue.Adapter{Op: queue.PJM},
+		queue.Adapter{Op: queue.PJMCycle},
+		queue.Adapter{Op: queue.CAISO},
+		queue.Adapter{Op: queue.NYISO},
+		queue.Adapter{Op: queue.ISONE},
+	)
 
 	// Grid operators: wholesale and capacity markets
 

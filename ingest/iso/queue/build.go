@@ -1,0 +1,287 @@
+package queue
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/ingest/kit"
+	"github.com/citeq/citeq/snapshots"
+)
+
+// Gate names of the queue model, besides the generic ones of package kit.
+const (
+	// GateMapped fails when a raw status, generation type or progress value has no
+	// normalized meaning in the operator's tables; it names the values.
+	GateMapped = "values_mapped"
+	// GateDefects passes and names the known defects of the file handled as data.
+	GateDefects = "known_defects"
+)
+
+// sheetRead is what one sheet's header says: the field of each column.
+type sheetRead struct {
+	spec    Sheet
+	sh      *grid.Sheet
+	header  *kit.Header
+	first   int            // first data row
+	extra   map[int]string // column -> published-column field
+	norm    map[string]int // normalized field -> column
+	keyCol  int
+	missing []string
+}
+
+// build is what the files of one snapshot add up to.
+type build struct {
+	rows                                                  *ingest.Rows
+	sources                                               []snapshots.Source
+	bad                                                   kit.Problems
+	missingSheets, headerFaults, headersOK, defects, read []string
+	unmapped                                              map[string]int
+	rc                                                    kit.Reconcile
+}
+
+// Build implements ingest.Adapter: the plan's first data file is the operator's own, the
+// others its companions' (each read with its own tables).
+func (a Adapter) Build(p ingest.Plan) (*ingest.Build, error) {
+	op := a.Op
+	files := ingest.DataFiles(p.Files)
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: the plan has no data file", op.Cap.ID)
+	}
+	bd := &build{rows: ingest.NewRows(op.Cap), unmapped: map[string]int{}}
+	asOf := ""
+	for i := range files {
+		f := &files[i]
+		name := filepath.Base(f.Path)
+		fop := op.forFile(name)
+		if fop == nil {
+			return nil, fmt.Errorf("%s: no table reads %s", op.Cap.ID, name)
+		}
+		wb, err := grid.Open(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			if asOf, err = fop.AsOf(wb, name); err != nil {
+				return nil, fmt.Errorf("%s: as_of: %w", name, err)
+			}
+		}
+		fop.buildFile(f, wb, bd)
+	}
+	facts, err := bd.rows.Finish(asOf)
+	if err != nil {
+		return nil, err
+	}
+	b := &ingest.Build{AsOf: asOf, Rows: facts, Cells: bd.rows.Cells(), Sources: bd.sources, Ranges: map[string]snapshots.Range{
+		"requested_mw": {Min: -10000, Max: 100000}, "requested_mw_summer": {Min: -10000, Max: 100000},
+		"requested_mw_winter": {Min: -10000, Max: 100000}, "requested_mw_net": {Min: -10000, Max: 100000},
+	}}
+	var notMapped []string
+	for v, n := range bd.unmapped {
+		notMapped = append(notMapped, fmt.Sprintf("%s (%d rows)", v, n))
+	}
+	sort.Strings(notMapped)
+	if len(bd.defects) == 0 {
+		bd.defects = []string{"none found"}
+	}
+	b.Checks = append(b.Checks,
+		kit.Failures(kit.GateComplete, bd.missingSheets, "every sheet read: "+strings.Join(bd.read, "; ")),
+		kit.Failures(kit.GateHeaders, bd.headerFaults, strings.Join(bd.headersOK, "; ")),
+		bd.bad.Gate(kit.GateCells, fmt.Sprintf("%d project rows parsed", len(facts))),
+		bd.rc.Gate(),
+		kit.Failures(GateMapped, notMapped, "every raw status, generation type and progress value of the files is mapped"),
+		snapshots.Gate{Name: GateDefects, Passed: true, Detail: strings.Join(bd.defects, "; ")},
+	)
+	return b, nil
+}
+
+// forFile is the operator (this one or a companion) whose files are named like name.
+func (op *Operator) forFile(name string) *Operator {
+	if op.File.MatchString(name) {
+		return op
+	}
+	for _, c := range op.Companions {
+		if c.File.MatchString(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// buildFile adds the project rows of every sheet of one file.
+func (op *Operator) buildFile(f *ingest.File, wb *grid.Workbook, bd *build) {
+	name := filepath.Base(f.Path)
+	src := f.Source()
+	src.HeaderRows = map[string]int{}
+	bd.read = append(bd.read, name+": "+strings.Join(wb.SheetNames(), ", "))
+	for _, spec := range op.Sheets {
+		sh := wb.Sheet(spec.Name)
+		if sh == nil {
+			if !spec.Optional {
+				bd.missingSheets = append(bd.missingSheets, fmt.Sprintf("%s: no sheet %q (sheets: %s)", name, spec.Name, strings.Join(wb.SheetNames(), ", ")))
+			}
+			continue
+		}
+		sr := op.readHeader(sh, spec)
+		src.HeaderRows[spec.Name] = spec.Header
+		if len(sr.missing) > 0 {
+			bd.headerFaults = append(bd.headerFaults, fmt.Sprintf("%s sheet %s: %s", name, spec.Name, strings.Join(sr.missing, "; ")))
+		} else {
+			bd.headersOK = append(bd.headersOK, fmt.Sprintf("%s %s: %d columns", name, spec.Name, len(sr.extra)))
+		}
+		n, sum := 0, 0.0
+		seen := map[string]int{}
+		var repeated []string
+		for r := sr.first; r <= sh.NumRows(); r++ {
+			if !sr.isProject(sh.Row(r)) {
+				continue
+			}
+			key := ""
+			if sr.keyCol > 0 {
+				key = strings.TrimSpace(sh.Cell(r, sr.keyCol).Value)
+			}
+			if first, dup := seen[key]; dup && op.RepeatedIDs {
+				repeated = append(repeated, fmt.Sprintf("%s (rows %d and %d)", key, first, r))
+			} else if !dup {
+				seen[key] = r
+			}
+			if why, ok := op.Skip[key]; ok {
+				bd.defects = append(bd.defects, fmt.Sprintf("%s %s row %d (%s) dropped: %s", name, spec.Name, r, key, why))
+				continue
+			}
+			row := bd.rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: spec.Name, Row: r, SHA256: f.SHA256})
+			row.Set("sheet", spec.Name)
+			row.Key(fmt.Sprintf("%s!%s!%d:%s", f.SourceID, spec.Name, r, key))
+			op.setRow(row, sh, r, sr, &bd.bad, bd.unmapped)
+			n++
+			if v, ok := row.Get("requested_mw").(float64); ok {
+				sum += v
+			}
+		}
+		if len(repeated) > 0 {
+			bd.defects = append(bd.defects, fmt.Sprintf("%s %s: %d rows repeat a queue id of an earlier row, kept as published, e.g. %s",
+				name, spec.Name, len(repeated), strings.Join(repeated[:min(3, len(repeated))], ", ")))
+		}
+		sheetN, sheetSum := op.secondReading(sh, sr)
+		bd.rc.Sheet(name+" "+spec.Name, n, sum, sheetN, sheetSum, "MW")
+	}
+	bd.sources = append(bd.sources, src)
+}
+
+// readHeader finds the field of every column of the sheet's header row.
+func (op *Operator) readHeader(sh *grid.Sheet, spec Sheet) *sheetRead {
+	sr := &sheetRead{spec: spec, sh: sh, extra: map[int]string{}, norm: map[string]int{}}
+	span := max(spec.HeaderRows, 1)
+	sr.first = spec.Header + span
+	labels := headerLabels(sh, spec.Header, span)
+	sr.header = kit.HeaderAt(sh, spec.Header)
+	byNorm := map[string]int{}
+	for c, l := range labels {
+		if l != "" {
+			if _, dup := byNorm[kit.Norm(l)]; !dup {
+				byNorm[kit.Norm(l)] = c + 1
+			}
+		}
+	}
+	cols := map[string]string{}
+	for _, qc := range capability.QueueColumns(op.Cap.ID) {
+		cols[kit.Norm(qc.Header)] = qc.Name
+	}
+	for c, l := range labels {
+		if l == "" {
+			continue
+		}
+		fld, ok := cols[kit.Norm(l)]
+		if !ok {
+			sr.missing = append(sr.missing, fmt.Sprintf("column %s %q has no field", grid.ColumnName(c+1), l))
+			continue
+		}
+		sr.extra[c+1] = fld
+	}
+	for fld, hs := range op.Fields {
+		for _, h := range hs {
+			if c := byNorm[kit.Norm(h)]; c > 0 {
+				sr.norm[fld] = c
+				break
+			}
+		}
+	}
+	sr.keyCol = byNorm[kit.Norm(op.Key)]
+	if sr.keyCol == 0 {
+		sr.missing = append(sr.missing, fmt.Sprintf("no key column %q", op.Key))
+	}
+	for _, fld := range op.Required {
+		if sr.norm[fld] == 0 && !(fld == "status_raw" && spec.Status != "") {
+			sr.missing = append(sr.missing, fmt.Sprintf("no column for %s (%q)", fld, strings.Join(op.Fields[fld], `" or "`)))
+		}
+	}
+	return sr
+}
+
+// headerLabels joins the labels of a header that spans rows, column by column.
+func headerLabels(sh *grid.Sheet, row, span int) []string {
+	var out []string
+	for r := row; r < row+span; r++ {
+		for c, cell := range sh.Row(r) {
+			for len(out) <= c {
+				out = append(out, "")
+			}
+			if t := kit.Squash(cell.Value); t != "" {
+				out[c] = strings.TrimSpace(out[c] + " " + t)
+			}
+		}
+	}
+	return out
+}
+
+// isProject reports whether a data row is a project: its key cell (or, without a key
+// column, any cell) is not blank, and it is not a footnote.
+func (sr *sheetRead) isProject(row []grid.Cell) bool {
+	if sr.keyCol > 0 {
+		if sr.keyCol > len(row) || kit.Blank(row[sr.keyCol-1]) {
+			return false
+		}
+		return !kit.IsNote(row)
+	}
+	for _, c := range row {
+		if !kit.Blank(c) {
+			return !kit.IsNote(row)
+		}
+	}
+	return false
+}
+
+// secondReading counts the sheet's project rows and sums its headline MW column straight
+// from the cells, independently of the typed build.
+func (op *Operator) secondReading(sh *grid.Sheet, sr *sheetRead) (int, float64) {
+	n, sum := 0, 0.0
+	mwCol := sr.norm["requested_mw"]
+	for r := sr.first; r <= sh.NumRows(); r++ {
+		row := sh.Row(r)
+		if sr.keyCol > 0 {
+			if sr.keyCol > len(row) || strings.TrimSpace(row[sr.keyCol-1].Value) == "" {
+				continue
+			}
+			if _, skip := op.Skip[strings.TrimSpace(row[sr.keyCol-1].Value)]; skip {
+				continue
+			}
+		} else if len(row) == 0 {
+			continue
+		}
+		if kit.IsNote(row) {
+			continue
+		}
+		n++
+		if mwCol > 0 {
+			var x float64
+			if _, err := fmt.Sscanf(strings.TrimSpace(sh.Cell(r, mwCol).Value), "%g", &x); err == nil {
+				sum += x
+			}
+		}
+	}
+	return n, sum
+}

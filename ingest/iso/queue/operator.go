@@ -1,0 +1,187 @@
+// Package queue ingests the grid operators' interconnection queues into one shared model:
+// every operator is a declarative table (which published header feeds which normalized
+// field, which raw status means which normalized status and interconnection progress, which
+// raw generation type means which normalized type), and one Build reads them all. Every
+// published column of every sheet is also kept under its own header name; a raw status,
+// type or progress value that no table knows fails the values_mapped gate, naming it.
+package queue
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/fetch"
+	"github.com/citeq/citeq/ingest/grid"
+)
+
+// Status is what one raw status value means.
+type Status struct {
+	// Norm is the normalized status (capability.QueueStatuses).
+	Norm string
+	// Progress is the normalized interconnection progress it implies ("" when it implies
+	// none and the operator's progress column, if any, says).
+	Progress string
+}
+
+// Sheet is one sheet an operator publishes.
+type Sheet struct {
+	// Name is the sheet name as published (a CSV file's single table is grid.CSVSheetName).
+	Name string
+	// Header is the 1-based header row; data starts on the row after it (or after
+	// HeaderRows continuation rows).
+	Header int
+	// HeaderRows is how many rows the header spans (1 when zero); labels of the rows are
+	// joined with a space, column by column.
+	HeaderRows int
+	// Status is the raw status of the sheet's rows when the sheet has no status column
+	// (the status is then the sheet's meaning, e.g. "Withdrawn").
+	Status string
+	// Optional marks a sheet that not every vintage of the file has.
+	Optional bool
+}
+
+// Operator is one operator's queue: where its files are, how its as_of is read, and its
+// tables.
+type Operator struct {
+	Cap       *capability.Capability
+	Version   string
+	SourceID  string
+	Publisher string
+	URL       string
+	// Folder is the raw directory folder of the files; File matches their names.
+	Folder string
+	File   *regexp.Regexp
+	// Derived marks files that are a third party's re-save; OriginalURL is then the
+	// operator's own address of the data.
+	Derived     bool
+	OriginalURL string
+	// AsOf reads a file's as_of (YYYY-MM-DD) from the workbook (and its name).
+	AsOf func(wb *grid.Workbook, name string) (string, error)
+	// Sheets are the sheets of each file, every one of them ingested.
+	Sheets []Sheet
+	// Key is the header of the queue id column: a row is a project when its key cell is
+	// not blank.
+	Key string
+	// Fields maps normalized fields to the published headers they are read from, first
+	// present wins (headers compared as kit.Norm folds them).
+	Fields map[string][]string
+	// Required lists normalized fields whose header every sheet must have.
+	Required []string
+	// Statuses maps a raw status to its meaning; a key "<sheet>|<raw>" applies to one sheet
+	// only and wins over the plain raw key.
+	Statuses map[string]Status
+	// StatusDetail names a field whose value refines the status: a key "<raw> / <detail>"
+	// wins over "<raw> / *" (any value of the field), which wins over the plain raw key
+	// (MISO's "Done" projects by their post-GIA status; ISO-NE's blank status by the
+	// presence of a withdrawal date). A blank status cell is the raw key BlankStatus.
+	StatusDetail string
+	// MoreTypes names published-column fields holding a project's further fuels: each is
+	// mapped too, and a project with several distinct types is hybrid.
+	MoreTypes []string
+	// Types maps a raw generation type to a normalized one ("": the operator says the type
+	// is not specified, and generation_type is null).
+	Types map[string]string
+	// Progress maps the raw value of ProgressField (a normalized field, e.g. study_phase
+	// or ia_status_raw) to the normalized progress of an active project.
+	ProgressField string
+	Progress      map[string]string
+	// Blank lists the publisher's marks for "no value" (e.g. "N/A").
+	Blank []string
+	// Companions are other files of the operator, read with their own tables, that join
+	// the snapshot of the operator's latest file (CAISO's Cluster 15 list joins the latest
+	// Public Queue Report).
+	Companions []*Operator
+	// Hint is the as_of a file name implies (nil: a YYYY-MM[-DD] date in the name); it
+	// orders the files and names a snapshot whose file cannot be parsed.
+	Hint func(name string) string
+	// RepeatedIDs marks an operator whose queue ids repeat within a sheet; the repeats are
+	// named in the known_defects gate (the natural key then includes the row).
+	RepeatedIDs bool
+	// Skip lists queue ids of rows that are not projects (known defects), with the reason;
+	// they are named in the known_defects gate.
+	Skip map[string]string
+	// DateFallback reads a text date kit.Date does not (e.g. "03-2026"): a date, or "" with
+	// true for text the operator writes where no date is known ("I/S", "TBD"); nil: none.
+	DateFallback func(s string) (string, bool)
+}
+
+// BlankStatus is the raw status key of a blank status cell.
+const BlankStatus = "(blank)"
+
+// Adapter ingests one operator's queue files: one snapshot per file.
+type Adapter struct{ Op *Operator }
+
+// Capability implements ingest.Adapter.
+func (a Adapter) Capability() *capability.Capability { return a.Op.Cap }
+
+// Version implements ingest.Adapter.
+func (a Adapter) Version() string { return a.Op.Version }
+
+// Folders implements ingest.Adapter.
+func (a Adapter) Folders() []string { return []string{a.Op.Folder} }
+
+// Known implements ingest.Adapter. A queue file is a dated snapshot of a page the operator
+// rewrites in place; the stored snapshots are not downloadable from the official address,
+// so none is listed.
+func (a Adapter) Known() []fetch.Source { return nil }
+
+// Plan implements ingest.Adapter: each matching file is its own snapshot; companion files
+// join the snapshot of the latest one.
+func (a Adapter) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
+	op := a.Op
+	file := func(o *Operator, p string) ingest.File {
+		return ingest.File{Path: p, SourceID: o.SourceID, Publisher: o.Publisher, URL: o.URL, Role: ingest.RoleData,
+			Derived: o.Derived, OriginalURL: o.OriginalURL}
+	}
+	paths, err := finder.Find(op.File.MatchString)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.Cap.ID, err)
+	}
+	var plans []ingest.Plan
+	for _, p := range paths {
+		plans = append(plans, ingest.Plan{AsOfHint: op.hint(filepath.Base(p)), Files: []ingest.File{file(op, p)}})
+	}
+	sort.SliceStable(plans, func(i, j int) bool { return plans[i].AsOfHint < plans[j].AsOfHint })
+	for _, c := range op.Companions {
+		paths, err := finder.Find(c.File.MatchString)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op.Cap.ID, err)
+		}
+		for _, p := range paths {
+			if len(plans) > 0 {
+				last := &plans[len(plans)-1]
+				last.Files = append(last.Files, file(c, p))
+			}
+		}
+	}
+	return plans, nil
+}
+
+func (op *Operator) hint(name string) string {
+	if op.Hint != nil {
+		return op.Hint(name)
+	}
+	return hintFromName(name)
+}
+
+var nameDate = regexp.MustCompile(`(\d{4})-?(\d{2})-?(\d{2})?`)
+
+// hintFromName is the as_of a file name implies, for a file that cannot be parsed.
+func hintFromName(name string) string {
+	m := nameDate.FindStringSubmatch(name)
+	if m == nil {
+		return ""
+	}
+	d := m[3]
+	if d == "" {
+		d = "01"
+	}
+	return m[1] + "-" + m[2] + "-" + d
+}
+
+// Operators lists every operator's queue, in ingest order.
+var Operators = []*Operator{MISO, PJM, PJMCycle, CAISOCluster15, CAISO, NYISO, ISONE}

@@ -6,6 +6,7 @@ package adapters
 import (
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/eia"
+	"github.com/citeq/citeq/ingest/iso/market"
 )
 
 // All lists every adapter, in ingest order.
@@ -21,6 +22,9 @@ func All() []ingest.Adapter {
 	// Grid operators: interconnection queues
 
 	// Grid operators: wholesale and capacity markets
+	all = append(all,
+		market.ERCOTPrices{},
+	)
 
 	// Federal Reserve (FRED), Census Bureau, NCSES, FCC
 

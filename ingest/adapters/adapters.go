@@ -24,6 +24,7 @@ func All() []ingest.Adapter {
 	// Grid operators: wholesale and capacity markets
 	all = append(all,
 		market.ERCOTPrices{},
+		market.PJMCapacityMarket{},
 	)
 
 	// Federal Reserve (FRED), Census Bureau, NCSES, FCC

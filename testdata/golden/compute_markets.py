@@ -92,8 +92,70 @@ def ercot_cases():
     return cases
 
 
+def pjm_block(ws_rows, start):
+    """LDA rows from start (0-based) until column A is blank or a footnote: [(lda, cells)]."""
+    out = []
+    for r in ws_rows[start:]:
+        a = r[0] if r else None
+        if a is None or not str(a).strip() or str(a).strip().startswith("*"):
+            break
+        out.append((str(a).replace("*", "").strip(), r))
+    return out
+
+
+def pjm_cases():
+    rpm = os.path.join(RAW, "iso", "pjm", "rpm")
+    price, cleared, price_count, rr, rr_frr, collar = {}, {}, 0, {}, {}, {}
+    for name in sorted(os.listdir(rpm)):
+        wb = openpyxl.load_workbook(os.path.join(rpm, name), read_only=True, data_only=True)
+        dy = name[:4] + "/" + name[5:9]
+        if "results" in name:
+            rows = list(wb["Summary"].iter_rows(values_only=True))
+            labels = [str(r[0]).strip() if r and r[0] is not None else "" for r in rows]
+            if "LDA/External Source Zone" in labels:  # 2021/2022: MW and price on one row
+                block = pjm_block(rows, labels.index("LDA/External Source Zone") + 1)
+                prices = {l: r[2] for l, r in block}
+                mws = {l: r[1] for l, r in block}
+            else:
+                block = pjm_block(rows, labels.index("Resource Clearing Prices [$/MW-day]") + 2)
+                prices = {l: r[1] for l, r in block}
+                i = labels.index("Participant Buy Bids/Sell Offers Cleared [Equivalent Annual Resources in MW]") + 2
+                if not labels[i]:
+                    i += 1
+                mws = {l: r[1] for l, r in pjm_block(rows, i)}
+            price[dy], cleared[dy] = prices["RTO"], mws["RTO"]
+            price_count += len(prices)
+        else:
+            ws = wb.worksheets[0]
+            rows = list(ws.iter_rows(values_only=True))
+            for r in rows:
+                a = str(r[0]).strip() if r and r[0] is not None else ""
+                if a == "Reliability Requirement":
+                    rr[dy] = r[1]
+                elif a == "Reliability Requirement adjusted for FRR":
+                    rr_frr[dy] = r[1]
+                elif a in ("Price Cap ($/MW-ICAP)", "Price Floor ($/MW-ICAP)"):
+                    collar.setdefault(a, {})[dy] = r[1]
+    cases = []
+    as_of = "2026-03-20"
+    for atom, vals in (("clearing_price", price), ("cleared_mw", cleared), ("reliability_requirement", rr),
+                       ("reliability_requirement_adjusted_for_frr", rr_frr)):
+        cases.append({"name": f"pjm RTO {atom} by delivery year", "capability": "power.capacity_market_pjm", "as_of": as_of,
+                      "params": {"filters": {"atom_type": atom, "lda": "RTO"}, "group_by": ["delivery_year"]},
+                      "groups": {"value": vals}})
+    for label, atom in (("Price Cap ($/MW-ICAP)", "price_cap"), ("Price Floor ($/MW-ICAP)", "price_floor")):
+        vals = collar[label]
+        cases.append({"name": f"pjm {atom} by delivery year", "capability": "power.capacity_market_pjm", "as_of": as_of,
+                      "params": {"filters": {"atom_type": atom}, "group_by": ["delivery_year"]},
+                      "totals": {"atom_count": len(vals)}, "groups": {"value": vals}})
+    cases.append({"name": "pjm clearing prices printed", "capability": "power.capacity_market_pjm", "as_of": as_of,
+                  "params": {"filters": {"atom_type": "clearing_price"}},
+                  "totals": {"atom_count": price_count}})
+    return cases
+
+
 def main():
-    cases = ercot_cases()
+    cases = ercot_cases() + pjm_cases()
     with open(OUT, "w") as f:
         f.write("[\n")
         f.write(",\n".join(" " + json.dumps(c) for c in cases))

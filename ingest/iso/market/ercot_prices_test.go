@@ -164,4 +164,3 @@ func TestERCOTDaylightSaving(t *testing.T) {
 		})
 	}
 }
-

@@ -25,6 +25,7 @@ func All() []ingest.Adapter {
 	all = append(all,
 		market.ERCOTPrices{},
 		market.PJMCapacityMarket{},
+		market.MISOAuction{},
 	)
 
 	// Federal Reserve (FRED), Census Bureau, NCSES, FCC

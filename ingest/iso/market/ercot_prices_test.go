@@ -67,6 +67,7 @@ func rowsOf(b *ingest.Build, keep func(ercotRow) bool) []ercotRow {
 }
 
 func TestERCOTWorkbooks(t *testing.T) {
+	t.Parallel()
 	builds := buildERCOT(t)
 	tests := []struct {
 		file      string
@@ -99,6 +100,7 @@ func TestERCOTWorkbooks(t *testing.T) {
 // (the 2025 workbook ends on 17 May, before the fall-back day): the hours each settlement
 // point has, which hour is absent or repeated, and the UTC instants.
 func TestERCOTDaylightSaving(t *testing.T) {
+	t.Parallel()
 	builds := buildERCOT(t)
 	type hour struct {
 		he, flag, start, end, offset string

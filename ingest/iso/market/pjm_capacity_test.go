@@ -57,6 +57,7 @@ func pjmPlan(t *testing.T, raw string) ingest.Plan {
 // year's RTO clearing price, cleared MW and reliability requirement against the figures PJM
 // published and, through the evidence code path, against the very cell each atom cites.
 func TestPJMRTOValuesCiteTheirCells(t *testing.T) {
+	t.Parallel()
 	raw := testenv.Raw(t)
 	data := t.TempDir()
 	store := &snapshots.Store{Dir: data}
@@ -155,6 +156,7 @@ func checkEvidence(t *testing.T, svc *service.Service, a atom) {
 // build reports both printings in the printed_copies_agree gate and serves the planning
 // parameters' value, never a mean of the two.
 func TestPJMPrintedCopiesDisagree(t *testing.T) {
+	t.Parallel()
 	raw := testenv.Raw(t)
 	p := pjmPlan(t, raw)
 	dir := t.TempDir()
@@ -197,6 +199,7 @@ func TestPJMPrintedCopiesDisagree(t *testing.T) {
 
 // TestPJMNesting checks that the LDA nesting is on the rows and in the codebook.
 func TestPJMNesting(t *testing.T) {
+	t.Parallel()
 	raw := testenv.Raw(t)
 	b, err := market.PJMCapacityMarket{}.Build(pjmPlan(t, raw))
 	if err != nil {

@@ -26,6 +26,7 @@ func All() []ingest.Adapter {
 		market.ERCOTPrices{},
 		market.PJMCapacityMarket{},
 		market.MISOAuction{},
+		market.PJMAccreditation{},
 	)
 
 	// Federal Reserve (FRED), Census Bureau, NCSES, FCC

@@ -11,6 +11,8 @@ import (
 	"github.com/citeq/citeq/ingest/ncses"
 
 	"github.com/citeq/citeq/ingest/iso/queue"
+
+	"github.com/citeq/citeq/ingest/iso/market"
 )
 
 // All lists every adapter, in ingest order.
@@ -38,6 +40,12 @@ func All() []ingest.Adapter {
 	)
 
 	// Grid operators: wholesale and capacity markets
+	all = append(all,
+		market.ERCOTPrices{},
+		market.PJMCapacityMarket{},
+		market.MISOAuction{},
+		market.PJMAccreditation{},
+	)
 
 	// Federal Reserve (FRED), Census Bureau, NCSES, FCC
 	all = append(all,

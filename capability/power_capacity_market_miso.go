@@ -1,0 +1,55 @@
+package capability
+
+// PowerCapacityMarketMISO is power.capacity_market_miso (contract section 2.4): MISO's
+// Planning Resource Auction results, one row per result atom: seasonal zonal auction
+// clearing prices (ACP), external resource zone clearing quoted verbatim, seasonal
+// subregional and annual zonal cost of new entry (CONE) and the independent market
+// monitor's conduct thresholds.
+var PowerCapacityMarketMISO = register(&Capability{
+	ID:          "power.capacity_market_miso",
+	Path:        "power/capacity-market-miso",
+	Title:       "MISO Planning Resource Auction results",
+	Description: "MISO Planning Resource Auction (PRA) results by auction, planning year, season, zone or parameter: seasonal zonal auction clearing prices (ACP, USD per MW-day of seasonal accredited capacity, zones 1 to 10), external resource zone clearing quoted verbatim (ranges included), seasonal subregional and annual zonal cost of new entry (CONE) as stated, and independent market monitor conduct thresholds.",
+	Grain:       "one result atom: auction, planning year, season, zone or parameter",
+	Cadence:     Annual,
+	Publisher:   "Midcontinent Independent System Operator (MISO)",
+	AsOfRule:    "the posting date of the results posting (the date in its file name, e.g. '2025-2026 PRA Results Posting 20250428' gives 2025-04-28); each posting, a corrections posting included, is its own document and snapshot",
+	NaturalKey:  []string{"auction_label", "season", "zone", "scope", "atom_type"},
+	Fields: []Field{
+		{Name: "source_id", Type: String, Description: "source identifier (miso_pra_results)"},
+		{Name: "sheet_name", Type: String, Bookkeeping: true, Description: "page of the posting the atom is printed on (Page <n>)"},
+		{Name: "iso", Type: String, Description: "MISO"},
+		{Name: "auction_label", Type: String, Filter: true, GroupBy: true, Description: "the auction, '<planning year> PRA' (e.g. 2025-2026 PRA)"},
+		{Name: "planning_year", Type: String, Filter: true, GroupBy: true, Description: "planning year, two years joined by a hyphen (2025-2026), June 1 to May 31"},
+		{Name: "season", Type: String, Filter: true, GroupBy: true, Enum: []string{"summer", "fall", "winter", "spring"},
+			Description: "season of the atom, lower case (null for annual CONE)"},
+		{Name: "zone", Type: String, Filter: true, GroupBy: true, Description: "local resource zone, Z1 to Z10 (null for subregional, external or MISO-wide atoms)"},
+		{Name: "scope", Type: String, Filter: true, GroupBy: true, Enum: []string{"zone", "north_central_subregion", "south_subregion", "external_resource_zone"},
+			Description: "what the atom covers: a zone, a subregion (North/Central or South), or the external resource zones"},
+		{Name: "atom_type", Type: String, Filter: true, GroupBy: true, Enum: []string{"acp", "acp_erz_verbatim", "cone_seasonal", "cone_annual", "imm_threshold"},
+			Description: "acp (zonal auction clearing price), acp_erz_verbatim (external resource zone clearing as printed), cone_seasonal (subregional CONE per season), cone_annual (zonal annual CONE), imm_threshold (IMM conduct threshold)"},
+		{Name: "acp_usd_mw_day", Type: Number, Description: "auction clearing price, USD per MW-day of seasonal accredited capacity (acp atoms)"},
+		{Name: "acp_erz_verbatim", Type: String, Description: "external resource zone clearing exactly as printed, a range included (acp_erz_verbatim atoms)"},
+		{Name: "cone_usd_mw_day", Type: Number, Description: "CONE as stated in the posting, USD/MW-day (cone_seasonal, cone_annual atoms); never annualized or converted"},
+		{Name: "imm_conduct_threshold_usd_mw_day", Type: Number, Description: "IMM conduct threshold as stated, USD/MW-day (imm_threshold atoms)"},
+		{Name: "report_period", Type: String, Description: "posting date of the document the atom is printed in, YYYY-MM-DD"},
+		{Name: "source_record_key", Type: String, Unique: true, Description: "auction, season, zone or scope, atom type and posting"},
+		{Name: "source_row_number", Type: Integer, Description: "row of the table on its page"},
+	},
+	Metrics: []Metric{
+		{Name: "avg_acp_usd_mw_day", Unit: "USD/MW-day", Agg: Avg, Column: "acp_usd_mw_day", Description: "average of ACP in scope"},
+		{Name: "min_acp_usd_mw_day", Unit: "USD/MW-day", Agg: Min, Column: "acp_usd_mw_day", Description: "minimum ACP"},
+		{Name: "max_acp_usd_mw_day", Unit: "USD/MW-day", Agg: Max, Column: "acp_usd_mw_day", Description: "maximum ACP"},
+		{Name: "cone_usd_mw_day", Unit: "USD/MW-day", Agg: Max, Column: "cone_usd_mw_day", Description: "maximum of published CONE in scope"},
+		{Name: "imm_conduct_threshold_usd_mw_day", Unit: "USD/MW-day", Agg: Max, Column: "imm_conduct_threshold_usd_mw_day", Description: "maximum of published threshold in scope"},
+		{Name: "source_record_count", Unit: "count", Agg: Count, Additive: true, Description: "count of result atoms"},
+	},
+	Rules: []string{
+		"CONE is recorded as the stated administrative parameter on the basis of its stating document and is never interpreted, annualized or converted: seasonal CONE is per season as printed, annual CONE is the annual figure as printed.",
+		"External resource zone clearing is quoted verbatim in acp_erz_verbatim, ranges included; it is never parsed into a number and never enters the ACP metrics.",
+		"A corrections posting is a distinct document identity: its atoms cite the corrections file and it is its own as_of; earlier postings stay served at their own as_of and are never silently replaced.",
+		"Planning years before 2024 are not answered: the capability covers the seasonal auctions from planning year 2024-2025 on; a posting for an earlier planning year is refused at ingest (gate planning_year_supported), and a filter on such a year matches no served value.",
+		"Does not answer: energy-market prices or plant revenue; PRMR, LCR, CIL/CEL, cleared-MW or offer-curve quantities; planning years before 2024; demand-curve position, scarcity interpretation or effective capacity price; ZRC-to-UCAP conversion, resource-specific accreditation or FRAP volumes.",
+	},
+	Unserved: "no MISO Planning Resource Auction results posting has been obtained; MISO publishes it as a PDF (https://www.misoenergy.org/markets-and-operations/resource-adequacy/, Planning Resource Auction results), which ingest reads once its tables are laid out as a workbook with one sheet per page",
+})

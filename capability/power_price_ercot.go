@@ -1,0 +1,58 @@
+package capability
+
+// PowerPriceERCOT is power.price_ercot: ERCOT's day-ahead settlement point prices for its hubs
+// and load zones, one row per settlement point and delivery hour, from the annual workbooks of
+// report NP4-180-ER (DAMLZHBSPP_<year>.xlsx), each workbook its own snapshot.
+var PowerPriceERCOT = register(&Capability{
+	ID:          "power.price_ercot",
+	Path:        "power/price-ercot",
+	Title:       "ERCOT day-ahead settlement point prices: hubs and load zones",
+	Description: "Day-ahead market settlement point prices (USD per MWh) of every ERCOT hub and load zone, one row per settlement point and delivery hour, from ERCOT report NP4-180-ER (Historical DAM Load Zone and Hub Prices, DAMLZHBSPP_<year>.xlsx). Hours are hour-ending in ERCOT's local time (America/Chicago) as published.",
+	Grain:       "one settlement point and delivery hour",
+	Cadence:     Hourly,
+	Publisher:   "Electric Reliability Council of Texas (ERCOT)",
+	AsOfRule:    "the last delivery date the workbook holds (DAMLZHBSPP_2024.xlsx gives 2024-12-31; the year-to-date DAMLZHBSPP_2025_partial.xlsx gives 2025-05-17); each workbook is its own snapshot and document, so a complete 2025 workbook is a new as_of, never a replacement of the partial one",
+	NaturalKey:  []string{"settlement_point", "delivery_date", "hour_ending", "repeated_hour_flag"},
+	Fields: []Field{
+		{Name: "settlement_point", Type: String, Filter: true, GroupBy: true, Description: "Settlement Point as published (HB_NORTH, LZ_HOUSTON, ...)"},
+		{Name: "settlement_point_type", Type: String, Filter: true, GroupBy: true, Enum: []string{"hub", "load_zone"},
+			Description: "hub (HB_ names, including the hub averages HB_BUSAVG and HB_HUBAVG) or load_zone (LZ_ names)"},
+		{Name: "delivery_date", Type: Date, Description: "Delivery Date (the operating day, local time)"},
+		{Name: "hour_ending", Type: String, Description: "Hour Ending as published, 01:00 to 24:00, ERCOT local time (Central Prevailing Time)"},
+		{Name: "hour_of_day", Type: Integer, Filter: true, GroupBy: true, Description: "the hour ending as a number, 1 to 24 (hour 3 is absent on the spring-forward day; hour 2 appears twice on the fall-back day)"},
+		{Name: "repeated_hour_flag", Type: String, Filter: true, GroupBy: true, Enum: []string{"N", "Y"},
+			Description: "Repeated Hour Flag as published: Y marks the second hour ending 02:00 of the fall-back day (Central Standard Time)"},
+		{Name: "interval_start_utc", Type: String, Description: "UTC instant the delivery hour begins, RFC 3339 (e.g. 2024-11-03T06:00:00Z)"},
+		{Name: "interval_end_utc", Type: String, Description: "UTC instant the delivery hour ends (the hour-ending instant), RFC 3339"},
+		{Name: "utc_offset", Type: String, Filter: true, GroupBy: true, Enum: []string{"-06:00", "-05:00"},
+			Description: "offset of local time from UTC during the hour: -06:00 (CST) or -05:00 (CDT)"},
+		{Name: "year", Type: Integer, Filter: true, GroupBy: true, Description: "calendar year of the delivery date"},
+		{Name: "month", Type: String, Filter: true, GroupBy: true, Description: "month of the delivery date, YYYY-MM"},
+		{Name: "day_of_week", Type: String, Filter: true, GroupBy: true, Enum: []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"},
+			Description: "day of the week of the delivery date"},
+		{Name: "nerc_holiday", Type: Boolean, Filter: true, Description: "the delivery date is a NERC holiday (New Year's Day, Memorial Day, Independence Day, Labor Day, Thanksgiving, Christmas; one falling on a Sunday is observed on the Monday)"},
+		{Name: "peak_type", Type: String, Filter: true, GroupBy: true, Enum: []string{"on_peak", "off_peak"},
+			Description: "on_peak: hours ending 07:00 to 22:00, Monday to Friday, except NERC holidays (ERCOT's 5x16 block); off_peak: every other hour"},
+		{Name: "time_block", Type: String, Filter: true, GroupBy: true, Enum: []string{"5x16", "2x16", "7x8"},
+			Description: "ERCOT's trading blocks: 5x16 (on-peak), 2x16 (hours ending 07:00-22:00 on Saturdays, Sundays and NERC holidays), 7x8 (hours ending 01:00-06:00 and 23:00-24:00, every day)"},
+		{Name: "price", Type: Number, Description: "Settlement Point Price, USD per MWh, as published"},
+		{Name: "source_record_key", Type: String, Unique: true, Description: "settlement point, delivery date, hour ending and repeated hour flag"},
+		{Name: "source_row_number", Type: Integer, Description: "1-based Excel row of the price on its month sheet"},
+	},
+	Metrics: []Metric{
+		{Name: "avg_price", Unit: "USD/MWh", Agg: Avg, Column: "price", Description: "mean of the hourly prices; every row is one delivery hour (the repeated fall hour is its own hour, the missing spring hour is absent), so the simple mean is the time-weighted mean"},
+		{Name: "min_price", Unit: "USD/MWh", Agg: Min, Column: "price", Description: "lowest hourly price"},
+		{Name: "max_price", Unit: "USD/MWh", Agg: Max, Column: "price", Description: "highest hourly price"},
+		{Name: "hour_count", Unit: "count", Agg: Count, Additive: true, Description: "number of settlement point hours (rows)"},
+		{Name: "price_count", Unit: "count", Agg: CountNonNull, Column: "price", Additive: true, Description: "number of hours with a published price"},
+	},
+	DateRanges: []DateRange{{Name: "delivery", Column: "delivery_date"}},
+	Rules: []string{
+		"Time: hours are hour-ending in ERCOT's local time (America/Chicago, Central Prevailing Time) as published. The spring-forward day has 23 hours (hour ending 03:00 is absent, never invented); the fall-back day has 25, the second hour ending 02:00 carrying repeated_hour_flag Y. interval_start_utc and interval_end_utc give each hour's UTC instants.",
+		"Peak: on_peak is ERCOT's 5x16 block, hours ending 07:00 to 22:00 Monday to Friday except NERC holidays; off_peak is every other hour (the 2x16 and 7x8 blocks).",
+		"Means: every row is exactly one hour, so avg_price is both the simple and the time-weighted mean over the matched hours; a 25-hour day weighs 25 hours and a 23-hour day 23. A mean across settlement points is the mean of their hourly prices, not a load-weighted price.",
+		"Snapshots: each annual workbook is its own as_of (its last delivery date): 2024 prices are at as_of 2024-12-31, the year-to-date 2025 workbook at 2025-05-17. A query reads one snapshot, so a range across two workbooks needs one query per as_of.",
+		"No percentile or median is offered.",
+		"Does not answer: real-time prices, prices at resource nodes, ancillary service prices, load-weighted or volume-weighted averages, congestion or loss components.",
+	},
+})

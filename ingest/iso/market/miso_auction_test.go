@@ -1,0 +1,257 @@
+package market_test
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/iso/market"
+	"github.com/citeq/citeq/internal/testenv"
+	"github.com/citeq/citeq/snapshots"
+)
+
+// The tests below are named after the rules of the contract's section 2.4, one each, and
+// run on the fixtures under testdata/fixtures/iso/miso/pra (MISO's posting layout).
+
+func misoFixtures(t *testing.T) string {
+	return filepath.Join(testenv.RepoRoot(t), "testdata", "fixtures")
+}
+
+func misoBuild(t *testing.T, file string) []atom {
+	t.Helper()
+	a := market.MISOAuction{}
+	plans, err := a.Plan(ingest.NewFinder(misoFixtures(t), a.Folders()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range plans {
+		if filepath.Base(p.Files[0].Path) != file {
+			continue
+		}
+		b, err := a.Build(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range b.Checks {
+			if !g.Passed {
+				t.Errorf("gate %s: %s", g.Name, g.Detail)
+			}
+		}
+		cols := snapshots.Columns(capability.PowerCapacityMarketMISO)
+		var out []atom
+		for _, r := range b.Rows {
+			x := atom{}
+			for i, f := range cols {
+				x[f.Name] = r[i]
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	t.Fatalf("no fixture %s", file)
+	return nil
+}
+
+const misoPosting2025 = "2025-2026 PRA Results Posting 20250428.xlsx"
+
+func TestRuleAtomTypes(t *testing.T) {
+	want := []string{"acp", "acp_erz_verbatim", "cone_seasonal", "cone_annual", "imm_threshold"}
+	f, _ := capability.PowerCapacityMarketMISO.Field("atom_type")
+	if !reflect.DeepEqual(f.Enum, want) {
+		t.Errorf("atom_type enum %v, want %v", f.Enum, want)
+	}
+	seen := map[any]int{}
+	for _, a := range misoBuild(t, misoPosting2025) {
+		seen[a["atom_type"]]++
+	}
+	for _, w := range want {
+		if seen[w] == 0 {
+			t.Errorf("no %s atom read from the posting", w)
+		}
+	}
+	if seen["acp"] != 40 || seen["acp_erz_verbatim"] != 4 || seen["cone_seasonal"] != 8 || seen["cone_annual"] != 10 || seen["imm_threshold"] != 40 {
+		t.Errorf("atoms by type %v", seen)
+	}
+}
+
+func TestRuleSixMetrics(t *testing.T) {
+	want := []capability.Metric{
+		{Name: "avg_acp_usd_mw_day", Unit: "USD/MW-day", Agg: capability.Avg, Column: "acp_usd_mw_day"},
+		{Name: "min_acp_usd_mw_day", Unit: "USD/MW-day", Agg: capability.Min, Column: "acp_usd_mw_day"},
+		{Name: "max_acp_usd_mw_day", Unit: "USD/MW-day", Agg: capability.Max, Column: "acp_usd_mw_day"},
+		{Name: "cone_usd_mw_day", Unit: "USD/MW-day", Agg: capability.Max, Column: "cone_usd_mw_day"},
+		{Name: "imm_conduct_threshold_usd_mw_day", Unit: "USD/MW-day", Agg: capability.Max, Column: "imm_conduct_threshold_usd_mw_day"},
+		{Name: "source_record_count", Unit: "count", Agg: capability.Count, Additive: true},
+	}
+	got := capability.PowerCapacityMarketMISO.Metrics
+	if len(got) != len(want) {
+		t.Fatalf("%d metrics, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Name != w.Name || g.Unit != w.Unit || g.Agg != w.Agg || g.Column != w.Column || g.Additive != w.Additive {
+			t.Errorf("metric %d: %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+func TestRuleFiltersGroupByNoDateRanges(t *testing.T) {
+	c := capability.PowerCapacityMarketMISO
+	if want := []string{"as_of", "auction_label", "planning_year", "season", "zone", "scope", "atom_type"}; !reflect.DeepEqual(c.FilterNames(), want) {
+		t.Errorf("filters %v, want %v", c.FilterNames(), want)
+	}
+	if want := []string{"auction_label", "planning_year", "season", "zone", "scope", "atom_type"}; !reflect.DeepEqual(c.GroupByNames(), want) {
+		t.Errorf("group_by %v, want %v", c.GroupByNames(), want)
+	}
+	if len(c.DateRanges) != 0 {
+		t.Errorf("date ranges %v, want none", c.DateRanges)
+	}
+}
+
+func TestRuleDetailRecordFields(t *testing.T) {
+	// citation is added to every record by the service.
+	want := []string{"source_id", "sheet_name", "iso", "auction_label", "planning_year", "season", "zone", "scope", "atom_type",
+		"acp_usd_mw_day", "acp_erz_verbatim", "cone_usd_mw_day", "imm_conduct_threshold_usd_mw_day", "report_period",
+		"source_record_key", "source_row_number", "as_of", "raw_file_sha256"}
+	var got []string
+	for _, f := range capability.PowerCapacityMarketMISO.Fields {
+		got = append(got, f.Name)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("fields %v, want %v", got, want)
+	}
+}
+
+func TestRuleShapesOfFilterValues(t *testing.T) {
+	py, zone := regexp.MustCompile(`^\d{4}-\d{4}$`), regexp.MustCompile(`^Z\d+$`)
+	for _, a := range misoBuild(t, misoPosting2025) {
+		if !py.MatchString(a["planning_year"].(string)) {
+			t.Fatalf("planning_year %v", a["planning_year"])
+		}
+		if s, ok := a["season"].(string); ok && s != strings.ToLower(s) {
+			t.Fatalf("season %v", s)
+		}
+		if z, ok := a["zone"].(string); ok && !zone.MatchString(z) {
+			t.Fatalf("zone %v", z)
+		}
+	}
+}
+
+func TestRuleCONEStatedNeverAnnualizedOrConverted(t *testing.T) {
+	var seasonal, annual []float64
+	for _, a := range misoBuild(t, misoPosting2025) {
+		switch a["atom_type"] {
+		case "cone_seasonal":
+			if a["scope"] == "north_central_subregion" {
+				seasonal = append(seasonal, a["cone_usd_mw_day"].(float64))
+			}
+		case "cone_annual":
+			annual = append(annual, a["cone_usd_mw_day"].(float64))
+		}
+		if a["atom_type"] != "cone_seasonal" && a["atom_type"] != "cone_annual" && a["cone_usd_mw_day"] != nil {
+			t.Errorf("%v atom carries a CONE", a["atom_type"])
+		}
+	}
+	// As printed on pages 4 and 5 of the fixture: 110 per season, 400 a year; never 110*4 or 400/4.
+	if !reflect.DeepEqual(seasonal, []float64{110, 110, 110, 110}) || len(annual) != 10 || annual[0] != 400 {
+		t.Errorf("seasonal %v, annual %v", seasonal, annual)
+	}
+}
+
+func TestRuleERZClearingQuotedVerbatim(t *testing.T) {
+	got := map[any]any{}
+	for _, a := range misoBuild(t, misoPosting2025) {
+		if a["atom_type"] == "acp_erz_verbatim" {
+			got[a["season"]] = a["acp_erz_verbatim"]
+			if a["acp_usd_mw_day"] != nil || a["scope"] != "external_resource_zone" || a["zone"] != nil {
+				t.Errorf("ERZ atom %v", a)
+			}
+		}
+	}
+	want := map[any]any{"summer": "$666.50", "fall": "$74.09 - $91.60", "winter": "$33.20", "spring": "$69.88"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ERZ %v, want %v", got, want)
+	}
+}
+
+func TestRuleCorrectionsPostingIsDistinctDocument(t *testing.T) {
+	store := &snapshots.Store{Dir: t.TempDir()}
+	outcomes, err := ingest.Run(misoFixtures(t), store, []ingest.Adapter{market.MISOAuction{}}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asOfs []string
+	for _, o := range outcomes {
+		if o.Status != snapshots.Promoted {
+			t.Fatalf("%s not promoted: %v", o.AsOf, o.Reasons)
+		}
+		asOfs = append(asOfs, o.AsOf)
+		if o.AsOf == "2025-05-02" && (len(o.Manifest.Sources) != 1 || !strings.Contains(o.Manifest.Sources[0].File, "Corrections")) {
+			t.Errorf("the corrections snapshot cites %+v", o.Manifest.Sources)
+		}
+	}
+	if !reflect.DeepEqual(asOfs, []string{"2024-04-25", "2025-04-28", "2025-05-02"}) {
+		t.Errorf("as_of %v", asOfs)
+	}
+	cat, err := store.ReadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range asOfs {
+		if cat.Promoted[capability.PowerCapacityMarketMISO.ID][d] == "" {
+			t.Errorf("as_of %s is not served after the corrections posting", d)
+		}
+	}
+	for _, a := range misoBuild(t, "2025-2026 PRA Results Posting 20250502 Corrections.xlsx") {
+		if !strings.Contains(a["_source_file"].(string), "Corrections") || a["report_period"] != "2025-05-02" {
+			t.Fatalf("corrections atom cites %v (%v)", a["_source_file"], a["report_period"])
+		}
+	}
+}
+
+func TestRulePlanningYearsBefore2024Refused(t *testing.T) {
+	src := filepath.Join(misoFixtures(t), "iso", "miso", "pra", "2024-2025 PRA Results Posting 20240425.xlsx")
+	raw := t.TempDir()
+	dir := filepath.Join(raw, "iso", "miso", "pra")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "2023-2024 PRA Results Posting 20230428.xlsx"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := &snapshots.Store{Dir: t.TempDir()}
+	outcomes, err := ingest.Run(raw, store, []ingest.Adapter{market.MISOAuction{}}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outcomes) != 1 || outcomes[0].Status != snapshots.Rejected {
+		t.Fatalf("outcomes %+v", outcomes)
+	}
+	why := strings.Join(outcomes[0].Reasons, "; ")
+	if !strings.Contains(why, "planning_year_supported") || !strings.Contains(why, "planning years before 2024-2025 are not answered") {
+		t.Errorf("reasons %s", why)
+	}
+	if !slices.ContainsFunc(capability.PowerCapacityMarketMISO.Rules, func(r string) bool { return strings.HasPrefix(r, "Planning years before 2024 are not answered") }) {
+		t.Error("the schema does not state the refusal")
+	}
+}
+
+func TestRuleDoesNotAnswer(t *testing.T) {
+	want := "Does not answer: energy-market prices or plant revenue; PRMR, LCR, CIL/CEL, cleared-MW or offer-curve quantities; planning years before 2024; demand-curve position, scarcity interpretation or effective capacity price; ZRC-to-UCAP conversion, resource-specific accreditation or FRAP volumes."
+	if !slices.Contains(capability.PowerCapacityMarketMISO.Rules, want) {
+		t.Errorf("rules lack %q", want)
+	}
+}

@@ -14,8 +14,8 @@ import (
 
 // numericCap is a test capability whose measures are also dimensions: households is an
 // Integer that filters and groups (held as dictionary codes) and is summed; price is a Number
-// that filters and groups and is averaged; persons is an Integer measure only; a ratio divides
-// two integer columns.
+// that filters and groups and is averaged; persons is an Integer measure only, land a Number
+// measure only; a ratio divides two integer columns.
 func numericCap() *capability.Capability {
 	return &capability.Capability{
 		ID: "testonly.numeric", Path: "testonly/numeric", Title: "numeric test", Description: "integer and number measures that also group",
@@ -27,6 +27,7 @@ func numericCap() *capability.Capability {
 			{Name: "households", Type: capability.Integer, Filter: true, GroupBy: true, Description: "households"},
 			{Name: "price", Type: capability.Number, Filter: true, GroupBy: true, Description: "price"},
 			{Name: "persons", Type: capability.Integer, Description: "persons"},
+			{Name: "land", Type: capability.Number, Description: "land area"},
 		},
 		Metrics: []capability.Metric{
 			{Name: "sum_households", Unit: "count", Agg: capability.Sum, Column: "households", Additive: true, Description: "d"},
@@ -38,6 +39,9 @@ func numericCap() *capability.Capability {
 			{Name: "min_price", Unit: "USD", Agg: capability.Min, Column: "price", Description: "d"},
 			{Name: "max_price", Unit: "USD", Agg: capability.Max, Column: "price", Description: "d"},
 			{Name: "sum_persons", Unit: "count", Agg: capability.Sum, Column: "persons", Additive: true, Description: "d"},
+			{Name: "min_persons", Unit: "count", Agg: capability.Min, Column: "persons", Description: "d"},
+			{Name: "avg_land", Unit: "km2", Agg: capability.Avg, Column: "land", Description: "d"},
+			{Name: "max_land", Unit: "km2", Agg: capability.Max, Column: "land", Description: "d"},
 			{Name: "persons_per_household", Unit: "ratio", Agg: capability.Ratio, Column: "persons", Denominator: "households", Description: "d"},
 			{Name: "priced_rows", Unit: "count", Agg: capability.CountNonNull, Column: "price", Additive: true, Description: "d"},
 			{Name: "rows", Unit: "count", Agg: capability.Count, Additive: true, Description: "d"},
@@ -49,7 +53,7 @@ func numericCap() *capability.Capability {
 type numRow struct {
 	region              string
 	households, persons *int64
-	price               *float64
+	price, land         *float64
 }
 
 // writeNumeric writes rows as a promoted snapshot of c in a new data directory.
@@ -79,6 +83,9 @@ func writeNumeric(t *testing.T, c *capability.Capability, rows []numRow) string 
 		}
 		if r.price != nil {
 			vals["price"] = *r.price
+		}
+		if r.land != nil {
+			vals["land"] = *r.land
 		}
 		row := make(snapshots.Row, len(cols))
 		for j, f := range cols {
@@ -121,6 +128,9 @@ func numericRows() []numRow {
 		if i%7 != 0 {
 			r.price = f64(prices[(i*5)%len(prices)] * float64(1+i%2))
 		}
+		if i%4 != 1 {
+			r.land = f64(float64(i*37%101) / 8)
+		}
 		rows = append(rows, r)
 	}
 	return rows
@@ -132,6 +142,9 @@ type refStats struct {
 	hhSum, personsSum, priceSum float64
 	hhMin, hhMax                int64
 	priceMin, priceMax          float64
+	personsMin                  int64
+	landN                       int
+	landSum, landMax            float64
 }
 
 func (st *refStats) add(r numRow) {
@@ -159,8 +172,18 @@ func (st *refStats) add(r numRow) {
 		st.priceSum += p
 	}
 	if r.persons != nil {
+		if st.personsN == 0 || *r.persons < st.personsMin {
+			st.personsMin = *r.persons
+		}
 		st.personsN++
 		st.personsSum += float64(*r.persons)
+	}
+	if r.land != nil {
+		if st.landN == 0 || *r.land > st.landMax {
+			st.landMax = *r.land
+		}
+		st.landN++
+		st.landSum += *r.land
 	}
 }
 
@@ -182,6 +205,11 @@ func (st *refStats) want() map[string]*float64 {
 	}
 	if st.personsN > 0 {
 		out["sum_persons"] = v(st.personsSum)
+		out["min_persons"] = v(float64(st.personsMin))
+	}
+	if st.landN > 0 {
+		out["avg_land"] = v(st.landSum / float64(st.landN))
+		out["max_land"] = v(st.landMax)
 	}
 	if st.personsN > 0 && st.hhN > 0 && st.hhSum != 0 {
 		out["persons_per_household"] = v(st.personsSum / st.hhSum)
@@ -205,9 +233,9 @@ func checkMetrics(t *testing.T, what string, got, want map[string]*float64) {
 }
 
 // TestNumericMeasuresOverHTTP: sum, avg, min, max and ratio over an Integer column that also
-// filters and groups, over a Number column that also filters and groups, and over a plain
-// Integer column, answer over HTTP what the rows written give, per group and in total; the
-// Number and Integer dimensions filter and group.
+// filters and groups, over a Number column that also filters and groups, and over plain
+// Integer and Number columns, answer over HTTP what the rows written give, per group and in
+// total; the Number and Integer dimensions filter and group.
 func TestNumericMeasuresOverHTTP(t *testing.T) {
 	c := capability.RegisterForTest(t, numericCap())
 	rows := numericRows()

@@ -237,14 +237,15 @@ func duckAnswer(q Query, keys int, cols []string, rows [][]any) (Answer, error) 
 		for i, c := range cols {
 			idx[c] = i
 		}
-		for _, c := range append([]string{recordKey}, recordValues...) {
+		key, vals := q.recordColumns()
+		for _, c := range append([]string{key}, vals...) {
 			if _, ok := idx[c]; !ok {
 				return Answer{}, fmt.Errorf("no column %s in DuckDB's records", c)
 			}
 		}
 		for _, r := range rows {
-			row := Row{Keys: []string{keyText(r[idx[recordKey]])}}
-			for _, c := range recordValues {
+			row := Row{Keys: []string{keyText(r[idx[key]])}}
+			for _, c := range vals {
 				row.Vals = append(row.Vals, numValue(r[idx[c]]))
 			}
 			a.Rows = append(a.Rows, row)

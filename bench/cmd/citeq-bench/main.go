@@ -144,11 +144,10 @@ func runBench(args []string) error {
 	if err != nil {
 		return err
 	}
-	gas, err := gasDataset(dataDir)
+	datasets, err := realDatasets(dataDir)
 	if err != nil {
 		return err
 	}
-	datasets := []*Dataset{{Name: "real", Dir: dataDir, Capability: benchCap.ID, queries: queries, Rows: len(src.Rows)}, gas}
 	for _, n := range sizes {
 		ds, err := ensureScale(src, dataDir, *cache, n, *seed)
 		if err != nil {
@@ -160,7 +159,7 @@ func runBench(args []string) error {
 	srcDesc := SourceSnapshot{Capability: benchCap.ID, AsOf: src.Manifest.AsOf, Fingerprint: src.Manifest.Fingerprint, Rows: len(src.Rows)}
 	src = nil // only its description is needed from here on
 
-	rep := &Report{Date: started.UTC().Format(time.RFC3339), Machine: describeMachine(), Config: cfg, Source: srcDesc, Queries: slices.Concat(queries, gasQueries),
+	rep := &Report{Date: started.UTC().Format(time.RFC3339), Machine: describeMachine(), Config: cfg, Source: srcDesc, Queries: allQueries(datasets),
 		LoadAverage: LoadAverage{Start: loadAverage()}}
 	if *bwMiB > 0 {
 		bw := measureBandwidth(int64(*bwMiB)<<20, 5)
@@ -216,22 +215,58 @@ func runBench(args []string) error {
 	return nil
 }
 
-// gasDataset is the real natural_gas.prices snapshot of dataDir, asked gasQueries.
-func gasDataset(dataDir string) (*Dataset, error) {
-	ms, err := (&snapshots.Store{Dir: dataDir}).PromotedManifests()
+// realDatasets are the latest snapshot of every capability dataDir serves, each asked its
+// generated question set (generatedQueries), read off a service over dataDir that is
+// dropped before anything is measured. benchCap's, the base of the scale-ups, is named
+// "real" and also asked the scale-ups' hand-written queries; the others are named
+// real-<capability>.
+func realDatasets(dataDir string) ([]*Dataset, error) {
+	svc, err := service.New(dataDir)
 	if err != nil {
 		return nil, err
 	}
-	var latest *snapshots.Manifest
-	for _, m := range ms {
-		if m.Capability == capability.NaturalGasPrices.ID && (latest == nil || m.AsOf > latest.AsOf) {
-			latest = m
+	latest := map[string]*service.Snapshot{}
+	var order []string
+	for _, snap := range svc.SnapshotsServed() { // by capability, then as_of ascending
+		if latest[snap.Cap.ID] == nil {
+			order = append(order, snap.Cap.ID)
+		}
+		latest[snap.Cap.ID] = snap
+	}
+	var out []*Dataset
+	for _, id := range order {
+		snap := latest[id]
+		qs, err := generatedQueries(snap.Cap, snap.Table)
+		if err != nil {
+			return nil, err
+		}
+		ds := &Dataset{Name: "real-" + id, Dir: dataDir, Capability: id, queries: qs, Rows: snap.Table.Rows}
+		if id == benchCap.ID {
+			ds.Name, ds.queries = "real", slices.Concat(queries, qs)
+			out = append([]*Dataset{ds}, out...)
+			continue
+		}
+		out = append(out, ds)
+	}
+	if len(out) == 0 || out[0].Name != "real" {
+		return nil, fmt.Errorf("%s serves no %s snapshot", dataDir, benchCap.ID)
+	}
+	return out, nil
+}
+
+// allQueries lists every dataset's queries once, in dataset order.
+func allQueries(datasets []*Dataset) []Query {
+	var out []Query
+	seen := map[string]bool{}
+	for _, ds := range datasets {
+		for _, q := range ds.queries {
+			if !seen[q.Name] {
+				seen[q.Name] = true
+				out = append(out, q)
+			}
 		}
 	}
-	if latest == nil {
-		return nil, fmt.Errorf("%s serves no %s snapshot", dataDir, capability.NaturalGasPrices.ID)
-	}
-	return &Dataset{Name: "real-gas", Dir: dataDir, Capability: capability.NaturalGasPrices.ID, queries: gasQueries, Rows: latest.Rows}, nil
+	return out
 }
 
 // ensureIngested makes dataDir serve the real snapshots: a directory that already serves the

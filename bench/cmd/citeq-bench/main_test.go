@@ -204,27 +204,22 @@ func TestAutoStorage(t *testing.T) {
 	}
 }
 
-// TestQueriesValidate: every query's params validate against the real snapshot of its
-// capability, and its SQL reads only columns of that capability's fact table.
+// TestQueriesValidate: every hand-written query's params validate against the real snapshot
+// of benchCap, and its SQL reads only columns of its fact table.
 func TestQueriesValidate(t *testing.T) {
 	svc, err := service.New(testenv.Data(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, set := range []struct {
-		qs  []Query
-		cap *capability.Capability
-	}{{queries, capability.PowerCapacity}, {gasQueries, capability.NaturalGasPrices}} {
-		for _, q := range set.qs {
-			if q.Path != set.cap.Path {
-				t.Errorf("%s: path %s, want %s", q.Name, q.Path, set.cap.Path)
-			}
-			if _, _, _, err := validate(svc, q); err != nil {
-				t.Errorf("%s: %v", q.Name, err)
-			}
-			if cols := tableColumns([]Query{q}, snapshots.Columns(set.cap)); len(cols) == 0 {
-				t.Errorf("%s: its SQL names no column of %s", q.Name, set.cap.ID)
-			}
+	for _, q := range queries {
+		if q.Path != benchCap.Path {
+			t.Errorf("%s: path %s, want %s", q.Name, q.Path, benchCap.Path)
+		}
+		if _, _, _, err := validate(svc, q); err != nil {
+			t.Errorf("%s: %v", q.Name, err)
+		}
+		if cols := tableColumns([]Query{q}, snapshots.Columns(benchCap)); len(cols) == 0 {
+			t.Errorf("%s: its SQL names no column of %s", q.Name, benchCap.ID)
 		}
 	}
 }

@@ -33,6 +33,18 @@ type Query struct {
 	// the records of every system are compared in order on RecordKey and RecordValues.
 	Records bool `json:"records,omitempty"`
 	Limit   int  `json:"limit,omitempty"`
+	// RecordKey and RecordValues are the columns a records query compares (empty: recordKey
+	// and recordValues, those of the hand-written scale-up queries).
+	RecordKey    string   `json:"record_key,omitempty"`
+	RecordValues []string `json:"record_values,omitempty"`
+}
+
+// recordColumns are the key and value columns the records query q compares.
+func (q Query) recordColumns() (string, []string) {
+	if q.RecordKey == "" {
+		return recordKey, recordValues
+	}
+	return q.RecordKey, q.RecordValues
 }
 
 // EngineAgg is one aggregation kernel of the engine path.
@@ -55,7 +67,7 @@ func (a EngineAgg) kernel() (columnar.Agg, error) {
 	return 0, fmt.Errorf("unknown aggregation %q", a.Agg)
 }
 
-// The columns a records query compares: the record key, then values.
+// The columns the hand-written records query compares: the record key, then values.
 var (
 	recordKey    = "source_record_key"
 	recordValues = []string{"eia_plant_id", "nameplate_mw", "net_summer_mw"}
@@ -71,8 +83,11 @@ var (
 	oneKeySQL     = "sum(nameplate_mw), avg(nameplate_mw), count(DISTINCT eia_plant_id)"
 )
 
-// queries are the questions measured. Every Aggs list starts with the sum of nameplate_mw,
-// the service's first metric, so the engine's and the service's totals can be compared.
+// queries are the hand-written questions asked of the scale-ups of benchCap (and of its real
+// snapshot, the base their growth is measured from), kept so runs stay comparable with
+// earlier ones; every real snapshot is also asked its generated set (generatedQueries).
+// Every Aggs list starts with the sum of nameplate_mw, the service's first metric, so the
+// engine's and the service's totals can be compared.
 var queries = []Query{
 	{
 		Name: "total",
@@ -145,66 +160,6 @@ func (q Query) statements() []string {
 		return []string{q.SQL}
 	}
 	return []string{q.SQL, q.SummarySQL}
-}
-
-// gasMetricsSQL are natural_gas.prices' five metrics in SQL, in the capability's order: the
-// average, minimum and maximum price are null where the group's published prices mix units
-// (as citeq's are), the counts count published prices and source rows.
-const gasMetricsSQL = `CASE WHEN count(DISTINCT unit) FILTER (WHERE price IS NOT NULL) > 1 THEN NULL ELSE avg(price) END,
- CASE WHEN count(DISTINCT unit) FILTER (WHERE price IS NOT NULL) > 1 THEN NULL ELSE min(price) END,
- CASE WHEN count(DISTINCT unit) FILTER (WHERE price IS NOT NULL) > 1 THEN NULL ELSE max(price) END,
- count(price), count(*)`
-
-// gasQueries are asked of the real natural_gas.prices snapshot (it has no scale-up): the
-// same kinds of question as queries, answered by the service's engine work (every metric,
-// with lineage) and compared with the service's rows.
-var gasQueries = []Query{
-	{
-		Name: "gas_total",
-		Path: capability.NaturalGasPrices.Path,
-		Body: `{}`,
-		SQL:  "SELECT " + gasMetricsSQL + " FROM {facts}",
-	},
-	{
-		Name: "gas_by_series",
-		Path: capability.NaturalGasPrices.Path,
-		Body: `{"group_by":["series_id"]}`,
-		SQL:  "SELECT series_id, " + gasMetricsSQL + " FROM {facts} GROUP BY series_id",
-	},
-	{
-		Name: "gas_by_series_year",
-		Path: capability.NaturalGasPrices.Path,
-		Body: `{"group_by":["series_id","year"]}`,
-		SQL:  "SELECT series_id, year, " + gasMetricsSQL + " FROM {facts} GROUP BY series_id, year",
-	},
-	{
-		Name: "gas_monthly_by_year",
-		Path: capability.NaturalGasPrices.Path,
-		Body: `{"filters":{"frequency":"monthly"},"group_by":["year"]}`,
-		SQL:  "SELECT year, " + gasMetricsSQL + " FROM {facts} WHERE frequency = 'monthly' GROUP BY year",
-	},
-	{
-		Name: "gas_daily_by_year",
-		Path: capability.NaturalGasPrices.Path,
-		Body: `{"filters":{"frequency":"daily"},"group_by":["year"]}`,
-		SQL:  "SELECT year, " + gasMetricsSQL + " FROM {facts} WHERE frequency = 'daily' GROUP BY year",
-	},
-	{
-		// Months ranked by their highest daily price (ties in month order), the first 10
-		// kept, the rest folded into (other): its counts summed, its prices null.
-		Name: "gas_daily_top10_months",
-		Path: capability.NaturalGasPrices.Path,
-		Body: `{"filters":{"frequency":"daily"},"group_by":["month"],"order_by":"max_price","top_n":10}`,
-		SQL: `WITH f AS (SELECT month, price, unit FROM {facts} WHERE frequency = 'daily'),
-g AS (SELECT month, row_number() OVER (ORDER BY max(price) DESC NULLS LAST, month) <= 10 AS top FROM f GROUP BY month)
-SELECT CASE WHEN g.top THEN f.month ELSE '(other)' END,
- CASE WHEN bool_and(g.top) AND count(DISTINCT unit) FILTER (WHERE price IS NOT NULL) <= 1 THEN avg(price) END,
- CASE WHEN bool_and(g.top) AND count(DISTINCT unit) FILTER (WHERE price IS NOT NULL) <= 1 THEN min(price) END,
- CASE WHEN bool_and(g.top) AND count(DISTINCT unit) FILTER (WHERE price IS NOT NULL) <= 1 THEN max(price) END,
- count(price), count(*)
-FROM f JOIN g ON f.month IS NOT DISTINCT FROM g.month
-GROUP BY 1`,
-	},
 }
 
 // Ordered says the query's rows are compared in order (records, in source order).

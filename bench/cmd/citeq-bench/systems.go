@@ -98,9 +98,10 @@ func (s serviceSystem) Prepare(q Query) (func() (any, error), func(any) (Answer,
 		switch {
 		case q.Records:
 			a.Ordered = true
+			key, vals := q.recordColumns()
 			for _, rec := range doc.Records {
-				row := Row{Keys: []string{keyText(rec[recordKey])}}
-				for _, col := range recordValues {
+				row := Row{Keys: []string{keyText(rec[key])}}
+				for _, col := range vals {
 					row.Vals = append(row.Vals, numValue(rec[col]))
 				}
 				a.Rows = append(a.Rows, row)
@@ -272,12 +273,13 @@ func (engineSystem) records(q Query, c *capability.Capability, t *columnar.Table
 	answer := func(out any) (Answer, error) {
 		r := out.(result)
 		a := Answer{Matched: r.matched, Groups: 1, Total: math.NaN(), Ordered: true}
+		key, vals := q.recordColumns()
 		for _, rec := range r.fields {
 			row := Row{Keys: []string{nullKey}}
-			if v := rec[recordKey]; v != nil {
+			if v := rec[key]; v != nil {
 				row.Keys[0] = *v
 			}
-			for _, col := range recordValues {
+			for _, col := range vals {
 				v := math.NaN()
 				if s := rec[col]; s != nil {
 					f, err := strconv.ParseFloat(*s, 64)

@@ -8,11 +8,9 @@ import (
 	"github.com/citeq/citeq/ingest/census"
 	"github.com/citeq/citeq/ingest/eia"
 	"github.com/citeq/citeq/ingest/fred"
-	"github.com/citeq/citeq/ingest/ncses"
-
-	"github.com/citeq/citeq/ingest/iso/queue"
-
 	"github.com/citeq/citeq/ingest/iso/market"
+	"github.com/citeq/citeq/ingest/iso/queue"
+	"github.com/citeq/citeq/ingest/ncses"
 )
 
 // All lists every adapter, in ingest order.

@@ -124,4 +124,13 @@ func TestRowsRefuseWhatTheDefinitionDoesNot(t *testing.T) {
 	if col := rs.Cells()[ingest.CellKey{File: "f.xls", Sheet: "Data 1"}]["price"]; col != 2 {
 		t.Errorf("price read from column %d, want 2", col)
 	}
+	// A wide sheet: the same field read from another column on another row.
+	wide := lin
+	wide.Row = 8
+	rs.Add(wide).Key("RNGWHHD:2024-07-08").SetCell("price", 3, 2.10)
+	for row, want := range map[int]int{7: 2, 8: 3, 9: 2} {
+		if got := ingest.CellColumn(rs.Cells(), "f.xls", "Data 1", row, "price"); got != want {
+			t.Errorf("row %d: price column %d, want %d", row, got, want)
+		}
+	}
 }

@@ -19,8 +19,11 @@ type Lineage struct {
 	SHA256   string // of the raw file
 }
 
-// CellKey names one sheet of one raw file.
-type CellKey struct{ File, Sheet string }
+// CellKey names one sheet of one raw file, or with Row set one row of it.
+type CellKey struct {
+	File, Sheet string
+	Row         int // 0: the whole sheet
+}
 
 // Rows builds the fact rows of one capability. Cells are set by field name and checked
 // against the definition: an unknown field or a value of the wrong type is an error of the
@@ -101,22 +104,44 @@ func (r *Row) Set(field string, v any) *Row {
 }
 
 // SetCell sets field to v read from 1-based column col of the row's sheet, and records the
-// column, so a test can compare every published value with the literal cell it cites.
+// column, so a test can compare every published value with the literal cell it cites. A
+// field read from one column on every row of a sheet is recorded once for the sheet; on a
+// wide sheet, where the column varies by row, the rows that differ are recorded each.
 func (r *Row) SetCell(field string, col int, v any) *Row {
 	r.Set(field, v)
-	if col > 0 {
-		k := CellKey{r.lin.File, r.lin.Sheet}
-		m := r.rs.cells[k]
-		if m == nil {
-			m = map[string]int{}
-			r.rs.cells[k] = m
-		}
-		if prev, ok := m[field]; ok && prev != col {
-			r.rs.fail(r, "field %s read from column %d here and column %d on another row of the sheet", field, col, prev)
-		}
+	if col <= 0 {
+		return r
+	}
+	k := CellKey{File: r.lin.File, Sheet: r.lin.Sheet}
+	m := r.rs.cells[k]
+	if m == nil {
+		m = map[string]int{}
+		r.rs.cells[k] = m
+	}
+	prev, ok := m[field]
+	if !ok {
 		m[field] = col
+		return r
+	}
+	if prev != col {
+		k.Row = r.lin.Row
+		rm := r.rs.cells[k]
+		if rm == nil {
+			rm = map[string]int{}
+			r.rs.cells[k] = rm
+		}
+		rm[field] = col
 	}
 	return r
+}
+
+// CellColumn is the column field was read from on row of file and sheet (0 when it was not
+// read from a cell), given the record of SetCell.
+func CellColumn(cells map[CellKey]map[string]int, file, sheet string, row int, field string) int {
+	if c, ok := cells[CellKey{File: file, Sheet: sheet, Row: row}][field]; ok {
+		return c
+	}
+	return cells[CellKey{File: file, Sheet: sheet}][field]
 }
 
 // Get returns the value set for field (nil when null or unset).

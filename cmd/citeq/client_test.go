@@ -18,6 +18,7 @@ import (
 
 	"github.com/citeq/citeq/api"
 	"github.com/citeq/citeq/internal/testenv"
+	"github.com/citeq/citeq/snapshots"
 	"github.com/citeq/citeq/service"
 )
 
@@ -346,7 +347,8 @@ func TestClientCommands(t *testing.T) {
 		{
 			name: "ungrouped prices over mixed units are null with a note",
 			cmd:  "query",
-			args: []string{"natural-gas/prices", "--from", "observation=2020", "--to", "observation=2020"},
+			args: []string{"natural-gas/prices", "--from", "observation=2020", "--to", "observation=2020",
+				"--filter", "atom=henry_hub_daily_spot", "--filter", "atom=us_electric_power_monthly"},
 			check: func(t *testing.T, out string) {
 				q := parseQueryTable(t, out)
 				if len(q.rows) != 1 || q.rows[0][0] != "(all)" {
@@ -394,12 +396,16 @@ func TestClientCommands(t *testing.T) {
 			},
 		},
 		{
-			name: "capabilities lists both",
+			name: "capabilities lists every promoted one",
 			cmd:  "capabilities",
 			check: func(t *testing.T, out string) {
 				doc := decodeJSON[restCapabilities](t, rest(t, srv, "/v1/capabilities", nil))
-				if len(doc.Capabilities) != 2 {
-					t.Fatalf("the server serves %d capabilities, want 2", len(doc.Capabilities))
+				cat, err := (&snapshots.Store{Dir: testenv.Data(t)}).ReadCatalog()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(doc.Capabilities) != len(cat.Promoted) || len(doc.Capabilities) < 2 {
+					t.Fatalf("the server serves %d capabilities, the catalog promotes %d", len(doc.Capabilities), len(cat.Promoted))
 				}
 				lines := strings.Split(out, "\n")
 				if f := fields(lines[0]); strings.Join(f, "|") != "capability|path|as_of latest|as_of available" {

@@ -37,7 +37,20 @@ func knownFile(t *testing.T, raw, dest string) string {
 // fly. htmlFor names paths answered with an HTML error page.
 func agencyMirror(t *testing.T, raw string, htmlFor string) *httptest.Server {
 	t.Helper()
+	// A zip download may hold several members that different adapters read: the mirror's
+	// archive holds every one of them.
+	type member struct {
+		name string
+		body []byte
+	}
+	zips := map[string][]member{}
 	routes := map[string]func(http.ResponseWriter){}
+	serve := func(route string, body []byte) {
+		routes[route] = func(w http.ResponseWriter) {
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			w.Write(body)
+		}
+	}
 	for _, a := range adapters.All() {
 		for _, src := range a.Known() {
 			u, err := url.Parse(src.URL)
@@ -48,19 +61,28 @@ func agencyMirror(t *testing.T, raw string, htmlFor string) *httptest.Server {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if src.ZipMember != "" {
-				var b bytes.Buffer
-				zw := zip.NewWriter(&b)
-				w, _ := zw.Create(src.ZipMember)
-				w.Write(body)
-				zw.Close()
-				body = b.Bytes()
+			if src.ZipMember == "" {
+				serve(routeOf(u), body)
+				continue
 			}
-			routes[routeOf(u)] = func(w http.ResponseWriter) {
-				w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-				w.Write(body)
+			have := false
+			for _, m := range zips[routeOf(u)] {
+				have = have || m.name == src.ZipMember
+			}
+			if !have {
+				zips[routeOf(u)] = append(zips[routeOf(u)], member{src.ZipMember, body})
 			}
 		}
+	}
+	for route, members := range zips {
+		var b bytes.Buffer
+		zw := zip.NewWriter(&b)
+		for _, m := range members {
+			w, _ := zw.Create(m.name)
+			w.Write(m.body)
+		}
+		zw.Close()
+		serve(route, b.Bytes())
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if htmlFor != "" && strings.HasSuffix(r.URL.Path, htmlFor) {

@@ -239,7 +239,15 @@ func checkCitedCells(t *testing.T, c *capability.Capability, data string, m *sna
 			if err := json.Unmarshal(out, &ev); err != nil || !ev.Verified {
 				t.Fatalf("evidence for %s %s row %d: %v %s", file, sheet, cit.Row, err, out)
 			}
-			for field, col := range b.Cells[ingest.CellKey{File: file, Sheet: sheet}] {
+			fields := map[string]bool{}
+			for field := range b.Cells[ingest.CellKey{File: file, Sheet: sheet}] {
+				fields[field] = true
+			}
+			for field := range b.Cells[ingest.CellKey{File: file, Sheet: sheet, Row: cit.Row}] {
+				fields[field] = true
+			}
+			for field := range fields {
+				col := ingest.CellColumn(b.Cells, file, sheet, cit.Row, field)
 				lit := grid.Cell{}
 				if col <= len(ev.Cells) {
 					lit = grid.Cell{Value: ev.Cells[col-1].Value, Kind: kindOf(ev.Cells[col-1].Type)}

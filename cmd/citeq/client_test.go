@@ -18,8 +18,8 @@ import (
 
 	"github.com/citeq/citeq/api"
 	"github.com/citeq/citeq/internal/testenv"
-	"github.com/citeq/citeq/snapshots"
 	"github.com/citeq/citeq/service"
+	"github.com/citeq/citeq/snapshots"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

@@ -259,12 +259,28 @@ def isone():
         figures(op, path, as_of, read_xlsx(path, {"Queue": (5, 1)}))
 
 
+SPP_STATUS = {"DISIS STAGE": "active", "FACILITY STUDY STAGE": "active", "IA PENDING": "active",
+              "IA FULLY EXECUTED/ON SCHEDULE": "active", "IA FULLY EXECUTED/ON SUSPENSION": "suspended",
+              "IA FULLY EXECUTED/COMMERCIAL OPERATION": "operational", "None": "active"}
+
+
+def spp():
+    import openpyxl
+    path = os.path.join(RAW, "iso", "spp", "GI_ActiveRequest_2025-01-22_resaved.xlsx")
+    first = next(openpyxl.load_workbook(path, read_only=True).worksheets[0].iter_rows(max_row=1, values_only=True))
+    op = {"cap": "power.interconnection_queue_spp", "key": "Generation Interconnection Number", "headline": "Capacity",
+          "mw": ["Capacity", "MAX Summer MW", "MAX Winter MW"],
+          "status": lambda sheet, r, col: SPP_STATUS[r[col["status"]]]}
+    figures(op, path, mdy(first[1]), read_xlsx(path, {"SPP GI_ActiveRequest": (2, 1)}))
+
+
 def main():
     miso()
     pjm()
     caiso()
     nyiso()
     isone()
+    spp()
     status_cases()
     out = sys.stdout
     out.write("[\n")

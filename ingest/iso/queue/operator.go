@@ -79,6 +79,9 @@ type Operator struct {
 	// (MISO's "Done" projects by their post-GIA status; ISO-NE's blank status by the
 	// presence of a withdrawal date). A blank status cell is the raw key BlankStatus.
 	StatusDetail string
+	// TypeDetail names a field refining the raw type: a key "<raw> / <detail>" wins over
+	// the raw key (SPP's Thermal projects by their Fuel Type).
+	TypeDetail string
 	// MoreTypes names published-column fields holding a project's further fuels: each is
 	// mapped too, and a project with several distinct types is hybrid.
 	MoreTypes []string
@@ -184,4 +187,4 @@ func hintFromName(name string) string {
 }
 
 // Operators lists every operator's queue, in ingest order.
-var Operators = []*Operator{MISO, PJM, PJMCycle, CAISOCluster15, CAISO, NYISO, ISONE}
+var Operators = []*Operator{MISO, PJM, PJMCycle, CAISOCluster15, CAISO, NYISO, ISONE, SPP}

@@ -98,6 +98,8 @@ def figures(op, path, as_of, tables):
                 continue
             if str(r[key]).strip() in op.get("skip", ()):
                 continue
+            if "pattern" in op and not re.match(op["pattern"], str(r[key]).strip()):
+                continue
             n += 1
             for h in op["mw"]:
                 if h.lower() in col:
@@ -108,7 +110,8 @@ def figures(op, path, as_of, tables):
             st = op["status"](sheet, r, col)
             g = by_status.setdefault(st, [0, 0.0, 0])
             g[0] += 1
-            v = num(r[col[op["headline"].lower()]], op.get("blanks", ())) if op["headline"].lower() in col else None
+            heads = [h.lower() for h in (op["headline"] if isinstance(op["headline"], tuple) else (op["headline"],)) if h.lower() in col]
+            v = num(r[col[heads[0]]], op.get("blanks", ())) if heads else None
             if v is not None:
                 g[1] += v
                 g[2] += 1
@@ -274,12 +277,36 @@ def spp():
     figures(op, path, mdy(first[1]), read_xlsx(path, {"SPP GI_ActiveRequest": (2, 1)}))
 
 
+def ercot_status(sheet, r, col):
+    if sheet.startswith("Project Details"):
+        return "active"
+    if sheet == "Inactive Projects":
+        return "suspended"
+    if sheet == "Cancellation Update":
+        return "withdrawn"
+    return "operational" if r[col["commissioning category"]].startswith("Commercial Operation") else "active"
+
+
+def ercot():
+    import openpyxl
+    path = os.path.join(RAW, "iso", "ercot", "GIS_Report_December2024.xlsx")
+    contents = openpyxl.load_workbook(path, read_only=True)["Contents"]
+    period = next(str(v) for row in contents.iter_rows(values_only=True) for v in row if v and "GIM Activity" in str(v))
+    as_of = datetime.datetime.strptime(" ".join(period.split(" to ")[1].split()), "%b %d, %Y").strftime("%Y-%m-%d")
+    sheets = {"Project Details - Large Gen": (31, 5), "Project Details - Small Gen": (15, 3), "Inactive Projects": (8, 1),
+              "Cancellation Update": (8, 1), "Commissioning Update": (8, 1)}
+    op = {"cap": "power.interconnection_queue_ercot", "key": "INR", "pattern": r"^\d\dINR\d+", "headline": ("Capacity (MW)", "MW **"),
+          "mw": ["Capacity (MW)", "MW **"], "status": ercot_status}
+    figures(op, path, as_of, read_xlsx(path, sheets))
+
+
 def main():
     miso()
     pjm()
     caiso()
     nyiso()
     isone()
+    ercot()
     spp()
     status_cases()
     out = sys.stdout

@@ -64,8 +64,9 @@ type Operator struct {
 	// Sheets are the sheets of each file, every one of them ingested.
 	Sheets []Sheet
 	// Key is the header of the queue id column: a row is a project when its key cell is
-	// not blank.
-	Key string
+	// not blank (and matches KeyPattern, when set).
+	Key        string
+	KeyPattern *regexp.Regexp
 	// Fields maps normalized fields to the published headers they are read from, first
 	// present wins (headers compared as kit.Norm folds them).
 	Fields map[string][]string
@@ -187,4 +188,4 @@ func hintFromName(name string) string {
 }
 
 // Operators lists every operator's queue, in ingest order.
-var Operators = []*Operator{MISO, PJM, PJMCycle, CAISOCluster15, CAISO, NYISO, ISONE, SPP}
+var Operators = []*Operator{MISO, PJM, PJMCycle, CAISOCluster15, CAISO, NYISO, ISONE, ERCOT, SPP}

@@ -84,7 +84,7 @@ func ercotAsOf(wb *grid.Workbook, name string) (string, error) {
 			if m := ercotPeriod.FindStringSubmatch(c.Value); m != nil {
 				t, err := kit.ParseDate(strings.Join(strings.Fields(m[1]), " "))
 				if err != nil {
-					return "", fmt.Errorf("Contents row %d: %w", r, err)
+					return "", fmt.Errorf("sheet Contents row %d: %w", r, err)
 				}
 				return t.Format("2006-01-02"), nil
 			}

@@ -138,7 +138,8 @@ func queueCapability(s queueSpec) *Capability {
 		}
 		cols = append(cols, c)
 		fields = append(fields, Field{Name: c.Name, Type: c.Type, Description: "published column \"" + c.Header + "\", as published"})
-		if c.Type == Number && strings.Contains(strings.ToUpper(c.Header), "MW") {
+		// Every published numeric column is a capacity in MW, but for voltages (kV).
+		if c.Type == Number && !strings.Contains(c.Header, "kV") {
 			metrics = append(metrics, Metric{Name: "sum_" + c.Name, Unit: "MW", Agg: Sum, Column: c.Name, Additive: true,
 				Description: "sum of the published column \"" + c.Header + "\""})
 		}

@@ -21,6 +21,9 @@ type Prepared struct {
 	snap   *Snapshot
 	params *Params
 	pinned bool
+	// compare is the compare_as_of date (compare.go), raw the params without it.
+	compare string
+	raw     RawParams
 }
 
 // Pinned reports whether the query names an exact as_of (its answer never changes).
@@ -32,17 +35,24 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	raw, cmp, e := splitCompare(raw)
+	if e != nil {
+		return nil, e
+	}
 	params, snap, e := s.Validate(c, raw)
 	if e != nil {
 		return nil, e
 	}
-	return &Prepared{c: c, snap: snap, params: params, pinned: Pinned(raw)}, nil
+	return &Prepared{c: c, snap: snap, params: params, pinned: Pinned(raw) && cmp != "latest", compare: cmp, raw: raw}, nil
 }
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,
 // snapshot and canonical params — except with include_evidence, which re-verifies the raw
 // files on every call.
 func (s *Service) Run(q *Prepared) ([]byte, *Error) {
+	if q.compare != "" {
+		return s.compare(q)
+	}
 	if q.params.IncludeEvidence {
 		return s.run(q.c, q.snap, q.params)
 	}

@@ -35,6 +35,8 @@ func All() []ingest.Adapter {
 		queue.Adapter{Op: queue.CAISO},
 		queue.Adapter{Op: queue.NYISO},
 		queue.Adapter{Op: queue.ISONE},
+		queue.Adapter{Op: queue.ERCOT},
+		queue.Adapter{Op: queue.SPP},
 	)
 
 	// Grid operators: wholesale and capacity markets

@@ -98,6 +98,8 @@ def figures(op, path, as_of, tables):
                 continue
             if str(r[key]).strip() in op.get("skip", ()):
                 continue
+            if "pattern" in op and not re.match(op["pattern"], str(r[key]).strip()):
+                continue
             n += 1
             for h in op["mw"]:
                 if h.lower() in col:
@@ -108,7 +110,8 @@ def figures(op, path, as_of, tables):
             st = op["status"](sheet, r, col)
             g = by_status.setdefault(st, [0, 0.0, 0])
             g[0] += 1
-            v = num(r[col[op["headline"].lower()]], op.get("blanks", ())) if op["headline"].lower() in col else None
+            heads = [h.lower() for h in (op["headline"] if isinstance(op["headline"], tuple) else (op["headline"],)) if h.lower() in col]
+            v = num(r[col[heads[0]]], op.get("blanks", ())) if heads else None
             if v is not None:
                 g[1] += v
                 g[2] += 1
@@ -259,12 +262,52 @@ def isone():
         figures(op, path, as_of, read_xlsx(path, {"Queue": (5, 1)}))
 
 
+SPP_STATUS = {"DISIS STAGE": "active", "FACILITY STUDY STAGE": "active", "IA PENDING": "active",
+              "IA FULLY EXECUTED/ON SCHEDULE": "active", "IA FULLY EXECUTED/ON SUSPENSION": "suspended",
+              "IA FULLY EXECUTED/COMMERCIAL OPERATION": "operational", "None": "active"}
+
+
+def spp():
+    import openpyxl
+    path = os.path.join(RAW, "iso", "spp", "GI_ActiveRequest_2025-01-22_resaved.xlsx")
+    first = next(openpyxl.load_workbook(path, read_only=True).worksheets[0].iter_rows(max_row=1, values_only=True))
+    op = {"cap": "power.interconnection_queue_spp", "key": "Generation Interconnection Number", "headline": "Capacity",
+          "mw": ["Capacity", "MAX Summer MW", "MAX Winter MW"],
+          "status": lambda sheet, r, col: SPP_STATUS[r[col["status"]]]}
+    figures(op, path, mdy(first[1]), read_xlsx(path, {"SPP GI_ActiveRequest": (2, 1)}))
+
+
+def ercot_status(sheet, r, col):
+    if sheet.startswith("Project Details"):
+        return "active"
+    if sheet == "Inactive Projects":
+        return "suspended"
+    if sheet == "Cancellation Update":
+        return "withdrawn"
+    return "operational" if r[col["commissioning category"]].startswith("Commercial Operation") else "active"
+
+
+def ercot():
+    import openpyxl
+    path = os.path.join(RAW, "iso", "ercot", "GIS_Report_December2024.xlsx")
+    contents = openpyxl.load_workbook(path, read_only=True)["Contents"]
+    period = next(str(v) for row in contents.iter_rows(values_only=True) for v in row if v and "GIM Activity" in str(v))
+    as_of = datetime.datetime.strptime(" ".join(period.split(" to ")[1].split()), "%b %d, %Y").strftime("%Y-%m-%d")
+    sheets = {"Project Details - Large Gen": (31, 5), "Project Details - Small Gen": (15, 3), "Inactive Projects": (8, 1),
+              "Cancellation Update": (8, 1), "Commissioning Update": (8, 1)}
+    op = {"cap": "power.interconnection_queue_ercot", "key": "INR", "pattern": r"^\d\dINR\d+", "headline": ("Capacity (MW)", "MW **"),
+          "mw": ["Capacity (MW)", "MW **"], "status": ercot_status}
+    figures(op, path, as_of, read_xlsx(path, sheets))
+
+
 def main():
     miso()
     pjm()
     caiso()
     nyiso()
     isone()
+    ercot()
+    spp()
     status_cases()
     out = sys.stdout
     out.write("[\n")
@@ -272,5 +315,59 @@ def main():
     out.write("\n]\n")
 
 
+def snapshot_projects(op, tables, raw_status):
+    """key -> (status, raw status, headline MW) of one snapshot, the n-th repeat of an id on a
+    sheet keyed id#n."""
+    out, seen = {}, {}
+    for sheet, (labels, rows) in tables.items():
+        col = {" ".join(l.split()).lower(): i for i, l in reversed(list(enumerate(labels))) if l}
+        key = col[op["key"].lower()]
+        for r in rows:
+            if blank(r[key]) or is_note(r) or str(r[key]).strip() in op.get("skip", ()):
+                continue
+            qid = str(r[key]).strip()
+            if isinstance(r[key], float) and r[key].is_integer():
+                qid = str(int(r[key]))
+            seen[(qid, sheet)] = seen.get((qid, sheet), 0) + 1
+            k = qid if seen[(qid, sheet)] == 1 else "%s#%d" % (qid, seen[(qid, sheet)])
+            heads = [h.lower() for h in (op["headline"] if isinstance(op["headline"], tuple) else (op["headline"],)) if h.lower() in col]
+            mw = num(r[col[heads[0]]], op.get("blanks", ())) if heads else None
+            out[k] = (op["status"](sheet, r, col), raw_status(sheet, r, col), mw)
+    return out
+
+
+def diff(before, after):
+    entered = [k for k in after if k not in before]
+    left = [k for k in before if k not in after]
+    both = [k for k in after if k in before]
+    status = [k for k in both if before[k][:2] != after[k][:2]]
+    withdrawn = [k for k in status if after[k][0] == "withdrawn" and before[k][0] != "withdrawn"]
+    mw = [k for k in both if before[k][2] != after[k][2]]
+    return {"entered": len(entered), "left": len(left), "status_changed": len(status), "withdrawn_since": len(withdrawn), "mw_changed": len(mw)}
+
+
+def diffs():
+    """What changed between snapshots (compare_as_of), printed as JSON lines."""
+    snaps = []
+    for name in ("GI_Interactive_Queue_2025-01.csv", "GI_Interactive_Queue_2025-05.csv"):
+        snaps.append(snapshot_projects(MISO, read_csv(os.path.join(RAW, "iso", "miso", name)),
+                                       lambda sheet, r, col: r[col["request status"]]))
+    print(json.dumps({"capability": "power.interconnection_queue", "from": "2025-01-17", "to": "2025-05-09", **diff(*snaps)}))
+    sheets = {"Grid GenerationQueue": (4, 1), "Completed Generation Projects": (4, 1), "Withdrawn Generation Projects": (4, 1)}
+    op = {"key": "Queue Position", "headline": "Net MWs to Grid", "status": caiso_status}
+    caiso_raw = lambda sheet, r, col: r[col["application status"]]
+    snaps = {}
+    for name, as_of in (("publicqueuereport-01232025.xlsx", "2025-01-23"), ("publicqueuereport-08112025.xlsx", "2025-08-11"), ("publicqueuereport-08032026.xlsx", "2026-08-03")):
+        snaps[as_of] = snapshot_projects(op, read_xlsx(os.path.join(RAW, "iso", "caiso", name), sheets), caiso_raw)
+    c15 = read_xlsx(os.path.join(RAW, "iso", "caiso", "cluster-15-interconnection-requests.xlsx"), {"Cluster 15 ": (1, 1), "Withdrawn": (1, 1)})
+    snaps["2026-08-03"].update(snapshot_projects({"key": "Queue Number", "headline": "NET MW POI", "status": caiso_status, "blanks": ("N/A",)}, c15,
+                                                 lambda sheet, r, col: "Cluster 15" if sheet == "Cluster 15 " else "Withdrawn"))
+    for a, b in (("2025-01-23", "2025-08-11"), ("2025-08-11", "2026-08-03"), ("2025-01-23", "2026-08-03")):
+        print(json.dumps({"capability": "power.interconnection_queue_caiso", "from": a, "to": b, **diff(snaps[a], snaps[b])}))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--diff"]:
+        diffs()
+    else:
+        main()

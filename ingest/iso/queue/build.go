@@ -3,6 +3,7 @@ package queue
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -31,6 +32,7 @@ type sheetRead struct {
 	extra   map[int]string // column -> published-column field
 	norm    map[string]int // normalized field -> column
 	keyCol  int
+	pattern *regexp.Regexp
 	missing []string
 }
 
@@ -210,7 +212,7 @@ func (op *Operator) readHeader(sh *grid.Sheet, spec Sheet) *sheetRead {
 			}
 		}
 	}
-	sr.keyCol = byNorm[kit.Norm(op.Key)]
+	sr.keyCol, sr.pattern = byNorm[kit.Norm(op.Key)], op.KeyPattern
 	if sr.keyCol == 0 {
 		sr.missing = append(sr.missing, fmt.Sprintf("no key column %q", op.Key))
 	}
@@ -245,6 +247,9 @@ func (sr *sheetRead) isProject(row []grid.Cell) bool {
 		if sr.keyCol > len(row) || kit.Blank(row[sr.keyCol-1]) {
 			return false
 		}
+		if sr.pattern != nil && !sr.pattern.MatchString(strings.TrimSpace(row[sr.keyCol-1].Value)) {
+			return false
+		}
 		return !kit.IsNote(row)
 	}
 	for _, c := range row {
@@ -264,6 +269,9 @@ func (op *Operator) secondReading(sh *grid.Sheet, sr *sheetRead) (int, float64) 
 		row := sh.Row(r)
 		if sr.keyCol > 0 {
 			if sr.keyCol > len(row) || strings.TrimSpace(row[sr.keyCol-1].Value) == "" {
+				continue
+			}
+			if op.KeyPattern != nil && !op.KeyPattern.MatchString(strings.TrimSpace(row[sr.keyCol-1].Value)) {
 				continue
 			}
 			if _, skip := op.Skip[strings.TrimSpace(row[sr.keyCol-1].Value)]; skip {

@@ -64,8 +64,9 @@ type Operator struct {
 	// Sheets are the sheets of each file, every one of them ingested.
 	Sheets []Sheet
 	// Key is the header of the queue id column: a row is a project when its key cell is
-	// not blank.
-	Key string
+	// not blank (and matches KeyPattern, when set).
+	Key        string
+	KeyPattern *regexp.Regexp
 	// Fields maps normalized fields to the published headers they are read from, first
 	// present wins (headers compared as kit.Norm folds them).
 	Fields map[string][]string
@@ -79,6 +80,9 @@ type Operator struct {
 	// (MISO's "Done" projects by their post-GIA status; ISO-NE's blank status by the
 	// presence of a withdrawal date). A blank status cell is the raw key BlankStatus.
 	StatusDetail string
+	// TypeDetail names a field refining the raw type: a key "<raw> / <detail>" wins over
+	// the raw key (SPP's Thermal projects by their Fuel Type).
+	TypeDetail string
 	// MoreTypes names published-column fields holding a project's further fuels: each is
 	// mapped too, and a project with several distinct types is hybrid.
 	MoreTypes []string
@@ -184,4 +188,4 @@ func hintFromName(name string) string {
 }
 
 // Operators lists every operator's queue, in ingest order.
-var Operators = []*Operator{MISO, PJM, PJMCycle, CAISOCluster15, CAISO, NYISO, ISONE}
+var Operators = []*Operator{MISO, PJM, PJMCycle, CAISOCluster15, CAISO, NYISO, ISONE, ERCOT, SPP}

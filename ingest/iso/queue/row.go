@@ -64,6 +64,11 @@ func (op *Operator) setRow(row *ingest.Row, sh *grid.Sheet, r int, sr *sheetRead
 			continue
 		}
 		n, ok := op.Types[t]
+		if d, _ := row.Get(op.TypeDetail).(string); i == 0 && op.TypeDetail != "" && d != "" {
+			if dn, dok := op.Types[t+" / "+d]; dok {
+				n, ok = dn, true
+			}
+		}
 		if !ok {
 			unmapped[fmt.Sprintf("generation type %q", t)]++
 			continue

@@ -1,0 +1,258 @@
+package queue_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest"
+	"github.com/citeq/citeq/ingest/iso/queue"
+	"github.com/citeq/citeq/ingest/kit"
+	"github.com/citeq/citeq/internal/testenv"
+	"github.com/citeq/citeq/service"
+	"github.com/citeq/citeq/snapshots"
+)
+
+// answer is the part of a query answer the test reads.
+type answer struct {
+	AsOf    string `json:"as_of"`
+	Summary struct {
+		Totals map[string]*float64 `json:"totals"`
+	} `json:"summary"`
+	Rows []struct {
+		Group   map[string]string   `json:"group"`
+		Metrics map[string]*float64 `json:"metrics"`
+		Lineage struct {
+			CitationRef string `json:"citation_ref"`
+		} `json:"lineage"`
+	} `json:"rows"`
+	Citations map[string]struct {
+		Verify json.RawMessage `json:"verify"`
+	} `json:"citations"`
+}
+
+type evidence struct {
+	Verified bool `json:"verified"`
+	Cells    []struct {
+		Header string `json:"header"`
+		Value  string `json:"value"`
+	} `json:"cells"`
+}
+
+var (
+	ingestOnce sync.Once
+	served     *service.Service
+	ingestErr  error
+)
+
+// queues ingests every operator's files once for the package's tests and serves them.
+func queues(t *testing.T) (*service.Service, map[string]*queue.Operator) {
+	t.Helper()
+	raw := testenv.Raw(t)
+	var adapters []ingest.Adapter
+	ops := map[string]*queue.Operator{}
+	for _, op := range queue.Operators {
+		if op.AsOf == nil { // a companion, read with its operator's files
+			continue
+		}
+		adapters = append(adapters, queue.Adapter{Op: op})
+		ops[op.Cap.ID] = op
+	}
+	ingestOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "queues-")
+		if err != nil {
+			ingestErr = err
+			return
+		}
+		outcomes, err := ingest.Run(raw, &snapshots.Store{Dir: dir}, adapters, io.Discard)
+		if err != nil {
+			ingestErr = err
+			return
+		}
+		for _, o := range outcomes {
+			if o.Status != snapshots.Promoted {
+				ingestErr = fmt.Errorf("%s %s: %s %v", o.Capability, o.AsOf, o.Status, o.Reasons)
+				return
+			}
+		}
+		served, ingestErr = service.New(dir)
+		dataDir = dir
+	})
+	if ingestErr != nil {
+		t.Fatal(ingestErr)
+	}
+	return served, ops
+}
+
+var dataDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if dataDir != "" {
+		os.RemoveAll(dataDir)
+	}
+	os.Exit(code)
+}
+
+// TestAcrossOperators asks each queue capability the same questions: projects and MW by
+// normalized status and generation type (every group's status and type in the shared
+// vocabulary, the groups adding up to the totals), and projects by raw generation type,
+// where every group's citation verifies and its cited cell holds the group's value.
+func TestAcrossOperators(t *testing.T) {
+	svc, ops := queues(t)
+	ask := func(t *testing.T, c *capability.Capability, params string) answer {
+		t.Helper()
+		var rp service.RawParams
+		if err := json.Unmarshal([]byte(params), &rp); err != nil {
+			t.Fatal(err)
+		}
+		q, e := svc.Prepare(c.Path, rp)
+		if e != nil {
+			t.Fatalf("%s: %s %s", params, e.Code, e.Message)
+		}
+		body, e := svc.Run(q)
+		if e != nil {
+			t.Fatalf("%s: %s %s", params, e.Code, e.Message)
+		}
+		var a answer
+		if err := json.Unmarshal(body, &a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	if len(ops) != 8 {
+		t.Fatalf("%d queue capabilities, want 8", len(ops))
+	}
+	for id, op := range ops {
+		t.Run(id, func(t *testing.T) {
+			c := capability.ByID(id)
+			a := ask(t, c, `{"group_by":["status","generation_type"]}`)
+			n := 0.0
+			for _, r := range a.Rows {
+				if s := r.Group["status"]; !slices.Contains(capability.QueueStatuses, s) {
+					t.Errorf("status %q outside the vocabulary", s)
+				}
+				if g := r.Group["generation_type"]; g != "" && !slices.Contains(capability.QueueTypes, g) {
+					t.Errorf("generation type %q outside the vocabulary", g)
+				}
+				n += *r.Metrics["project_count"]
+			}
+			if total := a.Summary.Totals["project_count"]; total == nil || *total != n || n == 0 {
+				t.Errorf("groups add up to %v projects, totals say %v", n, a.Summary.Totals["project_count"])
+			}
+			if a.Summary.Totals["requested_mw"] == nil {
+				t.Error("no requested_mw total")
+			}
+
+			b := ask(t, c, `{"group_by":["generation_type_raw"]}`)
+			var wants []string
+			for _, o := range append([]*queue.Operator{op}, op.Companions...) {
+				wants = append(wants, kit.Norm(o.Fields["generation_type_raw"][0]))
+			}
+			for _, r := range b.Rows {
+				g, ok := r.Group["generation_type_raw"]
+				if !ok || g == "" {
+					continue
+				}
+				cit := b.Citations[r.Lineage.CitationRef]
+				out, e := svc.EvidenceJSON(cit.Verify)
+				if e != nil {
+					t.Fatalf("group %q: citation does not verify: %s %s", g, e.Code, e.Message)
+				}
+				var ev evidence
+				if err := json.Unmarshal(out, &ev); err != nil || !ev.Verified {
+					t.Fatalf("group %q: %v %s", g, err, out)
+				}
+				found := false
+				for _, cell := range ev.Cells {
+					h := kit.Norm(cell.Header)
+					for _, want := range wants {
+						if h != "" && strings.HasPrefix(want, h) && kit.Squash(cell.Value) == g {
+							found = true
+						}
+					}
+				}
+				if !found {
+					t.Errorf("group %q: the cited row has no %q cell holding it", g, wants)
+				}
+			}
+		})
+	}
+}
+
+// TestCompareAsOf checks compare_as_of on MISO (2025-01 against 2025-05) and CAISO (its three
+// reports) against the diffs computed from the files by testdata/golden/compute_queues.py
+// --diff, and verifies the citations of the listed projects.
+func TestCompareAsOf(t *testing.T) {
+	svc, _ := queues(t)
+	type change struct {
+		Before, After struct {
+			Citation json.RawMessage `json:"citation"`
+		}
+	}
+	for _, tc := range []struct {
+		path, asOf, other string
+		want              map[string]int
+	}{
+		{"power/interconnection-queue", "2025-05-09", "2025-01-17", map[string]int{"entered": 22, "left": 16, "status_changed": 461, "withdrawn_since": 68, "mw_changed": 7}},
+		{"power/interconnection-queue-caiso", "2025-08-11", "2025-01-23", map[string]int{"entered": 0, "left": 0, "status_changed": 32, "withdrawn_since": 18, "mw_changed": 3}},
+		{"power/interconnection-queue-caiso", "2026-08-03", "2025-08-11", map[string]int{"entered": 170, "left": 1, "status_changed": 107, "withdrawn_since": 76, "mw_changed": 4}},
+		{"power/interconnection-queue-caiso", "2025-01-23", "2026-08-03", map[string]int{"entered": 170, "left": 1, "status_changed": 139, "withdrawn_since": 94, "mw_changed": 7}},
+	} {
+		t.Run(tc.path+" "+tc.asOf+" "+tc.other, func(t *testing.T) {
+			q, e := svc.Prepare(tc.path, service.RawParams{"as_of": json.RawMessage(`"` + tc.asOf + `"`),
+				service.CompareParam: json.RawMessage(`"` + tc.other + `"`), "group_by": json.RawMessage(`["status"]`)})
+			if e != nil {
+				t.Fatalf("%s %s", e.Code, e.Message)
+			}
+			body, e := svc.Run(q)
+			if e != nil {
+				t.Fatalf("%s %s", e.Code, e.Message)
+			}
+			var a struct {
+				Summary       map[string]any               `json:"summary"`
+				Figures       map[string]json.RawMessage   `json:"figures"`
+				EnteredRaw    []map[string]json.RawMessage `json:"entered"`
+				LeftRaw       []map[string]json.RawMessage `json:"left"`
+				StatusChanged []change                     `json:"status_changed"`
+				MWChanged     []change                     `json:"mw_changed"`
+			}
+			if err := json.Unmarshal(body, &a); err != nil {
+				t.Fatal(err)
+			}
+			for k, want := range tc.want {
+				if got, _ := a.Summary[k].(float64); int(got) != want {
+					t.Errorf("%s = %v, want %d", k, a.Summary[k], want)
+				}
+			}
+			if len(a.Figures) != 2 {
+				t.Errorf("figures at %d dates, want 2", len(a.Figures))
+			}
+			// The citations of the first listed projects of each kind (each verification
+			// re-hashes the raw file).
+			var cites []json.RawMessage
+			for _, p := range append(a.EnteredRaw[:min(5, len(a.EnteredRaw))], a.LeftRaw[:min(5, len(a.LeftRaw))]...) {
+				cites = append(cites, p["citation"])
+			}
+			for _, c := range append(a.MWChanged[:min(3, len(a.MWChanged))], a.StatusChanged[:min(5, len(a.StatusChanged))]...) {
+				cites = append(cites, c.Before.Citation, c.After.Citation)
+			}
+			for _, c := range cites {
+				out, e := svc.EvidenceJSON(c)
+				if e != nil {
+					t.Fatalf("citation %s does not verify: %s %s", c, e.Code, e.Message)
+				}
+				var ev evidence
+				if err := json.Unmarshal(out, &ev); err != nil || !ev.Verified {
+					t.Fatalf("citation %s: %v %s", c, err, out)
+				}
+			}
+		})
+	}
+}

@@ -169,3 +169,19 @@ func TestC30Damaged(t *testing.T) {
 		})
 	}
 }
+
+// TestC30IgnoresDerivedExtract checks the plan holds the agency's two workbooks and nothing
+// of census_c30_derived, the third party's extract of a later release.
+func TestC30IgnoresDerivedExtract(t *testing.T) {
+	p := c30Plan(t, testenv.Raw(t))
+	var names []string
+	for _, f := range p.Files {
+		names = append(names, filepath.Base(f.Path))
+		if strings.Contains(filepath.ToSlash(f.Path), "census_c30_derived") || f.Derived {
+			t.Errorf("planned %s", f.Path)
+		}
+	}
+	if strings.Join(names, ",") != "privsatime.xlsx,pubsatime.xlsx" {
+		t.Errorf("planned %v", names)
+	}
+}

@@ -214,7 +214,8 @@ func (G17) Build(p ingest.Plan) (*ingest.Build, error) {
 		kit.Failures(kit.GateHeaders, missing, strings.Join(found, "; ")),
 		bad.Gate(kit.GateCells, strings.Join(parsed, "; ")),
 		kit.Failures(kit.GateComplete, short, fmt.Sprintf("every series runs to within %d months of %s", staleMonths, latest.Format("2006-01"))),
-		rc.Gate())
+		rc.Gate(),
+		utilizationAgrees(reads))
 	return b, nil
 }
 

@@ -3,6 +3,7 @@ package fred_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/citeq/citeq/capability"
@@ -118,6 +119,40 @@ func TestStaleFileIsIncomplete(t *testing.T) {
 	for _, g := range b.Checks {
 		if g.Name == "sheets_complete" && g.Passed {
 			t.Errorf("sheets_complete passed: %s", g.Detail)
+		}
+	}
+}
+
+// TestUtilizationAgrees checks a capacity utilization value that no longer equals production
+// over capacity, in a period no vintage revises, fails capacity_utilization_agrees.
+func TestUtilizationAgrees(t *testing.T) {
+	raw := testenv.Raw(t)
+	dir := filepath.Join(t.TempDir(), filepath.FromSlash(fred.Folder))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"IPG3344S.csv", "CAPG3344S.csv", "CAPUTLG3344S.csv"} {
+		body, err := os.ReadFile(filepath.Join(raw, filepath.FromSlash(fred.Folder), f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "CAPUTLG3344S.csv" {
+			s := string(body)
+			i := strings.Index(s, "2010-06-01,")
+			j := i + strings.IndexByte(s[i:], '\n')
+			body = []byte(s[:i] + "2010-06-01,50.0000" + s[j:])
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := fred.G17{}.Build(plan(t, filepath.Dir(filepath.Dir(dir))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range b.Checks {
+		if g.Name == "capacity_utilization_agrees" && (g.Passed || !strings.Contains(g.Detail, "2010-06")) {
+			t.Errorf("gate passed or misses 2010-06: %s", g.Detail)
 		}
 	}
 }

@@ -706,7 +706,7 @@ func oaQueryExample(c *capability.Capability) Obj {
 // oaSharedSchemas are the component schemas every capability shares: citations, evidence,
 // notes, errors and the discover and describe payloads.
 func oaSharedSchemas(served []*capability.Capability) Obj {
-	noteCodes := []string{"not_published", "mixed_units"}
+	noteCodes := []string{"not_published", "mixed_units", NoteMixedPartition}
 	for _, c := range served {
 		for _, m := range c.Metrics {
 			if m.NullNote != "" && !slices.Contains(noteCodes, m.NullNote) {
@@ -771,12 +771,15 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 		{"CitationRef", Obj{{"type", "string"}, {"pattern", oaCitationRefPattern}, {"description", "c_ and the first 16 hex digits of the sha256 of the citation's JSON"}}},
 		{"DateBound", Obj{{"type", "string"}, {"pattern", `^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$`},
 			{"description", "YYYY-MM-DD, YYYY-MM or YYYY; inclusive"}}},
-		{"Note", oaObject("Why a metric is null or incomplete.", Obj{
+		{"Note", oaObject("Why a metric is null or incomplete, or what an answer adds that should not be added silently.", Obj{
 			{"code", Obj{{"type", "string"}, {"enum", noteCodes}}},
-			{"metric", oaStr("")},
+			{"metric", oaStr("the metric the note is about (absent for a note on the matched set as a whole)")},
 			{"count", oaInteger("matched rows with no value (the null note of a count_distinct metric)")},
+			{"dimension", oaStr(NoteMixedPartition + ": the partition dimension the matched rows span several values of")},
+			{"values", oaArray(oaObject("", Obj{{"value", nullableScalar}, {"rows", oaInteger("")}}, "value", "rows"),
+				NoteMixedPartition+": the dimension's values in the matched set, with their rows")},
 			{"message", oaStr("")},
-		}, "code", "metric", "message")},
+		}, "code", "message")},
 		{"RecordCitation", oaObject("A record-level citation: the evidence endpoint takes it as is.", recordCitation,
 			"source_id", "source_url", "source_file", "sheet", "source_row", "raw_file_sha256", "as_of")},
 		{"AggregateCitation", oaObject("The citation of the rows of one group (or of the whole matched set) from one source file.", Obj{

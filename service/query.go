@@ -330,6 +330,11 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		units = append(units, KV{mr.Metric.Name, mr.Metric.Unit})
 		notes = append(notes, totalNotes(c, snap, mr, sel.Len())...)
 	}
+	parts, perr := partitionNotes(c, snap.Table, sel, p)
+	if perr != nil {
+		return nil, unreadable(snap, perr)
+	}
+	notes = append(notes, parts...)
 	totalRefs := cw.refs(ev.Total, Obj{})
 	summary := Obj{
 		{"group_count", groups.N},

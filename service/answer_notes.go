@@ -98,3 +98,114 @@ func partitionNotes(c *capability.Capability, t *columnar.Table, sel columnar.Se
 	}
 	return out, nil
 }
+
+// NoteDateUnplaced: a date range left out rows that match everything else but have no
+// date in the range's column (a year published without its month, say).
+const NoteDateUnplaced = "date_unplaced"
+
+// yearFilterOf is the year filter that reaches the rows a date range cannot place: the
+// date column's name without _date, plus _year, when c has such a filter.
+func yearFilterOf(c *capability.Capability, r capability.DateRange) (capability.Field, bool) {
+	name := strings.TrimSuffix(r.Column, "_date") + "_year"
+	f, ok := c.Field(name)
+	if !ok || !f.Filter || f.Type != capability.Integer {
+		return capability.Field{}, false
+	}
+	return f, true
+}
+
+// unplacedNotes are the date_unplaced notes of an answer: for each date range p gives, how
+// many rows match the filters and the other ranges but have a null date in the range's
+// column, so the range could not place them, and how to reach them.
+func unplacedNotes(c *capability.Capability, t *columnar.Table, p *Params) ([]Obj, error) {
+	var out []Obj
+	for _, r := range c.DateRanges {
+		b, ok := p.Ranges[r.Name]
+		if !ok {
+			continue
+		}
+		var preds []columnar.Predicate
+		for _, name := range c.FilterNames()[1:] {
+			if vals, ok := p.Filters[name]; ok {
+				preds = append(preds, columnar.Predicate{Column: name, Allow: t.Col(name).AllowValues(vals)})
+			}
+		}
+		for _, o := range c.DateRanges {
+			if ob, ok := p.Ranges[o.Name]; ok && o.Name != r.Name {
+				preds = append(preds, columnar.Predicate{Column: o.Column, Allow: t.Col(o.Column).AllowRange(ob[0], ob[1])})
+			}
+		}
+		dates, err := t.Column(r.Column)
+		if err != nil {
+			return nil, fmt.Errorf("date range %s: %w", r.Name, err)
+		}
+		sel := t.Filter(preds)
+		var unplaced []int
+		for i, n := 0, sel.Len(); i < n; i++ {
+			if row := sel.Row(i); dates.Codes[row] < 0 {
+				unplaced = append(unplaced, row)
+			}
+		}
+		sel.Release()
+		if len(unplaced) == 0 {
+			continue
+		}
+		note := Obj{{"code", NoteDateUnplaced}, {"date_range", r.Name}, {"column", r.Column}, {"count", len(unplaced)}}
+		msg := fmt.Sprintf("%d rows match the other filters but have no %s, so %s/%s cannot place them and the answer leaves them out", len(unplaced), r.Column, r.From(), r.To())
+		yf, hasYear := yearFilterOf(c, r)
+		if !hasYear {
+			note = append(note, KV{"year_filter", nil})
+			msg += fmt.Sprintf("; %s has no year filter for %s, so only a query without the range includes them", c.ID, r.Column)
+			out = append(out, append(note, KV{"message", msg}))
+			continue
+		}
+		years, err := t.Column(yf.Name)
+		if err != nil {
+			return nil, fmt.Errorf("date range %s: %w", r.Name, err)
+		}
+		lo, hi := yearOf(b[0], 0), yearOf(b[1], 1<<30)
+		inRange := map[string]int{}
+		var list []string
+		withYear, n := 0, 0
+		for _, row := range unplaced {
+			code := years.Codes[row]
+			if code < 0 {
+				continue
+			}
+			withYear++
+			y := years.Values[code]
+			if yv := yearOf(y, -1); yv >= lo && yv <= hi {
+				if inRange[y] == 0 {
+					list = append(list, y)
+				}
+				inRange[y]++
+				n++
+			}
+		}
+		slices.Sort(list)
+		note = append(note, KV{"year_filter", yf.Name}, KV{"with_year", withYear}, KV{"in_range_years", n})
+		msg += fmt.Sprintf("; %d of them have a %s (published without a month) and %d have none", withYear, yf.Name, len(unplaced)-withYear)
+		if n > 0 {
+			msg += fmt.Sprintf("; %d have a %s within the range's years (%s): filter %s to those years (e.g. \"%s\":[%s]) to reach them", n, yf.Name, strings.Join(list, ", "), yf.Name, yf.Name, strings.Join(list, ","))
+		} else if withYear > 0 {
+			msg += fmt.Sprintf("; none of those years falls within the range; %s reaches them by year", yf.Name)
+		}
+		out = append(out, append(note, KV{"message", msg}))
+	}
+	return out, nil
+}
+
+// yearOf is the year of a YYYY or YYYY-MM-DD text, or def when there is none.
+func yearOf(s string, def int) int {
+	if len(s) < 4 {
+		return def
+	}
+	y := 0
+	for _, ch := range s[:4] {
+		if ch < '0' || ch > '9' {
+			return def
+		}
+		y = y*10 + int(ch-'0')
+	}
+	return y
+}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"encoding/json"
+	"github.com/citeq/citeq/capability"
 	"strings"
 	"testing"
 )
@@ -15,10 +16,10 @@ type answerNote struct {
 		Value any   `json:"value"`
 		Rows  int64 `json:"rows"`
 	} `json:"values"`
-	DateRange string `json:"date_range"`
-	Count     int64  `json:"count"`
+	DateRange  string `json:"date_range"`
+	Count      int64  `json:"count"`
 	YearFilter string `json:"year_filter"`
-	Message   string `json:"message"`
+	Message    string `json:"message"`
 }
 
 // answer is the part of a query payload these tests read.
@@ -112,4 +113,81 @@ func TestPartitionNotes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUnplacedDateNotes checks that a date range says how many rows it could not place for
+// want of a date, and how to reach them.
+func TestUnplacedDateNotes(t *testing.T) {
+	s := openAPIService(t)
+	matched := func(path, params string) int {
+		a, _ := ask(t, s, path, params)
+		return a.Summary.Matched
+	}
+	cases := []struct {
+		name, path, base, rng, below, above string
+		year                                string // the year filter named, "" for none
+		yearsInRange                        string // the years the message names
+	}{
+		{"planned retirement without a month", "power/capacity", `"filters":{"lifecycle":"operating"}`,
+			`"planned_retirement_date_from":"2040","planned_retirement_date_to":"2050"`,
+			`"planned_retirement_date_to":"2039-12-31"`, `"planned_retirement_date_from":"2051-01-01"`,
+			"planned_retirement_year", "2045"},
+		{"operating date", "power/capacity", `"filters":{"state":"TX"}`,
+			`"operating_date_from":"2000","operating_date_to":"2010"`,
+			`"operating_date_to":"1999-12-31"`, `"operating_date_from":"2011-01-01"`,
+			"operating_year", ""},
+		{"gas observation dates are all published", "natural-gas/prices", `"filters":{"atom":"henry_hub_daily_spot"}`,
+			`"observation_date_from":"2020","observation_date_to":"2021"`,
+			`"observation_date_to":"2019-12-31"`, `"observation_date_from":"2022-01-01"`, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			all := matched(tc.path, "{"+tc.base+"}")
+			a, _ := ask(t, s, tc.path, "{"+tc.base+","+tc.rng+"}")
+			// Rows the range cannot place: neither in it, nor before it, nor after it.
+			want := all - a.Summary.Matched - matched(tc.path, "{"+tc.base+","+tc.below+"}") - matched(tc.path, "{"+tc.base+","+tc.above+"}")
+			notes := notesWith(a.Summary.Notes, NoteDateUnplaced)
+			if want == 0 {
+				if len(notes) != 0 {
+					t.Fatalf("no row lacks the date, yet: %+v", notes)
+				}
+				return
+			}
+			if len(notes) != 1 || notes[0].Count != int64(want) {
+				t.Fatalf("want one date_unplaced note counting %d rows, got %+v", want, notes)
+			}
+			if notes[0].YearFilter != tc.year || !strings.Contains(notes[0].Message, tc.year) {
+				t.Errorf("year filter %q, want %q: %s", notes[0].YearFilter, tc.year, notes[0].Message)
+			}
+			if tc.yearsInRange != "" && !strings.Contains(notes[0].Message, `"`+tc.year+`":[`+tc.yearsInRange+`]`) {
+				t.Errorf("the message does not show the year filter that reaches them: %s", notes[0].Message)
+			}
+		})
+	}
+	// The year filter is derived from the definition: the date column's prefix plus _year.
+	for _, tc := range []struct{ path, rng, want string }{
+		{"power/capacity", "planned_retirement", "planned_retirement_year"},
+		{"power/capacity", "operating", "operating_year"},
+		{"natural-gas/prices", "observation", ""},
+	} {
+		c := capabilityAt(t, tc.path)
+		for _, r := range c.DateRanges {
+			if r.Name != tc.rng {
+				continue
+			}
+			f, ok := yearFilterOf(c, r)
+			if got := map[bool]string{true: f.Name}[ok]; got != tc.want {
+				t.Errorf("%s %s: year filter %q, want %q", tc.path, tc.rng, got, tc.want)
+			}
+		}
+	}
+}
+
+func capabilityAt(t *testing.T, path string) *capability.Capability {
+	t.Helper()
+	c := capability.ByPath(path)
+	if c == nil {
+		t.Fatalf("no capability at %s", path)
+	}
+	return c
 }

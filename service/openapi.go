@@ -706,7 +706,7 @@ func oaQueryExample(c *capability.Capability) Obj {
 // oaSharedSchemas are the component schemas every capability shares: citations, evidence,
 // notes, errors and the discover and describe payloads.
 func oaSharedSchemas(served []*capability.Capability) Obj {
-	noteCodes := []string{"not_published", "mixed_units", NoteMixedPartition}
+	noteCodes := []string{"not_published", "mixed_units", NoteMixedPartition, NoteDateUnplaced}
 	for _, c := range served {
 		for _, m := range c.Metrics {
 			if m.NullNote != "" && !slices.Contains(noteCodes, m.NullNote) {
@@ -774,10 +774,15 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 		{"Note", oaObject("Why a metric is null or incomplete, or what an answer adds that should not be added silently.", Obj{
 			{"code", Obj{{"type", "string"}, {"enum", noteCodes}}},
 			{"metric", oaStr("the metric the note is about (absent for a note on the matched set as a whole)")},
-			{"count", oaInteger("matched rows with no value (the null note of a count_distinct metric)")},
+			{"count", oaInteger("matched rows with no value (the null note of a count_distinct metric); " + NoteDateUnplaced + ": the rows the range could not place")},
 			{"dimension", oaStr(NoteMixedPartition + ": the partition dimension the matched rows span several values of")},
 			{"values", oaArray(oaObject("", Obj{{"value", nullableScalar}, {"rows", oaInteger("")}}, "value", "rows"),
 				NoteMixedPartition+": the dimension's values in the matched set, with their rows")},
+			{"date_range", oaStr(NoteDateUnplaced + ": the date range (its parameters are <date_range>_date_from and _to)")},
+			{"column", oaStr(NoteDateUnplaced + ": the date column the range reads")},
+			{"year_filter", Obj{{"type", []string{"string", "null"}}, {"description", NoteDateUnplaced + ": the year filter that reaches the rows by year, null when the capability has none"}}},
+			{"with_year", oaInteger(NoteDateUnplaced + ": of the rows left out, those that have a year (published without a month)")},
+			{"in_range_years", oaInteger(NoteDateUnplaced + ": of the rows left out, those whose year lies within the range's years")},
 			{"message", oaStr("")},
 		}, "code", "message")},
 		{"RecordCitation", oaObject("A record-level citation: the evidence endpoint takes it as is.", recordCitation,

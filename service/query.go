@@ -335,6 +335,11 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		return nil, unreadable(snap, perr)
 	}
 	notes = append(notes, parts...)
+	unplaced, uerr := unplacedNotes(c, snap.Table, p)
+	if uerr != nil {
+		return nil, unreadable(snap, uerr)
+	}
+	notes = append(notes, unplaced...)
 	totalRefs := cw.refs(ev.Total, Obj{})
 	summary := Obj{
 		{"group_count", groups.N},

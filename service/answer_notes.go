@@ -209,3 +209,42 @@ func yearOf(s string, def int) int {
 	}
 	return y
 }
+
+// Codes of the notes that say why a metric value is null where the existing ones
+// (not_published, mixed_units) do not apply.
+const (
+	// NoteNotAdditive: the (other) row of top_n cannot add its groups' values of a metric
+	// that is not additive across groups.
+	NoteNotAdditive = "not_additive"
+	// NoteRatioUndefined: a ratio whose denominator sums to null or zero.
+	NoteRatioUndefined = "ratio_undefined"
+	// NoteNoRows: no row matches, so a metric over values has nothing to aggregate.
+	NoteNoRows = "no_rows"
+)
+
+// rowNullNote says why metric mr is null on row r, unless a note of rowNotes already does
+// (mixed units).
+func rowNullNote(snap *Snapshot, mr MetricResult, r outRow) []Obj {
+	m := mr.Metric
+	switch {
+	case r.other && !m.Additive:
+		return []Obj{{{"code", NoteNotAdditive}, {"metric", m.Name},
+			{"message", fmt.Sprintf("%s is not additive across groups, so the %s row cannot add the values of the groups it folds and shows null; summary.totals gives it over the whole matched set, and a query filtered to the folded groups gives it for them", m.Name, OtherGroup)}}}
+	case !r.other && mr.Groups.Mixed[r.gi]:
+		return nil // mixed_units, from rowNotes
+	case m.Agg == capability.Ratio:
+		return []Obj{ratioNote(m, "this group's rows")}
+	}
+	where := "this group's rows"
+	if r.other {
+		where = "the groups " + OtherGroup + " folds"
+	}
+	return []Obj{{{"code", "not_published"}, {"metric", m.Name},
+		{"message", fmt.Sprintf("none of %s reports %s (as_of %s), so %s is null here, not zero", where, m.Column, snap.Manifest.AsOf, m.Name)}}}
+}
+
+// ratioNote says why ratio m is null over the rows named by where.
+func ratioNote(m capability.Metric, where string) Obj {
+	return Obj{{"code", NoteRatioUndefined}, {"metric", m.Name},
+		{"message", fmt.Sprintf("%s is the sum of %s over the sum of %s, and over %s either no row reports %s or the sum of %s is null or zero, so it is null", m.Name, m.Column, m.Denominator, where, m.Column, m.Denominator)}}
+}

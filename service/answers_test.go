@@ -2,6 +2,7 @@ package service
 
 import (
 	"encoding/json"
+	"fmt"
 	"github.com/citeq/citeq/capability"
 	"strings"
 	"testing"
@@ -190,4 +191,52 @@ func capabilityAt(t *testing.T, path string) *capability.Capability {
 		t.Fatalf("no capability at %s", path)
 	}
 	return c
+}
+
+// TestEveryNullHasANote checks that every null metric value of an answer, on a group row,
+// on the (other) row or in summary.totals, has a note naming its metric where it stands.
+func TestEveryNullHasANote(t *testing.T) {
+	s := openAPIService(t)
+	cases := []struct {
+		name, path, params string
+		codes              []string // note codes the answer must show
+	}{
+		{"capacity by state with (other)", "power/capacity",
+			`{"filters":{"lifecycle":"operating"},"group_by":["state"],"order_by":"nameplate_mw","top_n":3}`, []string{NoteNotAdditive, "not_published"}},
+		{"capacity matching nothing", "power/capacity", `{"operating_date_from":"2100"}`, []string{NoteNoRows}},
+		{"gas prices by year with (other)", "natural-gas/prices",
+			`{"group_by":["year"],"order_by":"observation_count","top_n":2}`, []string{"mixed_units", NoteNotAdditive}},
+		{"gas prices by atom", "natural-gas/prices", `{"group_by":["atom"]}`, []string{"mixed_units"}},
+		{"gas prices matching nothing", "natural-gas/prices", `{"observation_date_from":"2100"}`, []string{NoteNoRows}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, _ := ask(t, s, tc.path, tc.params)
+			seen := map[string]bool{}
+			check := func(where string, metrics map[string]*float64, notes []answerNote) {
+				for m, v := range metrics {
+					if v != nil {
+						continue
+					}
+					found := false
+					for _, n := range notes {
+						seen[n.Code] = true
+						found = found || n.Metric == m
+					}
+					if !found {
+						t.Errorf("%s: %s is null without a note saying why (notes %+v)", where, m, notes)
+					}
+				}
+			}
+			check("summary.totals", a.Summary.Totals, a.Summary.Notes)
+			for i, r := range a.Rows {
+				check(fmt.Sprintf("row %d %v", i, r.Group), r.Metrics, r.Notes)
+			}
+			for _, code := range tc.codes {
+				if !seen[code] {
+					t.Errorf("no %s note in the answer", code)
+				}
+			}
+		})
+	}
 }

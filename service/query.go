@@ -293,10 +293,14 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 			}
 			out = appendString(out, mr.Metric.Name, true)
 			out = append(out, ':')
-			if out, err = rowValue(mr, r).appendJSON(out); err != nil {
+			v := rowValue(mr, r)
+			if out, err = v.appendJSON(out); err != nil {
 				panic(err)
 			}
 			notes = append(notes, rowNotes(mr, r)...)
+			if !v.Valid {
+				notes = append(notes, rowNullNote(snap, mr, r)...)
+			}
 		}
 		out = append(out, '}')
 		if len(notes) > 0 {
@@ -510,8 +514,16 @@ func totalNotes(c *capability.Capability, snap *Snapshot, mr MetricResult, match
 		out = append(out, mixedNote(mr.Metric))
 	}
 	if matched > 0 && len(mr.Total.Valid) > 0 && !mr.Total.Valid[0] && !mr.Total.Mixed[0] && mr.Metric.Column != "" {
-		out = append(out, Obj{{"code", "not_published"}, {"metric", mr.Metric.Name},
-			{"message", fmt.Sprintf("no matched row reports %s (as_of %s publishes it for none of them), so %s is null, not zero", mr.Metric.Column, snap.Manifest.AsOf, mr.Metric.Name)}})
+		if mr.Metric.Agg == capability.Ratio {
+			out = append(out, ratioNote(mr.Metric, "the matched rows"))
+		} else {
+			out = append(out, Obj{{"code", "not_published"}, {"metric", mr.Metric.Name},
+				{"message", fmt.Sprintf("no matched row reports %s (as_of %s publishes it for none of them), so %s is null, not zero", mr.Metric.Column, snap.Manifest.AsOf, mr.Metric.Name)}})
+		}
+	}
+	if matched == 0 && len(mr.Total.Valid) > 0 && !mr.Total.Valid[0] {
+		out = append(out, Obj{{"code", NoteNoRows}, {"metric", mr.Metric.Name},
+			{"message", fmt.Sprintf("no row matches the filters and date ranges, so %s has nothing to aggregate and is null; widen the filters (the schema lists their values)", mr.Metric.Name)}})
 	}
 	return out
 }

@@ -248,3 +248,25 @@ func ratioNote(m capability.Metric, where string) Obj {
 	return Obj{{"code", NoteRatioUndefined}, {"metric", m.Name},
 		{"message", fmt.Sprintf("%s is the sum of %s over the sum of %s, and over %s either no row reports %s or the sum of %s is null or zero, so it is null", m.Name, m.Column, m.Denominator, where, m.Column, m.Denominator)}}
 }
+
+// matchedUnits maps each unit column of c's metrics to its one unit over the matched set
+// sel, when the set has exactly one (no null): summary.units then names it instead of the
+// definition's generic unit text.
+func matchedUnits(c *capability.Capability, t *columnar.Table, sel columnar.Selection) (map[string]string, error) {
+	out := map[string]string{}
+	done := map[string]bool{}
+	for _, m := range c.Metrics {
+		if m.UnitColumn == "" || done[m.UnitColumn] {
+			continue
+		}
+		done[m.UnitColumn] = true
+		vals, err := valueCounts(t, sel, m.UnitColumn)
+		if err != nil {
+			return nil, err
+		}
+		if len(vals) == 1 && !vals[0].null {
+			out[m.UnitColumn] = vals[0].value
+		}
+	}
+	return out, nil
+}

@@ -240,3 +240,54 @@ func TestEveryNullHasANote(t *testing.T) {
 		})
 	}
 }
+
+// TestUnitsNameTheMatchedUnit checks that summary.units names the unit of the matched rows
+// when they share one, and keeps the definition's unit otherwise.
+func TestUnitsNameTheMatchedUnit(t *testing.T) {
+	s := openAPIService(t)
+	cases := []struct {
+		name, path, params, metric string
+		fromRecords                bool   // want the unit the records carry
+		want                       string // else this
+	}{
+		{"henry hub", "natural-gas/prices", `{"filters":{"atom":"henry_hub_daily_spot"}}`, "avg_price", true, ""},
+		{"electric power", "natural-gas/prices", `{"filters":{"series_id":"N3045US3"}}`, "max_price", true, ""},
+		{"both series", "natural-gas/prices", `{}`, "avg_price", false, "unit of the series"},
+		{"counts keep their unit", "natural-gas/prices", `{"filters":{"atom":"henry_hub_daily_spot"}}`, "observation_count", false, "count"},
+		{"capacity", "power/capacity", `{"filters":{"lifecycle":"operating"}}`, "nameplate_mw", false, "MW"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, _ := ask(t, s, tc.path, tc.params)
+			want := tc.want
+			if tc.fromRecords {
+				b, e := s.QueryJSON(tc.path, []byte(strings.TrimSuffix(tc.params, "}")+`,"include_records":true,"limit":5000}`))
+				if e != nil {
+					t.Fatal(e)
+				}
+				var recs struct {
+					Records []map[string]any `json:"records"`
+				}
+				if err := json.Unmarshal(b, &recs); err != nil {
+					t.Fatal(err)
+				}
+				units := map[any]bool{}
+				for _, r := range recs.Records {
+					units[r["unit"]] = true
+				}
+				if len(units) != 1 {
+					t.Fatalf("the records carry %d units", len(units))
+				}
+				for u := range units {
+					want = u.(string)
+				}
+				if !strings.HasPrefix(want, "USD/") {
+					t.Fatalf("unexpected unit %q in the records", want)
+				}
+			}
+			if got := a.Summary.Units[tc.metric]; got != want {
+				t.Errorf("units.%s = %q, want %q", tc.metric, got, want)
+			}
+		})
+	}
+}

@@ -602,6 +602,10 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 	units := Obj{}
 	for _, m := range c.Metrics {
 		metrics = append(metrics, KV{m.Name, Obj{{"type", []string{"number", "null"}}, {"description", m.Description + " (" + m.Unit + ", " + string(m.Agg) + ")"}}})
+		if m.UnitColumn != "" {
+			units = append(units, KV{m.Name, Obj{{"type", "string"}, {"description", "the unit the matched rows share (their " + m.UnitColumn + "), or \"" + m.Unit + "\" when they mix units or none matched"}}})
+			continue
+		}
 		units = append(units, KV{m.Name, Obj{{"type", "string"}, {"const", m.Unit}}})
 	}
 	group := Obj{}
@@ -672,7 +676,7 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		{pfx + "Row", row},
 		{pfx + "Group", oaObject("The row's value of each group_by dimension, in group_by order (null where the source has none).", group)},
 		{pfx + "Metrics", oaObject("Each metric: a number, or null when no matched row reports its column (SQL semantics; see notes).", metrics, c.MetricNames()...)},
-		{pfx + "Units", oaObject("The unit of each metric.", units, c.MetricNames()...)},
+		{pfx + "Units", oaObject("The unit of each metric: for a metric whose rows carry their unit, the unit the matched rows share.", units, c.MetricNames()...)},
 		{pfx + "Record", oaObject("One matched detail record with its record-level citation.", record, names...)},
 	}
 }

@@ -329,9 +329,17 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	totals := Obj{}
 	units := Obj{}
 	var notes []Obj
+	oneUnit, uerr := matchedUnits(c, snap.Table, sel)
+	if uerr != nil {
+		return nil, unreadable(snap, uerr)
+	}
 	for _, mr := range results {
 		totals = append(totals, KV{mr.Metric.Name, num(mr.Total, 0)})
-		units = append(units, KV{mr.Metric.Name, mr.Metric.Unit})
+		unit := mr.Metric.Unit
+		if u, ok := oneUnit[mr.Metric.UnitColumn]; ok {
+			unit = u
+		}
+		units = append(units, KV{mr.Metric.Name, unit})
 		notes = append(notes, totalNotes(c, snap, mr, sel.Len())...)
 	}
 	parts, perr := partitionNotes(c, snap.Table, sel, p)

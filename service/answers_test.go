@@ -6,6 +6,7 @@ import (
 	"github.com/citeq/citeq/capability"
 	"strings"
 	"testing"
+	"time"
 )
 
 // answerNote is a note of an answer as the tests read it.
@@ -290,4 +291,75 @@ func TestUnitsNameTheMatchedUnit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAsOfOnADate checks the as_of form on:YYYY-MM-DD: the newest snapshot on or before the
+// date, stated as the answer's as_of, the very bytes of the query pinned to it, never
+// itself pinned; a date before every snapshot is a 400 listing the served dates.
+func TestAsOfOnADate(t *testing.T) {
+	s := openAPIService(t)
+	for _, c := range s.Served() {
+		t.Run(c.ID, func(t *testing.T) {
+			_, dates := s.served(c.ID)
+			first, last := dates[0], dates[len(dates)-1]
+			dayBefore := func(d string) string {
+				tm, err := time.Parse("2006-01-02", d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return tm.AddDate(0, 0, -1).Format("2006-01-02")
+			}
+			for _, tc := range []struct {
+				params, want string
+			}{
+				{`{"as_of":"on:` + first + `"}`, first},
+				{`{"as_of":"on:2999-12-31"}`, last},
+				{`{"filters":{"as_of":"on:2999-12-31"}}`, last},
+			} {
+				q, e := s.Prepare(c.Path, mustRaw(t, tc.params))
+				if e != nil {
+					t.Fatalf("%s: %s", tc.params, e.Body())
+				}
+				if q.Pinned() {
+					t.Errorf("%s is pinned; a snapshot promoted later may be the one in force", tc.params)
+				}
+				got, e := s.Run(q)
+				if e != nil {
+					t.Fatal(e)
+				}
+				pinned, _ := ask(t, s, c.Path, `{"as_of":"`+tc.want+`"}`)
+				_, want := ask(t, s, c.Path, `{"as_of":"`+pinned.AsOf+`"}`)
+				if string(got) != string(want) {
+					t.Errorf("%s: the answer differs from the one pinned to %s", tc.params, tc.want)
+				}
+			}
+			for _, tc := range []struct{ params, want string }{
+				{`{"as_of":"on:` + dayBefore(first) + `"}`, "before every snapshot"},
+				{`{"as_of":"on:2017-02-30"}`, "not on:YYYY-MM-DD"},
+				{`{"as_of":"on:yesterday"}`, "not on:YYYY-MM-DD"},
+			} {
+				_, e := s.QueryJSON(c.Path, []byte(tc.params))
+				if e == nil || e.Status != 400 || e.Code != CodeInvalidParameter || !strings.Contains(e.Message, tc.want) || !strings.Contains(e.Message, first) {
+					t.Errorf("%s: got %v, want a 400 saying %q and listing %s", tc.params, e, tc.want, first)
+				}
+			}
+		})
+	}
+	// power.capacity's only snapshot (May 2016) is the one in force on 2017-01-01;
+	// natural_gas.prices has none then.
+	if a, _ := ask(t, s, "power/capacity", `{"as_of":"on:2017-01-01"}`); a.AsOf != "2016-05-31" {
+		t.Errorf("power.capacity on 2017-01-01 resolves to %s, want 2016-05-31", a.AsOf)
+	}
+	if _, e := s.QueryJSON("natural-gas/prices", []byte(`{"as_of":"on:2017-01-01"}`)); e == nil || !strings.Contains(e.Message, "2024-07-10") {
+		t.Errorf("natural_gas.prices on 2017-01-01: got %v, want a 400 listing 2024-07-10", e)
+	}
+}
+
+func mustRaw(t *testing.T, params string) RawParams {
+	t.Helper()
+	raw, e := ParseBody([]byte(params))
+	if e != nil {
+		t.Fatal(e)
+	}
+	return raw
 }

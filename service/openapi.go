@@ -424,7 +424,7 @@ func oaQueryParameters(c *capability.Capability) []Obj {
 	return params
 }
 
-const oaAsOfDescription = "The snapshot to answer from: `latest` (the default) or a served as_of date YYYY-MM-DD; the response states the exact date."
+const oaAsOfDescription = "The snapshot to answer from: `latest` (the default), a served as_of date YYYY-MM-DD, or `on:YYYY-MM-DD`, the snapshot in force at that date (the newest on or before it; a date before every snapshot is a 400 listing the served dates). The response states the exact date resolved."
 
 func oaFilterDescription(c *capability.Capability, f capability.Field) string {
 	d := strings.TrimSuffix(f.Description, ".") + "."
@@ -663,8 +663,8 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 			"the aggregate citations, de-duplicated, keyed by citation_ref")},
 	}, "capability", "as_of", "query", "summary", "rows", "citations")
 
-	asOf := Obj{{"type", "string"}, {"pattern", "^(latest|[0-9]{4}-[0-9]{2}-[0-9]{2})$"}, {"default", "latest"},
-		{"description", oaAsOfDescription}, {"examples", append([]string{"latest"}, dates...)}}
+	asOf := Obj{{"type", "string"}, {"pattern", "^(latest|(on:)?[0-9]{4}-[0-9]{2}-[0-9]{2})$"}, {"default", "latest"},
+		{"description", oaAsOfDescription}, {"examples", oaAsOfExamples(dates)}}
 
 	return Obj{
 		{pfx + "AsOf", asOf},
@@ -679,6 +679,15 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		{pfx + "Units", oaObject("The unit of each metric: for a metric whose rows carry their unit, the unit the matched rows share.", units, c.MetricNames()...)},
 		{pfx + "Record", oaObject("One matched detail record with its record-level citation.", record, names...)},
 	}
+}
+
+// oaAsOfExamples are latest, the served dates and the on: form at the first of them.
+func oaAsOfExamples(dates []string) []string {
+	ex := append([]string{"latest"}, dates...)
+	if len(dates) > 0 {
+		ex = append(ex, AsOfOnPrefix+dates[0])
+	}
+	return ex
 }
 
 func oaWithAdditional(o Obj, allowed bool) Obj { return append(o, KV{"additionalProperties", allowed}) }

@@ -32,11 +32,17 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	// as_of on:<date> resolves to a served date first; the answer is then the one pinned to
+	// that date, though not pinned itself: a snapshot promoted later may be in force then.
+	raw, on, e := s.resolveAsOfOn(c, raw)
+	if e != nil {
+		return nil, e
+	}
 	params, snap, e := s.Validate(c, raw)
 	if e != nil {
 		return nil, e
 	}
-	return &Prepared{c: c, snap: snap, params: params, pinned: Pinned(raw)}, nil
+	return &Prepared{c: c, snap: snap, params: params, pinned: Pinned(raw) && !on}, nil
 }
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,

@@ -813,7 +813,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"source_rows_sample", oaArray(oaObject("", Obj{{"sheet", oaStr("")}, {"source_row", oaInteger("")}}, "sheet", "source_row"),
 				"the first five cited rows in source order")},
 			{"verify", oaWithDesc(oaSref("RecordCitation"), "the record-level citation of the first sampled row: post it to /v1/evidence/source-row")},
-			{"lineage_filter", oaObject("What selects exactly the cited rows.", Obj{
+			{"lineage_filter", oaObject("What selects exactly the cited rows: the rows of source_file whose value of each filter is one of its list (null matches a null value), whose date columns lie within date_ranges (a row without the date does not), and that match no group of excludes. POST it to /v1/evidence/aggregate to recompute a metric from the cited rows' literal cells.", Obj{
 				{"source_file", oaStr("")},
 				{"raw_file_sha256", sha},
 				{"filters", oaMapOf(oaArray(nullableScalar, ""), "filters and group values → allowed values")},
@@ -821,7 +821,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 					{"from", Obj{{"type", "string"}, {"pattern", `^([0-9]{4}-[0-9]{2}-[0-9]{2})?$`}, {"description", "a date, or empty when unbounded"}}},
 					{"to", Obj{{"type", "string"}, {"pattern", `^([0-9]{4}-[0-9]{2}-[0-9]{2})?$`}, {"description", "a date, or empty when unbounded"}}},
 				}, "from", "to"), "date column → inclusive bounds")},
-				{"excludes", oaStr("for the (other) row: which groups its rows leave out")},
+				{"excludes", oaArray(oaMapOf(nullableScalar, "group_by dimension → value"), "for the (other) row: the groups listed before it, whose rows it leaves out (a row matching every value of one of them)")},
 			}, "source_file", "raw_file_sha256", "filters")},
 			{"source_view", oaObject("The document the rows lie in (capabilities that have one).", Obj{
 				{"title", oaStr("")}, {"release", oaStr("")}, {"sheets", oaArray(Obj{{"type", "string"}}, "")},

@@ -264,6 +264,23 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	citeBuf := getBuf()
 	cw := newCiteWriter(c, snap, p, filters, *citeBuf, s.cites)
 	defer func() { putBuf(citeBuf, cw.buf) }()
+	if n := len(rows); n > 0 && rows[n-1].other {
+		// The (other) row's lineage filter leaves out the groups listed before it.
+		kept := make([]Obj, 0, n-1)
+		for _, r := range rows[:n-1] {
+			g := make(Obj, 0, len(p.GroupBy))
+			for k, name := range p.GroupBy {
+				f, _ := c.Field(name)
+				if r.null[k] {
+					g = append(g, KV{name, nil})
+				} else {
+					g = append(g, KV{name, typed(f.Type, r.group[k])})
+				}
+			}
+			kept = append(kept, g)
+		}
+		cw.setExcludes(kept)
+	}
 
 	// The rows, rendered one after the other: each {"group", "metrics", "notes"?, "lineage":
 	// {"citation_ref", "citation_refs"? (more than one source), "source_rows_count"}}.

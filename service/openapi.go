@@ -239,6 +239,9 @@ func oaPref(name string) Obj { return Obj{{"$ref", "#/components/parameters/" + 
 func oaErrorResponseName(status, opID string) string {
 	switch status {
 	case "400":
+		if opID == oaAggregateEvidenceOpID {
+			return "AggregateEvidenceBadRequest"
+		}
 		if strings.HasPrefix(opID, "evidence_") {
 			return "EvidenceBadRequest"
 		}
@@ -294,6 +297,21 @@ func oaErrorResponses() Obj {
 			{CodeEvidenceRow, "the row is outside the sheet"},
 		}), CodeEvidenceInvalid, "a citation needs raw_file_sha256, source_file, sheet and source_row; take them from a record's citation or an aggregate citation's verify member",
 			CodeInvalidRequest, CodeEvidenceInvalid, CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow)},
+		{"AggregateEvidenceBadRequest", resp(oaCodeList([][2]string{
+			{CodeInvalidRequest, "the body is not a JSON object of the documented members, or lacks the citation"},
+			{CodeInvalidParameter, "a metric the capability lacks, or an as_of it does not serve"},
+			{CodeEvidenceInvalid, "citation is not an aggregate citation"},
+			{CodeEvidenceLineage, "the lineage filter names a file, dimension or date column the snapshot lacks"},
+			{CodeEvidenceCellsUnknown, "the snapshot predates the record of the column each field is read from: rebuild it"},
+			{CodeEvidenceUnknownFile, "no raw file with that sha256"},
+			{CodeEvidenceFileName, "the hash is of a file with another name"},
+			{CodeEvidenceHash, "the stored file changed on disk since ingest"},
+			{CodeEvidenceUnreadable, "the stored file cannot be read or parsed"},
+			{CodeEvidenceSheet, "a cited sheet is not in the file"},
+			{CodeEvidenceRow, "a cited row is outside its sheet"},
+		}), CodeInvalidParameter, `metric "megawatts" is not a metric of power.capacity; valid: nameplate_mw, net_summer_mw, net_winter_mw, generator_count, distinct_plant_count, source_record_count`,
+			CodeInvalidRequest, CodeInvalidParameter, CodeEvidenceInvalid, CodeEvidenceLineage, CodeEvidenceCellsUnknown, CodeEvidenceUnknownFile,
+			CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow)},
 		{"NotFound", resp(oaCodeList([][2]string{
 			{CodeNotFound, "no capability (or endpoint) at that path"},
 			{CodeNotServed, "the capability is defined but has no promoted snapshot (a query; its schema is described all the same)"},
@@ -776,6 +794,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"error", oaObject("", Obj{
 				{"code", Obj{{"type", "string"}, {"enum", []string{CodeInvalidFilter, CodeInvalidParameter, CodeInvalidRequest, CodeEvidenceInvalid,
 					CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow,
+					CodeEvidenceLineage, CodeEvidenceCellsUnknown,
 					CodeNotFound, CodeNotServed, oaCodeMethodNotAllowed, CodeInternal,
 					"api_key_required", "invalid_api_key", "api_key_revoked", "payment_required", "subscription_not_found"}}}},
 				{"message", oaStr("")},

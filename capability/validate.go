@@ -153,7 +153,7 @@ func (c *Capability) Validate() error {
 		if m.UnitColumn != "" {
 			field(what+" unit column", m.UnitColumn, String)
 		}
-		if m.Agg == Count && m.Additive == false {
+		if m.Agg == Count && !m.Additive {
 			bad("%s is a row count, which is additive across groups", what)
 		}
 	}

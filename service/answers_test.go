@@ -363,3 +363,23 @@ func mustRaw(t *testing.T, params string) RawParams {
 	}
 	return raw
 }
+
+// TestSchemaNamesPartitions checks that the describe payload lists the partitions.
+func TestSchemaNamesPartitions(t *testing.T) {
+	s := openAPIService(t)
+	for path, want := range map[string]string{"power/capacity": "lifecycle", "natural-gas/prices": "atom,unit"} {
+		b, e := s.Schema(path)
+		if e != nil {
+			t.Fatal(e)
+		}
+		var doc struct {
+			Partitions []string `json:"partitions"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(doc.Partitions, ","); got != want {
+			t.Errorf("%s partitions %q, want %q", path, got, want)
+		}
+	}
+}

@@ -143,6 +143,7 @@ func (s *Service) Schema(p string) ([]byte, *Error) {
 			{"aggregate", aggregateCitationFields(c)},
 		}},
 		{"codebooks", codebooks},
+		{"partitions", orEmptyList(c.Partitions)},
 		{"rules", c.Rules},
 		{"sources", sources},
 	}

@@ -921,6 +921,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"detail_fields", oaArray(named(KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")}, KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
 			{"citation_fields", oaObject("", Obj{{"record", oaArray(Obj{{"type", "string"}}, "")}, {"aggregate", oaArray(Obj{{"type", "string"}}, "")}})},
 			{"codebooks", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"code_count", oaInteger("")}, {"codes", oaArray(codebookCode, "")}}), "codebook name → its codes")},
+			{"partitions", oaArray(Obj{{"type", "string"}}, "dimensions whose values are not meant to be added together: an answer spanning several of their values, neither filtered to one nor grouped by, carries a "+NoteMixedPartition+" note")},
 			{"rules", oaArray(Obj{{"type", "string"}}, "")},
 			{"sources", oaArray(oaObject("", Obj{
 				{"source_id", oaStr("")}, {"publisher", oaStr("")}, {"source_url", oaStr("")}, {"source_file", oaStr("")},

@@ -127,6 +127,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 		}
 		respond(c, 0)(svc.EvidenceJSON(body))
 	})
+	registerAggregateEvidence(r, svc)
 	// MCP over the streamable HTTP transport: the same service, the same payloads.
 	mcpHTTP := mcp.New(svc, m.tool, cfg.Gate)
 	mcpHandler := func(c *gin.Context) {

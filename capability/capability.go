@@ -116,6 +116,12 @@ type Capability struct {
 	Fields     []Field     `json:"fields"`
 	Metrics    []Metric    `json:"metrics"`
 	DateRanges []DateRange `json:"date_ranges"`
+	// Partitions lists the dimensions whose values must not be added silently (lifecycle
+	// stages, price series in different units, ...): an answer whose matched set spans
+	// several values of one, neither filtered to one value nor grouped by, carries a note
+	// naming the dimension, its values and how to split. Each is a filter and a group_by
+	// dimension.
+	Partitions []string `json:"partitions,omitempty"`
 	// Rules are the capability's stated rules and what it does not answer.
 	Rules []string `json:"rules,omitempty"`
 	// SourceView, when true, adds a source_view member to aggregate citations.

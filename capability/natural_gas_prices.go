@@ -40,6 +40,7 @@ var NaturalGasPrices = register(&Capability{
 		{Name: "source_record_count", Unit: "count", Agg: Count, Additive: true, Description: "number of source rows, including periods whose price cell is empty"},
 	},
 	DateRanges: []DateRange{{Name: "observation", Column: "observation_date"}},
+	Partitions: []string{"atom", "unit"},
 	Rules: []string{
 		"Prices are nominal and as published; the two atoms have different units (USD/MMBtu and USD/Mcf), so price metrics over a set that mixes them are null with a mixed_units note: filter or group by atom.",
 		"Henry Hub values come from the agency's RNGWHHDd.xls workbook; the CSV export of the same series is checked to agree with it where both have a date.",

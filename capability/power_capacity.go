@@ -80,6 +80,7 @@ var PowerCapacity = register(&Capability{
 		{Name: "planned_retirement", Column: "planned_retirement_date"},
 		{Name: "retirement", Column: "retirement_date"},
 	},
+	Partitions: []string{"lifecycle"},
 	Rules: []string{
 		"state is the source-reported plant state or jurisdiction code; a count of grouped state values counts jurisdiction codes, not states (51 can mean 50 states plus DC).",
 		"balancing_authority_code is preserved as source-reported; it is not a validated physical footprint and is not interchangeable with state (ERCO lies wholly in Texas but covers only part of it).",

@@ -168,5 +168,18 @@ func (c *Capability) Validate() error {
 		ranges[r.Name] = true
 		field("date range "+r.Name, r.Column, Date)
 	}
+	parts := map[string]bool{}
+	for _, name := range c.Partitions {
+		f, ok := fields[name]
+		switch {
+		case !ok:
+			bad("partition %q is not a field", name)
+		case !f.Filter || !f.GroupBy:
+			bad("partition %s must be both a filter and a group_by dimension, so an answer can say how to split by it", name)
+		case parts[name]:
+			bad("partition %s is declared twice", name)
+		}
+		parts[name] = true
+	}
 	return errors.Join(errs...)
 }

@@ -43,6 +43,7 @@ func valid() *Capability {
 			{Name: "rows", Unit: "count", Agg: Count, Additive: true, Description: "d"},
 		},
 		DateRanges: []DateRange{{Name: "day", Column: "day"}},
+		Partitions: []string{"year"},
 	}
 	addCommon(c)
 	return c
@@ -85,6 +86,9 @@ func TestValidateRejects(t *testing.T) {
 		}, "common field source_row_number"},
 		{"date range over a number", func(c *Capability) { c.DateRanges[0].Column = "price" }, "date range"},
 		{"count with a column", func(c *Capability) { c.Metrics[2].Column = "id" }, "takes no column"},
+		{"partition not a field", func(c *Capability) { c.Partitions = []string{"yaer"} }, `partition "yaer" is not a field`},
+		{"partition not a dimension", func(c *Capability) { c.Partitions = []string{"unit"} }, "partition unit must be both a filter and a group_by"},
+		{"partition twice", func(c *Capability) { c.Partitions = []string{"year", "year"} }, "partition year is declared twice"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -233,6 +233,7 @@ func runPlan(a Adapter, p Plan, rawDir string, store *snapshots.Store, log io.Wr
 		m.Sources = sourcesOf(p)
 	} else {
 		m.AsOf, m.Sources, m.Rows = b.AsOf, b.Sources, len(b.Rows)
+		attachCells(m.Sources, b.Cells)
 		m.RowsBySheet = rowsBySheet(a.Capability(), b.Rows)
 		m.Gates = append(m.Gates, snapshots.Gate{Name: "source_parses", Passed: true, Detail: fmt.Sprintf("%d files read", len(p.Files))})
 		m.Gates = append(m.Gates, b.Checks...)
@@ -283,6 +284,21 @@ func sourcesOf(p Plan) []snapshots.Source {
 		out = append(out, f.Source())
 	}
 	return out
+}
+
+// attachCells records in each source the column each field was read from, per sheet.
+func attachCells(srcs []snapshots.Source, cells map[CellKey]map[string]int) {
+	for i := range srcs {
+		for k, byField := range cells {
+			if k.File != srcs[i].File {
+				continue
+			}
+			if srcs[i].Cells == nil {
+				srcs[i].Cells = map[string]map[string]int{}
+			}
+			srcs[i].Cells[k.Sheet] = byField
+		}
+	}
 }
 
 func rowsBySheet(c *capability.Capability, rows []snapshots.Row) map[string]int {

@@ -183,6 +183,7 @@ func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.S
 	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return result("get_source_evidence_v1", "")(svc.EvidenceJSON(args(req))), nil
 	})
+	addAggregateEvidenceTool(s, svc, result)
 	return s
 }
 
@@ -257,7 +258,7 @@ func QuerySchema(svc *service.Service, c *capability.Capability) json.RawMessage
 		"include_records":  map[string]any{"type": "boolean", "default": false},
 		"limit":            map[string]any{"type": "integer", "minimum": 1, "maximum": service.MaxLimit, "default": service.DefaultLimit},
 		"include_evidence": map[string]any{"type": "boolean", "default": false},
-		"as_of":            map[string]any{"type": "string", "description": "latest (default) or a served snapshot date YYYY-MM-DD"},
+		"as_of":            map[string]any{"type": "string", "description": "latest (default), a served snapshot date YYYY-MM-DD, or on:YYYY-MM-DD for the snapshot in force at that date (the newest on or before it)"},
 	}
 	for _, r := range c.DateRanges {
 		d := map[string]any{"type": "string", "pattern": `^\d{4}(-\d{2}(-\d{2})?)?$`, "description": "YYYY-MM-DD, YYYY-MM or YYYY, inclusive, on " + r.Column}

@@ -58,7 +58,7 @@ func (s *Service) Schema(p string) ([]byte, *Error) {
 		snap, _ = s.snapshot(c, "latest")
 	}
 	var filters []Obj
-	filters = append(filters, Obj{{"name", "as_of"}, {"type", "date"}, {"description", "snapshot date; latest (default) resolves to the newest, stated in every response"}, {"values", append([]string{"latest"}, dates...)}})
+	filters = append(filters, Obj{{"name", "as_of"}, {"type", "date"}, {"description", "snapshot date; latest (default) resolves to the newest, and on:YYYY-MM-DD to the newest on or before that date (the snapshot in force then); every response states the date resolved"}, {"values", append([]string{"latest"}, dates...)}})
 	for _, f := range c.Fields {
 		if !f.Filter {
 			continue
@@ -143,6 +143,7 @@ func (s *Service) Schema(p string) ([]byte, *Error) {
 			{"aggregate", aggregateCitationFields(c)},
 		}},
 		{"codebooks", codebooks},
+		{"partitions", orEmptyList(c.Partitions)},
 		{"rules", c.Rules},
 		{"sources", sources},
 	}

@@ -20,7 +20,8 @@ import (
 //	 "source_rows_count", "source_rows_sample": [{"sheet", "source_row"}…] or null,
 //	 "verify": the record citation of the first sample row ({} without one),
 //	 "lineage_filter": {"source_file", "raw_file_sha256", "filters": {the query's filters,
-//	   then each group dimension: [its value]}, "date_ranges"?, "excludes"? (the (other) row)},
+//	   then each group dimension: [its value]}, "date_ranges"?, "excludes"? (the (other) row:
+//	   the groups listed before it, each {dimension: value…})},
 //	 "source_view"?: {"title", "release", "sheets"}}
 //
 // and its id is c_ and the first 8 bytes of the SHA-256 of that rendering, in hex.
@@ -33,6 +34,9 @@ type citeWriter struct {
 	ranges []byte
 	buf    []byte
 	cites  map[string]citation
+	// excludes is the rendered list of the groups the (other) row leaves out, each an object
+	// of group_by dimension → value (setExcludes).
+	excludes []byte
 	// cache, when set, keeps citations across queries; key is the scratch of their keys,
 	// whose first keyLen bytes (the snapshot, filters and date ranges) all share.
 	cache  *citeCache
@@ -71,6 +75,12 @@ func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters 
 	return w
 }
 
+// setExcludes sets the groups the (other) row's citations leave out: the rows listed before
+// it, each as {dimension: value…}. A row matching every value of one of them is not cited.
+func (w *citeWriter) setExcludes(groups []Obj) {
+	w.excludes = mustJSON(orEmpty(groups))
+}
+
 // appendBytes appends b with its length first.
 func appendBytes(dst, b []byte) []byte {
 	return append(binary.AppendUvarint(dst, uint64(len(b))), b...)
@@ -96,6 +106,7 @@ func (w *citeWriter) cacheKey(src columnar.Source, group Obj) []byte {
 		k = append(k, kv.K...)
 		if kv.V == OtherGroup {
 			k = append(k, 1)
+			k = appendBytes(k, w.excludes)
 			continue
 		}
 		k = append(k, 0)
@@ -212,7 +223,8 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 	b = append(b, '}')
 	b = append(b, w.ranges...)
 	if other {
-		b = append(b, `,"excludes":"the groups listed before (other) in rows"`...)
+		b = append(b, `,"excludes":`...)
+		b = append(b, w.excludes...)
 	}
 	b = append(b, '}')
 	if w.c.SourceView {

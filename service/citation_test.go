@@ -14,7 +14,7 @@ import (
 
 // refAggregateCitation is the aggregate citation as an Obj, member by member: the
 // reference citeWriter must render byte for byte.
-func refAggregateCitation(c *capability.Capability, snap *Snapshot, p *Params, src columnar.Source, group Obj) (string, Obj) {
+func refAggregateCitation(c *capability.Capability, snap *Snapshot, p *Params, src columnar.Source, group Obj, excludes []Obj) (string, Obj) {
 	t := snap.Table
 	file := t.Col(capability.ColSourceFile).Values[src.File]
 	ms := snap.sources[file]
@@ -49,7 +49,7 @@ func refAggregateCitation(c *capability.Capability, snap *Snapshot, p *Params, s
 	}
 	for _, kv := range group {
 		if kv.V == OtherGroup {
-			lf = append(lf, KV{"excludes", "the groups listed before (other) in rows"})
+			lf = append(lf, KV{"excludes", orEmpty(excludes)})
 			break
 		}
 	}
@@ -139,6 +139,7 @@ func TestCiteWriterMatchesObjCitations(t *testing.T) {
 			for _, cache := range []*citeCache{nil, shared, shared} {
 				w := newCiteWriter(c, snap, p, filters, nil, cache)
 				want := map[string]Obj{}
+				var excludes []Obj // the groups before (other)
 				check := func(srcs []columnar.Source, group Obj) {
 					t.Helper()
 					got := w.refs(srcs, group)
@@ -146,7 +147,7 @@ func TestCiteWriterMatchesObjCitations(t *testing.T) {
 						t.Fatalf("%d refs for %d sources", len(got), len(srcs))
 					}
 					for i, src := range srcs {
-						ref, body := refAggregateCitation(c, snap, p, src, group)
+						ref, body := refAggregateCitation(c, snap, p, src, group, excludes)
 						if got[i] != ref {
 							t.Errorf("group %v source %d: id %s, want %s", group, i, got[i], ref)
 						}
@@ -172,7 +173,24 @@ func TestCiteWriterMatchesObjCitations(t *testing.T) {
 					for _, name := range p.GroupBy {
 						other = append(other, KV{name, OtherGroup})
 					}
-					check(foldOther([]outRow{{sources: all}}, len(p.GroupBy)).sources, other)
+					for _, first := range []int{0, 1} { // (other) after no group, and after the first
+						excludes = nil
+						if first > 0 {
+							g := Obj{}
+							for k, col := range groups.Keys {
+								f, _ := c.Field(p.GroupBy[k])
+								if code := groups.Codes[0][k]; code < 0 {
+									g = append(g, KV{p.GroupBy[k], nil})
+								} else {
+									g = append(g, KV{p.GroupBy[k], typed(f.Type, col.Values[code])})
+								}
+							}
+							excludes = []Obj{g}
+						}
+						w.setExcludes(excludes)
+						check(foldOther([]outRow{{sources: all}}, len(p.GroupBy)).sources, other)
+					}
+					excludes = nil
 				}
 				check([]columnar.Source{{File: 0}}, Obj{}) // no rows, no sample, no sheets
 				// The citations member, without and with evidence (the evidence of the reference

@@ -239,6 +239,9 @@ func oaPref(name string) Obj { return Obj{{"$ref", "#/components/parameters/" + 
 func oaErrorResponseName(status, opID string) string {
 	switch status {
 	case "400":
+		if opID == oaAggregateEvidenceOpID {
+			return "AggregateEvidenceBadRequest"
+		}
 		if strings.HasPrefix(opID, "evidence_") {
 			return "EvidenceBadRequest"
 		}
@@ -300,6 +303,21 @@ func oaErrorResponses() Obj {
 		}), CodeEvidenceInvalid, "a citation needs raw_file_sha256, source_file, sheet and source_row; take them from a record's citation or an aggregate citation's verify member",
 			CodeInvalidRequest, CodeEvidenceInvalid, CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow,
 			CodeEvidenceSheetNotCited, CodeEvidenceRowNotCited, CodeEvidenceAsOf, CodeEvidenceSourceID, CodeEvidenceSourceURL)},
+		{"AggregateEvidenceBadRequest", resp(oaCodeList([][2]string{
+			{CodeInvalidRequest, "the body is not a JSON object of the documented members, or lacks the citation"},
+			{CodeInvalidParameter, "a metric the capability lacks, or an as_of it does not serve"},
+			{CodeEvidenceInvalid, "citation is not an aggregate citation"},
+			{CodeEvidenceLineage, "the lineage filter names a file, dimension or date column the snapshot lacks"},
+			{CodeEvidenceCellsUnknown, "the snapshot predates the record of the column each field is read from: rebuild it"},
+			{CodeEvidenceUnknownFile, "no raw file with that sha256"},
+			{CodeEvidenceFileName, "the hash is of a file with another name"},
+			{CodeEvidenceHash, "the stored file changed on disk since ingest"},
+			{CodeEvidenceUnreadable, "the stored file cannot be read or parsed"},
+			{CodeEvidenceSheet, "a cited sheet is not in the file"},
+			{CodeEvidenceRow, "a cited row is outside its sheet"},
+		}), CodeInvalidParameter, `metric "megawatts" is not a metric of power.capacity; valid: nameplate_mw, net_summer_mw, net_winter_mw, generator_count, distinct_plant_count, source_record_count`,
+			CodeInvalidRequest, CodeInvalidParameter, CodeEvidenceInvalid, CodeEvidenceLineage, CodeEvidenceCellsUnknown, CodeEvidenceUnknownFile,
+			CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow)},
 		{"NotFound", resp(oaCodeList([][2]string{
 			{CodeNotFound, "no capability (or endpoint) at that path"},
 			{CodeNotServed, "the capability is defined but has no promoted snapshot (a query; its schema is described all the same)"},
@@ -430,7 +448,7 @@ func oaQueryParameters(c *capability.Capability) []Obj {
 	return params
 }
 
-const oaAsOfDescription = "The snapshot to answer from: `latest` (the default) or a served as_of date YYYY-MM-DD; the response states the exact date."
+const oaAsOfDescription = "The snapshot to answer from: `latest` (the default), a served as_of date YYYY-MM-DD, or `on:YYYY-MM-DD`, the snapshot in force at that date (the newest on or before it; a date before every snapshot is a 400 listing the served dates). The response states the exact date resolved."
 
 func oaFilterDescription(c *capability.Capability, f capability.Field) string {
 	d := strings.TrimSuffix(f.Description, ".") + "."
@@ -608,6 +626,10 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 	units := Obj{}
 	for _, m := range c.Metrics {
 		metrics = append(metrics, KV{m.Name, Obj{{"type", []string{"number", "null"}}, {"description", m.Description + " (" + m.Unit + ", " + string(m.Agg) + ")"}}})
+		if m.UnitColumn != "" {
+			units = append(units, KV{m.Name, Obj{{"type", "string"}, {"description", "the unit the matched rows share (their " + m.UnitColumn + "), or \"" + m.Unit + "\" when they mix units or none matched"}}})
+			continue
+		}
 		units = append(units, KV{m.Name, Obj{{"type", "string"}, {"const", m.Unit}}})
 	}
 	group := Obj{}
@@ -665,8 +687,8 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 			"the aggregate citations, de-duplicated, keyed by citation_ref")},
 	}, "capability", "as_of", "query", "summary", "rows", "citations")
 
-	asOf := Obj{{"type", "string"}, {"pattern", "^(latest|[0-9]{4}-[0-9]{2}-[0-9]{2})$"}, {"default", "latest"},
-		{"description", oaAsOfDescription}, {"examples", append([]string{"latest"}, dates...)}}
+	asOf := Obj{{"type", "string"}, {"pattern", "^(latest|(on:)?[0-9]{4}-[0-9]{2}-[0-9]{2})$"}, {"default", "latest"},
+		{"description", oaAsOfDescription}, {"examples", oaAsOfExamples(dates)}}
 
 	return Obj{
 		{pfx + "AsOf", asOf},
@@ -678,9 +700,18 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		{pfx + "Row", row},
 		{pfx + "Group", oaObject("The row's value of each group_by dimension, in group_by order (null where the source has none).", group)},
 		{pfx + "Metrics", oaObject("Each metric: a number, or null when no matched row reports its column (SQL semantics; see notes).", metrics, c.MetricNames()...)},
-		{pfx + "Units", oaObject("The unit of each metric.", units, c.MetricNames()...)},
+		{pfx + "Units", oaObject("The unit of each metric: for a metric whose rows carry their unit, the unit the matched rows share.", units, c.MetricNames()...)},
 		{pfx + "Record", oaObject("One matched detail record with its record-level citation.", record, names...)},
 	}
+}
+
+// oaAsOfExamples are latest, the served dates and the on: form at the first of them.
+func oaAsOfExamples(dates []string) []string {
+	ex := append([]string{"latest"}, dates...)
+	if len(dates) > 0 {
+		ex = append(ex, AsOfOnPrefix+dates[0])
+	}
+	return ex
 }
 
 func oaWithAdditional(o Obj, allowed bool) Obj { return append(o, KV{"additionalProperties", allowed}) }
@@ -712,7 +743,7 @@ func oaQueryExample(c *capability.Capability) Obj {
 // oaSharedSchemas are the component schemas every capability shares: citations, evidence,
 // notes, errors and the discover and describe payloads.
 func oaSharedSchemas(served []*capability.Capability) Obj {
-	noteCodes := []string{"not_published", "mixed_units"}
+	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced}
 	for _, c := range served {
 		for _, m := range c.Metrics {
 			if m.NullNote != "" && !slices.Contains(noteCodes, m.NullNote) {
@@ -770,6 +801,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"code", Obj{{"type", "string"}, {"enum", []string{CodeInvalidFilter, CodeInvalidParameter, CodeInvalidRequest, CodeEvidenceInvalid,
 					CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow,
 					CodeEvidenceSheetNotCited, CodeEvidenceRowNotCited, CodeEvidenceAsOf, CodeEvidenceSourceID, CodeEvidenceSourceURL,
+					CodeEvidenceLineage, CodeEvidenceCellsUnknown,
 					CodeNotFound, CodeNotServed, oaCodeMethodNotAllowed, CodeInternal,
 					"api_key_required", "invalid_api_key", "api_key_revoked", "payment_required", "subscription_not_found"}}}},
 				{"message", oaStr("")},
@@ -778,12 +810,20 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 		{"CitationRef", Obj{{"type", "string"}, {"pattern", oaCitationRefPattern}, {"description", "c_ and the first 16 hex digits of the sha256 of the citation's JSON"}}},
 		{"DateBound", Obj{{"type", "string"}, {"pattern", `^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$`},
 			{"description", "YYYY-MM-DD, YYYY-MM or YYYY; inclusive"}}},
-		{"Note", oaObject("Why a metric is null or incomplete.", Obj{
+		{"Note", oaObject("Why a metric is null or incomplete, or what an answer adds that should not be added silently.", Obj{
 			{"code", Obj{{"type", "string"}, {"enum", noteCodes}}},
-			{"metric", oaStr("")},
-			{"count", oaInteger("matched rows with no value (the null note of a count_distinct metric)")},
+			{"metric", oaStr("the metric the note is about (absent for a note on the matched set as a whole)")},
+			{"count", oaInteger("matched rows with no value (the null note of a count_distinct metric); " + NoteDateUnplaced + ": the rows the range could not place")},
+			{"dimension", oaStr(NoteMixedPartition + ": the partition dimension the matched rows span several values of")},
+			{"values", oaArray(oaObject("", Obj{{"value", nullableScalar}, {"rows", oaInteger("")}}, "value", "rows"),
+				NoteMixedPartition+": the dimension's values in the matched set, with their rows")},
+			{"date_range", oaStr(NoteDateUnplaced + ": the date range (its parameters are <date_range>_date_from and _to)")},
+			{"column", oaStr(NoteDateUnplaced + ": the date column the range reads")},
+			{"year_filter", Obj{{"type", []string{"string", "null"}}, {"description", NoteDateUnplaced + ": the year filter that reaches the rows by year, null when the capability has none"}}},
+			{"with_year", oaInteger(NoteDateUnplaced + ": of the rows left out, those that have a year (published without a month)")},
+			{"in_range_years", oaInteger(NoteDateUnplaced + ": of the rows left out, those whose year lies within the range's years")},
 			{"message", oaStr("")},
-		}, "code", "metric", "message")},
+		}, "code", "message")},
 		{"RecordCitation", oaObject("A record-level citation: the evidence endpoint takes it as is.", recordCitation,
 			"source_id", "source_url", "source_file", "sheet", "source_row", "raw_file_sha256", "as_of")},
 		{"AggregateCitation", oaObject("The citation of the rows of one group (or of the whole matched set) from one source file.", Obj{
@@ -799,7 +839,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"source_rows_sample", oaArray(oaObject("", Obj{{"sheet", oaStr("")}, {"source_row", oaInteger("")}}, "sheet", "source_row"),
 				"the first five cited rows in source order")},
 			{"verify", oaWithDesc(oaSref("RecordCitation"), "the record-level citation of the first sampled row: post it to /v1/evidence/source-row")},
-			{"lineage_filter", oaObject("What selects exactly the cited rows.", Obj{
+			{"lineage_filter", oaObject("What selects exactly the cited rows: the rows of source_file whose value of each filter is one of its list (null matches a null value), whose date columns lie within date_ranges (a row without the date does not), and that match no group of excludes. POST it to /v1/evidence/aggregate to recompute a metric from the cited rows' literal cells.", Obj{
 				{"source_file", oaStr("")},
 				{"raw_file_sha256", sha},
 				{"filters", oaMapOf(oaArray(nullableScalar, ""), "filters and group values → allowed values")},
@@ -807,7 +847,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 					{"from", Obj{{"type", "string"}, {"pattern", `^([0-9]{4}-[0-9]{2}-[0-9]{2})?$`}, {"description", "a date, or empty when unbounded"}}},
 					{"to", Obj{{"type", "string"}, {"pattern", `^([0-9]{4}-[0-9]{2}-[0-9]{2})?$`}, {"description", "a date, or empty when unbounded"}}},
 				}, "from", "to"), "date column → inclusive bounds")},
-				{"excludes", oaStr("for the (other) row: which groups its rows leave out")},
+				{"excludes", oaArray(oaMapOf(nullableScalar, "group_by dimension → value"), "for the (other) row: the groups listed before it, whose rows it leaves out (a row matching every value of one of them)")},
 			}, "source_file", "raw_file_sha256", "filters")},
 			{"source_view", oaObject("The document the rows lie in (capabilities that have one).", Obj{
 				{"title", oaStr("")}, {"release", oaStr("")}, {"sheets", oaArray(Obj{{"type", "string"}}, "")},
@@ -888,6 +928,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"detail_fields", oaArray(named(KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")}, KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
 			{"citation_fields", oaObject("", Obj{{"record", oaArray(Obj{{"type", "string"}}, "")}, {"aggregate", oaArray(Obj{{"type", "string"}}, "")}})},
 			{"codebooks", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"code_count", oaInteger("")}, {"codes", oaArray(codebookCode, "")}}), "codebook name → its codes")},
+			{"partitions", oaArray(Obj{{"type", "string"}}, "dimensions whose values are not meant to be added together: an answer spanning several of their values, neither filtered to one nor grouped by, carries a "+NoteMixedPartition+" note")},
 			{"rules", oaArray(Obj{{"type", "string"}}, "")},
 			{"sources", oaArray(oaObject("", Obj{
 				{"source_id", oaStr("")}, {"publisher", oaStr("")}, {"source_url", oaStr("")}, {"source_file", oaStr("")},

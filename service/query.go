@@ -39,11 +39,17 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	// as_of on:<date> resolves to a served date first; the answer is then the one pinned to
+	// that date, though not pinned itself: a snapshot promoted later may be in force then.
+	raw, on, e := s.resolveAsOfOn(c, raw)
+	if e != nil {
+		return nil, e
+	}
 	params, snap, e := s.Validate(c, raw)
 	if e != nil {
 		return nil, e
 	}
-	return &Prepared{c: c, snap: snap, params: params, pinned: Pinned(raw) && cmp != "latest", compare: cmp, raw: raw}, nil
+	return &Prepared{c: c, snap: snap, params: params, pinned: Pinned(raw) && cmp != "latest" && !on, compare: cmp, raw: raw}, nil
 }
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,
@@ -268,6 +274,23 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	citeBuf := getBuf()
 	cw := newCiteWriter(c, snap, p, filters, *citeBuf, s.cites)
 	defer func() { putBuf(citeBuf, cw.buf) }()
+	if n := len(rows); n > 0 && rows[n-1].other {
+		// The (other) row's lineage filter leaves out the groups listed before it.
+		kept := make([]Obj, 0, n-1)
+		for _, r := range rows[:n-1] {
+			g := make(Obj, 0, len(p.GroupBy))
+			for k, name := range p.GroupBy {
+				f, _ := c.Field(name)
+				if r.null[k] {
+					g = append(g, KV{name, nil})
+				} else {
+					g = append(g, KV{name, typed(f.Type, r.group[k])})
+				}
+			}
+			kept = append(kept, g)
+		}
+		cw.setExcludes(kept)
+	}
 
 	// The rows, rendered one after the other: each {"group", "metrics", "notes"?, "lineage":
 	// {"citation_ref", "citation_refs"? (more than one source), "source_rows_count"}}.
@@ -303,10 +326,14 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 			}
 			out = appendString(out, mr.Metric.Name, true)
 			out = append(out, ':')
-			if out, err = rowValue(mr, r).appendJSON(out); err != nil {
+			v := rowValue(mr, r)
+			if out, err = v.appendJSON(out); err != nil {
 				panic(err)
 			}
 			notes = append(notes, rowNotes(mr, r)...)
+			if !v.Valid {
+				notes = append(notes, rowNullNote(snap, mr, r)...)
+			}
 		}
 		out = append(out, '}')
 		if len(notes) > 0 {
@@ -335,11 +362,29 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	totals := Obj{}
 	units := Obj{}
 	var notes []Obj
+	oneUnit, uerr := matchedUnits(c, snap.Table, sel)
+	if uerr != nil {
+		return nil, unreadable(snap, uerr)
+	}
 	for _, mr := range results {
 		totals = append(totals, KV{mr.Metric.Name, num(mr.Total, 0)})
-		units = append(units, KV{mr.Metric.Name, mr.Metric.Unit})
+		unit := mr.Metric.Unit
+		if u, ok := oneUnit[mr.Metric.UnitColumn]; ok {
+			unit = u
+		}
+		units = append(units, KV{mr.Metric.Name, unit})
 		notes = append(notes, totalNotes(c, snap, mr, sel.Len())...)
 	}
+	parts, perr := partitionNotes(c, snap.Table, sel, p)
+	if perr != nil {
+		return nil, unreadable(snap, perr)
+	}
+	notes = append(notes, parts...)
+	unplaced, uerr := unplacedNotes(c, snap.Table, p)
+	if uerr != nil {
+		return nil, unreadable(snap, uerr)
+	}
+	notes = append(notes, unplaced...)
 	totalRefs := cw.refs(ev.Total, Obj{})
 	summary := Obj{
 		{"group_count", groups.N},
@@ -510,8 +555,16 @@ func totalNotes(c *capability.Capability, snap *Snapshot, mr MetricResult, match
 		out = append(out, mixedNote(mr.Metric))
 	}
 	if matched > 0 && len(mr.Total.Valid) > 0 && !mr.Total.Valid[0] && !mr.Total.Mixed[0] && mr.Metric.Column != "" {
-		out = append(out, Obj{{"code", "not_published"}, {"metric", mr.Metric.Name},
-			{"message", fmt.Sprintf("no matched row reports %s (as_of %s publishes it for none of them), so %s is null, not zero", mr.Metric.Column, snap.Manifest.AsOf, mr.Metric.Name)}})
+		if mr.Metric.Agg == capability.Ratio {
+			out = append(out, ratioNote(mr.Metric, "the matched rows"))
+		} else {
+			out = append(out, Obj{{"code", "not_published"}, {"metric", mr.Metric.Name},
+				{"message", fmt.Sprintf("no matched row reports %s (as_of %s publishes it for none of them), so %s is null, not zero", mr.Metric.Column, snap.Manifest.AsOf, mr.Metric.Name)}})
+		}
+	}
+	if matched == 0 && len(mr.Total.Valid) > 0 && !mr.Total.Valid[0] {
+		out = append(out, Obj{{"code", NoteNoRows}, {"metric", mr.Metric.Name},
+			{"message", fmt.Sprintf("no row matches the filters and date ranges, so %s has nothing to aggregate and is null; widen the filters (the schema lists their values)", mr.Metric.Name)}})
 	}
 	return out
 }

@@ -36,6 +36,11 @@ type Source struct {
 	Release string `json:"release,omitempty"`
 	// HeaderRows gives, per cited sheet, the row holding the column headers.
 	HeaderRows map[string]int `json:"header_rows,omitempty"`
+	// Cells gives, per sheet, the 1-based column each field was read from (what ingest's
+	// rows record as they are set from cells): the aggregate evidence re-reads these columns.
+	// A field computed rather than read (a sheet's lifecycle, a date from year and month) has
+	// none.
+	Cells map[string]map[string]int `json:"cells,omitempty"`
 	// Derived marks a third party's extract or re-save of the publisher's data: the file
 	// hashed and cited is that copy, and OriginalURL is the publisher's own address of the
 	// data it was made from.

@@ -1,0 +1,21 @@
+package api
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/citeq/citeq/service"
+)
+
+// registerAggregateEvidence serves POST /v1/evidence/aggregate: a whole aggregate recomputed
+// from the literal cells of the rows its citation cites. Like the row evidence, it re-hashes
+// the raw file on every call, so its answer is never reused without revalidation.
+func registerAggregateEvidence(r *gin.Engine, svc *service.Service) {
+	r.POST(service.AggregateEvidencePath, func(c *gin.Context) {
+		body, e := readBody(c)
+		if e != nil {
+			writeErr(c, e)
+			return
+		}
+		respond(c, 0)(svc.AggregateEvidenceJSON(body))
+	})
+}

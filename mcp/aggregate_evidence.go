@@ -1,0 +1,46 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/citeq/citeq/service"
+)
+
+// AggregateEvidenceTool is the name of the tool that verifies a whole aggregate.
+const AggregateEvidenceTool = "verify_aggregate_v1"
+
+// addAggregateEvidenceTool adds verify_aggregate_v1: the payload of POST
+// /v1/evidence/aggregate for the same arguments.
+func addAggregateEvidenceTool(s *sdk.Server, svc *service.Service, result func(tool, capID string) func([]byte, *service.Error) *sdk.CallToolResult) {
+	var ids []string
+	for _, c := range svc.Served() {
+		ids = append(ids, c.ID)
+	}
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"capability":     map[string]any{"type": "string", "enum": ids, "description": "the capability the citation comes from"},
+			"metric":         map[string]any{"type": "string", "description": "the metric to recompute (a metric of the capability)"},
+			"citation":       map[string]any{"type": "object", "description": "an aggregate citation, as a member of a query answer's citations"},
+			"lineage_filter": map[string]any{"type": "object", "description": "instead of citation: its lineage_filter (then give as_of)"},
+			"as_of":          map[string]any{"type": "string", "description": "with lineage_filter: the as_of of the answer"},
+			"value":          map[string]any{"type": "number", "description": "optional: the figure you read, to compare"},
+		},
+		"required":             []string{"capability", "metric"},
+		"additionalProperties": false,
+	}
+	b, _ := json.Marshal(schema)
+	s.AddTool(&sdk.Tool{
+		Name:  AggregateEvidenceTool,
+		Title: "Verify a whole aggregate",
+		Description: "Step 4, for a whole number: re-open the raw file an aggregate citation names, re-hash it, read the literal cell of every cited row (its lineage_filter selects them, (other) included) in the column the field was read from, " +
+			"recompute the metric from those cells alone, and say whether it equals the figure served (recomputed, served, equal, rows). Same payload as POST " + service.AggregateEvidencePath + ".",
+		InputSchema: json.RawMessage(b),
+		Annotations: readOnly(),
+	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return result(AggregateEvidenceTool, "")(svc.AggregateEvidenceJSON(args(req))), nil
+	})
+}

@@ -1,0 +1,77 @@
+package service
+
+// The aggregate evidence in the OpenAPI document.
+func init() {
+	extraPaths = append(extraPaths, oaAggregateEvidence)
+}
+
+const oaAggregateEvidenceOpID = "evidence_aggregate_post"
+
+func oaAggregateEvidence(s *Service) (string, Obj) {
+	var ids []string
+	for _, c := range s.Served() {
+		ids = append(ids, c.ID)
+	}
+	num := Obj{{"type", []string{"number", "null"}}}
+	request := oaWithAdditional(oaObject("The aggregate to verify: an aggregate citation of a query answer (or its lineage_filter with as_of), the capability it comes from and a metric.", Obj{
+		{"capability", Obj{{"type", "string"}, {"enum", ids}, {"description", "the capability's identifier (its path is taken too)"}}},
+		{"metric", oaStr("the metric to recompute")},
+		{"citation", oaWithDesc(oaSref("AggregateCitation"), "a member of the answer's citations, as is")},
+		{"lineage_filter", Obj{{"type", "object"}, {"description", "instead of citation: its lineage_filter (then as_of is required)"}}},
+		{"as_of", oaDate("with lineage_filter: the as_of of the answer; with citation, the citation's (omit it)")},
+		{"value", Obj{{"type", "number"}, {"description", "optional: the figure read in the answer, to compare with the recomputed one"}}},
+	}, "capability", "metric"), false)
+	column := oaObject("", Obj{
+		{"sheet", Obj{{"type", []string{"string", "null"}}}},
+		{"field", oaStr("")},
+		{"column", Obj{{"type", []string{"string", "null"}}, {"description", "column letter(s); null when the sheet has no column for the field"}}},
+		{"header", Obj{{"type", []string{"string", "null"}}, {"description", "the column's header"}}},
+		{"note", oaStr("")},
+	}, "sheet", "field", "column", "header")
+	response := oaObject("A whole aggregate recomputed from the literal cells of the rows its citation cites.", Obj{
+		{"verified", oaBoolean("true when the raw file hashed as cited and the recomputed figure equals the served one")},
+		{"equal", oaBoolean("whether the recomputed figure equals the figure served for the cited rows (to 15 significant digits; both null counts as equal)")},
+		{"capability", oaStr("")},
+		{"as_of", oaDate("")},
+		{"metric", oaStr("")},
+		{"aggregation", oaStr("")},
+		{"unit", oaStr("the unit the cited rows share, else the definition's")},
+		{"recomputed", oaWithDesc(num, "the metric recomputed from the cells alone")},
+		{"served", oaWithDesc(num, "the metric as the service computes it over the same rows: a row's figure when the row is cited by this one citation")},
+		{"rows", oaInteger("the rows the lineage filter selects: the citation's source_rows_count")},
+		{"value_given", num},
+		{"equal_to_value_given", oaBoolean("with value: whether it is the recomputed figure")},
+		{"source_file", oaStr("")},
+		{"raw_file_sha256", Obj{{"type", "string"}, {"pattern", oaSha256Pattern}}},
+		{"computed_sha256", Obj{{"type", "string"}, {"pattern", oaSha256Pattern}, {"description", "the hash of the stored file, computed now"}}},
+		{"cells_read", oaInteger("")},
+		{"empty_cells", oaInteger("cells read empty: null values")},
+		{"non_numeric_cells", oaInteger("cells of a numeric field that spell no number: null values")},
+		{"non_numeric_sample", oaArray(oaObject("", Obj{{"field", oaStr("")}, {"sheet", oaStr("")}, {"source_row", oaInteger("")}, {"column", oaStr("")}, {"value", oaStr("")}}), "the first five of them")},
+		{"columns", oaArray(column, "per sheet and field, the column read and its header")},
+		{"lineage_filter", Obj{{"type", "object"}, {"description", "the lineage filter verified"}}},
+		{"method", oaStr("how the figure was recomputed")},
+	}, "verified", "equal", "capability", "as_of", "metric", "aggregation", "unit", "recomputed", "served", "rows", "source_file", "raw_file_sha256", "computed_sha256", "columns", "method")
+	c := exampleCap()
+	metric := ""
+	if len(c.Metrics) > 0 {
+		metric = c.Metrics[0].Name
+	}
+	body := Obj{
+		{"description", "The capability, the metric and the aggregate citation (a member of a query answer's citations), or its lineage_filter with as_of as here."},
+		{"required", true},
+		{"content", Obj{{"application/json", Obj{
+			{"schema", request},
+			{"example", Obj{{"capability", c.ID}, {"metric", metric}, {"as_of", "2016-05-31"}, {"lineage_filter", Obj{
+				{"source_file", "may_generator2016.xlsx"}, {"raw_file_sha256", "b196f74ef36c02c34e956ffaed9fc2d996abb1319b87e7a0f77d3d9f3ff18fe5"},
+				{"filters", Obj{{"lifecycle", []string{"operating"}}, {"state", []string{"TX"}}}}}}}},
+		}}}},
+	}
+	op := oaOp{
+		id: oaAggregateEvidenceOpID, tags: []string{"evidence"}, summary: "Verify a whole aggregate",
+		desc: "Verify a whole number: selects the rows the citation's lineage_filter cites (the (other) row's included: its excludes list the groups before it), re-opens the raw file by its sha256 and re-hashes it, reads every cited row's literal cell in the column each field was read from at ingest, recomputes the metric from those cells alone, and returns the recomputed figure, the row count and whether it equals the figure served. A mismatch is an answer (equal: false); a file that cannot be verified is a 400. Revalidated on every call (Cache-Control: no-cache).",
+		body: body, ok: oaJSONOK("The aggregate, recomputed.", response, "ETag", "Cache-Control"), cached: true,
+		errs: []string{"400", "404", "413"},
+	}
+	return AggregateEvidencePath, Obj{{"post", op.build()}}
+}

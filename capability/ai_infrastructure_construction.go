@@ -12,6 +12,7 @@ var AIInfrastructureConstruction = register(&Capability{
 	Cadence:     Monthly,
 	Publisher:   "U.S. Census Bureau (Value of Construction Put in Place, C30)",
 	AsOfRule:    "the release date in the workbooks' source line (\"Source: U.S. Census Bureau, Construction Spending, July 1, 2026\" gives 2026-07-01); the latest when the two workbooks differ",
+	Partitions:  []string{"sector", "level"},
 	NaturalKey:  []string{"sector", "line_path", "period"},
 	Fields: []Field{
 		{Name: "sector", Type: String, Filter: true, GroupBy: true, Enum: []string{"private", "public", "state_and_local", "federal"}, Description: "ownership: private (privsatime.xlsx); public (all public construction), state_and_local or federal (pubsatime.xlsx)"},

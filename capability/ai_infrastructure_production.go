@@ -12,6 +12,7 @@ var AIInfrastructureProduction = register(&Capability{
 	Cadence:     Monthly,
 	Publisher:   "Board of Governors of the Federal Reserve System (G.17 Industrial Production and Capacity Utilization), distributed by FRED (Federal Reserve Bank of St. Louis)",
 	AsOfRule:    "the latest observation date among the snapshot's FRED files (a FRED CSV download carries no release date); each file's own vintage, the last period it holds, is on every row (vintage) and in the snapshot's sources",
+	Partitions:  []string{"measure", "frequency"},
 	NaturalKey:  []string{"series_id", "period"},
 	Fields: []Field{
 		{Name: "series_id", Type: String, Filter: true, GroupBy: true, Enum: []string{"IPG3344S", "IPG3344SQ", "CAPG3344S", "CAPUTLG3344S"}, Description: "FRED series identifier"},

@@ -42,6 +42,7 @@ func tradeCapability(id, title, description string, commodities []string) *Capab
 		Cadence:     Monthly,
 		Publisher:   "U.S. Census Bureau, Economic Indicators Division (U.S. International Trade in Goods)",
 		AsOfRule:    "the first day of the latest month among the snapshot's responses (an API response carries no release date)",
+		Partitions:  []string{"country_kind"},
 		NaturalKey:  []string{"commodity", "country_code", "period"},
 		Fields: []Field{
 			{Name: "commodity", Type: String, Filter: true, GroupBy: true, Enum: commodities, Description: "HS commodity code (I_COMMODITY)"},

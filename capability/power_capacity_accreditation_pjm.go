@@ -12,6 +12,7 @@ var PowerCapacityAccreditationPJM = register(&Capability{
 	Cadence:     Irregular,
 	Publisher:   "PJM Interconnection",
 	AsOfRule:    "the posting date printed on the first page of the ELCC class rating document; each document (its kind, auction and delivery year in its title) is its own snapshot, so a final document never replaces a preliminary one",
+	Partitions:  []string{"document_kind"},
 	NaturalKey:  []string{"document_kind", "auction", "delivery_year", "resource_class"},
 	Fields: []Field{
 		{Name: "document_kind", Type: String, Filter: true, GroupBy: true, Description: "preliminary or final (as the document's title says; other kinds are kept as printed, lower case)"},

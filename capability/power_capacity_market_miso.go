@@ -14,6 +14,7 @@ var PowerCapacityMarketMISO = register(&Capability{
 	Cadence:     Annual,
 	Publisher:   "Midcontinent Independent System Operator (MISO)",
 	AsOfRule:    "the posting date of the results posting (the date in its file name, e.g. '2025-2026 PRA Results Posting 20250428' gives 2025-04-28); each posting, a corrections posting included, is its own document and snapshot",
+	Partitions:  []string{"atom_type"},
 	NaturalKey:  []string{"auction_label", "season", "zone", "scope", "atom_type"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (miso_pra_results)"},

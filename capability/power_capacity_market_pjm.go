@@ -13,6 +13,7 @@ var PowerCapacityMarketPJM = register(&Capability{
 	Cadence:     Irregular,
 	Publisher:   "PJM Interconnection",
 	AsOfRule:    "the latest date the snapshot's workbooks carry: the posting date printed in row 1 of a planning-parameter (or 2021/2022 results) workbook, or the modification date PJM's workbook metadata records (docProps/core.xml) for a results workbook that prints none",
+	Partitions:  []string{"atom_type", "unit"},
 	NaturalKey:  []string{"atom_type", "delivery_year", "lda", "document"},
 	Fields: []Field{
 		{Name: "atom_type", Type: String, Filter: true, GroupBy: true, Codebook: "atom_type",

@@ -60,6 +60,7 @@ var PowerDemandRollup = register(&Capability{
 	Cadence:    Daily,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "the as_of of the hourly series it rolls up: the UTC date of the latest hour ending in the file",
+	Partitions: []string{"granularity", "time_basis", "rollup_basis"},
 	NaturalKey: []string{"respondent", "granularity", "time_basis", "period"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia930)"},

@@ -12,6 +12,7 @@ var PowerPriceERCOT = register(&Capability{
 	Cadence:     Hourly,
 	Publisher:   "Electric Reliability Council of Texas (ERCOT)",
 	AsOfRule:    "the last delivery date the workbook holds (DAMLZHBSPP_2024.xlsx gives 2024-12-31; the year-to-date DAMLZHBSPP_2025_partial.xlsx gives 2025-05-17); each workbook is its own snapshot and document, so a complete 2025 workbook is a new as_of, never a replacement of the partial one",
+	Partitions:  []string{"settlement_point_type"},
 	NaturalKey:  []string{"settlement_point", "delivery_date", "hour_ending", "repeated_hour_flag"},
 	Fields: []Field{
 		{Name: "settlement_point", Type: String, Filter: true, GroupBy: true, Description: "Settlement Point as published (HB_NORTH, LZ_HOUSTON, ...)"},

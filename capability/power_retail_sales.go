@@ -18,6 +18,7 @@ var PowerRetailSales = register(&Capability{
 	Cadence:    Annual,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "the last day of the data year (Data Year column, agreeing with the file name: Sales_Ult_Cust_2018.xlsx gives 2018-12-31)",
+	Partitions: []string{"region_scope"},
 	NaturalKey: []string{"data_year", "sheet_name", "source_row_number"},
 	Fields: append(append([]Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia861)"},

@@ -165,6 +165,7 @@ func queueCapability(s queueSpec) *Capability {
 		Cadence:     s.cadence,
 		Publisher:   s.publisher,
 		AsOfRule:    s.asOfRule,
+		Partitions:  []string{"status", "sheet"},
 		NaturalKey:  key,
 		Fields:      fields,
 		Metrics:     metrics,

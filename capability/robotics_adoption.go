@@ -11,6 +11,7 @@ var RoboticsAdoption = register(&Capability{
 	Cadence:     Annual,
 	Publisher:   "National Center for Science and Engineering Statistics (NCSES, NSF) and U.S. Census Bureau, Annual Business Survey",
 	AsOfRule:    "the last day of the latest data year among the snapshot's tables (2021 gives 2021-12-31): the converted files carry no release date",
+	Partitions:  []string{"breakdown", "measure"},
 	NaturalKey:  []string{"table_id", "row_id", "column_name"},
 	Fields: []Field{
 		{Name: "table_id", Type: String, Filter: true, GroupBy: true, Description: "NCSES table identifier (11547, 11548, 12515, 12516, 11305, 11306, 9029, 5704, 5705)"},

@@ -45,6 +45,7 @@ func All() []ingest.Adapter {
 		market.PJMCapacityMarket{},
 		market.MISOAuction{},
 		market.PJMAccreditation{},
+		market.MISOAccreditation{},
 	)
 
 	// Federal Reserve (FRED), Census Bureau, NCSES, FCC

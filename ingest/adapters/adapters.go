@@ -20,6 +20,7 @@ func All() []ingest.Adapter {
 		eia.AssetOwnership{},
 		eia.Demand{},
 		eia.DemandRollup{},
+		eia.Generation{},
 	)
 
 	// Grid operators: interconnection queues

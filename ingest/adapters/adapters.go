@@ -21,6 +21,7 @@ func All() []ingest.Adapter {
 		eia.Demand{},
 		eia.DemandRollup{},
 		eia.Generation{},
+		eia.FuelCost{},
 	)
 
 	// Grid operators: interconnection queues

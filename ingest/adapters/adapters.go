@@ -22,6 +22,7 @@ func All() []ingest.Adapter {
 		eia.DemandRollup{},
 		eia.Generation{},
 		eia.FuelCost{},
+		eia.GenerationAnnual{},
 	)
 
 	// Grid operators: interconnection queues

@@ -41,7 +41,9 @@ func (GenerationAnnual) Folders() []string { return []string{"eia/eia923"} }
 func (GenerationAnnual) Known() []fetch.Source { return FuelCost{}.Known() }
 
 // Plan implements Adapter: one snapshot per workbook.
-func (GenerationAnnual) Plan(files *ingest.Finder) ([]ingest.Plan, error) { return FuelCost{}.Plan(files) }
+func (GenerationAnnual) Plan(files *ingest.Finder) ([]ingest.Plan, error) {
+	return FuelCost{}.Plan(files)
+}
 
 // Build implements Adapter.
 func (GenerationAnnual) Build(p ingest.Plan) (*ingest.Build, error) {

@@ -22,7 +22,7 @@ var PowerGeneration = register(&Capability{
 		{Name: "period_date", Type: Date, Description: "first day of the month"},
 		{Name: "year", Type: Integer, Filter: true, GroupBy: true, Description: "calendar year"},
 		{Name: "eia_plant_id", Type: Integer, Filter: true, Description: "plant id (plantCode)"},
-		{Name: "plant_name", Type: String, Filter: true, Description: "plant name as published"},
+		{Name: "plant_name", Type: String, Description: "plant name as published (filter by eia_plant_id)"},
 		{Name: "state", Type: String, Filter: true, GroupBy: true, Description: "plant state (two-letter)"},
 		{Name: "state_name", Type: String, Description: "state name as published"},
 		{Name: "energy_source_code", Type: String, Filter: true, GroupBy: true, Description: "energy source code (fuel2002) as published; ALL on plant totals"},

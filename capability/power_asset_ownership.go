@@ -16,11 +16,11 @@ var PowerAssetOwnership = register(&Capability{
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia860)"},
 		{Name: "as_of", Type: Date, Description: "snapshot date"},
-		{Name: "report_year", Type: Integer, Filter: true, GroupBy: true, Description: "EIA-860 report year"},
+		{Name: "report_year", Type: Integer, Filter: true, Description: "EIA-860 report year (one per snapshot)"},
 		{Name: "utility_id", Type: Integer, Filter: true, Description: "Utility ID: EIA id of the operating utility"},
 		{Name: "utility_name", Type: String, Filter: true, Description: "Utility Name (the operator) as published"},
 		{Name: "eia_plant_id", Type: Integer, Filter: true, Description: "Plant Code (EIA plant id)"},
-		{Name: "plant_name", Type: String, Filter: true, Description: "Plant Name as published"},
+		{Name: "plant_name", Type: String, Description: "Plant Name as published (filter by eia_plant_id)"},
 		{Name: "state", Type: String, Filter: true, GroupBy: true, Description: "plant State as published"},
 		{Name: "generator_id", Type: String, Filter: true, Description: "Generator ID (text)"},
 		{Name: "generator_key", Type: String, Description: "plant id and generator id joined by '/', e.g. 10/1: identifies the generator across ownership lines"},

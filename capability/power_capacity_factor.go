@@ -5,21 +5,22 @@ package capability
 // with the path's hyphen as an underscore) it is power.capacity_factor, and its MCP tools are
 // describe_power_capacity_factor_v1 and query_power_capacity_factor_v1.
 //
-// It divides net generation by operating nameplate times hours, so it needs the generation
-// data of power.generation (EIA-923), which this service does not yet ingest: it is described
-// but not served.
+// It divides net generation by operating nameplate times hours, so it joins power.generation
+// (EIA-923) with power.capacity (EIA-860M) for the same period and scope; the service does not
+// compute that join yet, and the files ingested cover different periods: it is described but
+// not served.
 var PowerCapacityFactor = register(&Capability{
 	ID:    "power.capacity_factor",
 	Path:  "power/capacity-factor",
 	Title: "Capacity factor: net generation divided by (operating nameplate × hours)",
 	Description: "Net generation divided by operating nameplate capacity times the hours of the period. " +
 		"The contract lists this capability by path only; its identifier power.capacity_factor (tools describe_power_capacity_factor_v1, query_power_capacity_factor_v1) follows the contract's convention. " +
-		"Not served until net generation (EIA-923) is ingested.",
+		"Not served until the join of power.generation and power.capacity over one period is computed.",
 	Grain:      "one generator-month: net generation with the generator's operating nameplate and the hours of the month",
 	Cadence:    Monthly,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "the later of the generation and the capacity snapshots' as_of",
-	Unserved:   "net generation (EIA-923) is not ingested yet, so no capacity factor can be computed; it is served once power.generation is",
+	Unserved:   "computing it joins power.generation with power.capacity for the same period, which the service does not do yet; and the files ingested do not overlap (generation: Colorado 2022-08..2022-12; capacity: May 2016)",
 	NaturalKey: []string{"eia_plant_id", "generator_id", "month"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier"},

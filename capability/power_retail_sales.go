@@ -23,7 +23,7 @@ var PowerRetailSales = register(&Capability{
 	Fields: append(append([]Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia861)"},
 		{Name: "as_of", Type: Date, Description: "snapshot date"},
-		{Name: "data_year", Type: Integer, Filter: true, GroupBy: true, Description: "Data Year"},
+		{Name: "data_year", Type: Integer, Filter: true, Description: "Data Year (one per snapshot)"},
 		{Name: "sheet_name", Bookkeeping: true, Type: String, Description: "source sheet: States or Territories"},
 		{Name: "region_scope", Type: String, Filter: true, GroupBy: true, Enum: []string{"us_state_or_dc", "us_territory"},
 			Description: "us_state_or_dc for rows of sheet States (50 states and DC), us_territory for sheet Territories; the agency's U.S. totals are over us_state_or_dc"},

@@ -25,6 +25,9 @@ func All() []ingest.Adapter {
 		eia.AssetOwnership{},
 		eia.Demand{},
 		eia.DemandRollup{},
+		eia.Generation{},
+		eia.FuelCost{},
+		eia.GenerationAnnual{},
 	)
 
 	// Grid operators: interconnection queues

@@ -160,6 +160,7 @@ func (AssetOwnership) Build(p ingest.Plan) (*ingest.Build, error) {
 	var missing []string
 	yearGate := snapshots.Gate{Name: "report_year_consistent"}
 	shares := map[string]float64{}
+	published := map[string]bool{} // generators with at least one published share
 	var order []string
 	sh := wb.Sheet(ownerSheet)
 	if sh == nil {
@@ -236,6 +237,7 @@ func (AssetOwnership) Build(p ingest.Plan) (*ingest.Build, error) {
 					shares[gk] = 0
 				}
 				if f, ok := share.(float64); ok {
+					published[gk] = true
 					shares[gk] += f
 					parsedShare += f
 				}
@@ -259,7 +261,10 @@ func (AssetOwnership) Build(p ingest.Plan) (*ingest.Build, error) {
 	// which generators they are.
 	var odd []string
 	for _, g := range order {
-		if math.Abs(shares[g]-1) > 1e-6 {
+		switch {
+		case !published[g]:
+			odd = append(odd, g+" has no published share")
+		case math.Abs(shares[g]-1) > 1e-6:
 			odd = append(odd, fmt.Sprintf("%s sums to %g", g, shares[g]))
 		}
 	}

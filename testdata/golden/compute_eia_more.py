@@ -267,10 +267,54 @@ def state_gas_prices():
          {"filters": dict(atom, area="WY")}, totals=m([o for o in obs if o[0] == "WY"]))
 
 
+# ---------------------------------------------------------------------------------------
+# power.generation: eia923_api/eia923_2022.json, response.data (all values are strings).
+# Levels: plant_total (fuel2002 ALL and primeMover ALL), fuel_total (primeMover ALL),
+# fuel_prime_mover (the rest). The response holds 5000 of 10426 rows sorted by period
+# descending, so its oldest month (2022-07) is partial and not served.
+def generation():
+    d = json.load(open(os.path.join(EIA, "eia923_api", "eia923_2022.json")))
+    rows = d["response"]["data"]
+    assert len(rows) < int(d["response"]["total"]) and d["request"]["params"]["sort"][0]["direction"] == "desc"
+    oldest = min(r["period"] for r in rows)
+    rows = [r for r in rows if r["period"] != oldest]
+
+    def level(r):
+        if r["fuel2002"] == "ALL" and r["primeMover"] == "ALL":
+            return "plant_total"
+        return "fuel_total" if r["primeMover"] == "ALL" else "fuel_prime_mover"
+
+    def m(sel):
+        return {"net_generation_mwh": fsum(float(r["generation"]) for r in sel),
+                "gross_generation_mwh": fsum(float(r["gross-generation"]) for r in sel),
+                "distinct_plant_count": len({r["plantCode"] for r in sel}), "source_record_count": len(sel)}
+    as_of = "2022-12-31"
+    plant = [r for r in rows if level(r) == "plant_total"]
+    case("generation plant totals Aug-Dec 2022", "power.generation", as_of, {"filters": {"level": "plant_total"}}, totals=m(plant))
+    by_period = collections.defaultdict(list)
+    for r in plant:
+        by_period[r["period"]].append(r)
+    case("generation plant totals by month", "power.generation", as_of, {"filters": {"level": "plant_total"}, "group_by": ["period"]},
+         groups={"net_generation_mwh": {p: m(v)["net_generation_mwh"] for p, v in by_period.items()}})
+    dec = [r for r in rows if level(r) == "fuel_total" and r["period"] == "2022-12"]
+    by_fuel = collections.defaultdict(list)
+    for r in dec:
+        by_fuel[r["fuel2002"]].append(r)
+    case("generation 2022-12 by energy source", "power.generation", as_of,
+         {"filters": {"level": "fuel_total", "period": "2022-12"}, "group_by": ["energy_source_code"]},
+         groups={"net_generation_mwh": {f: m(v)["net_generation_mwh"] for f, v in by_fuel.items()}})
+    ps = [r for r in rows if level(r) == "fuel_prime_mover" and r["primeMover"] == "PS"]
+    case("generation pumped storage detail (negative)", "power.generation", as_of,
+         {"filters": {"level": "fuel_prime_mover", "prime_mover_code": "PS"}}, totals=m(ps))
+    case("generation rows of every level", "power.generation", as_of, {}, totals={"source_record_count": len(rows),
+         "distinct_plant_count": len({r["plantCode"] for r in rows})})
+
+
 retail_sales()
 asset_ownership()
 demand()
 state_gas_prices()
+generation()
 
 with open(OUT, "w") as f:
     f.write("[\n")

@@ -1,0 +1,55 @@
+package capability
+
+// PowerGeneration is power.generation: monthly net and gross generation per plant, energy
+// source and prime mover (Form EIA-923, page 1), at the three levels the agency publishes.
+var PowerGeneration = register(&Capability{
+	ID:    "power.generation",
+	Path:  "power/generation",
+	Title: "Net generation by plant, energy source and prime mover (Form EIA-923)",
+	Description: "Monthly net and gross generation (MWh) per plant from Form EIA-923 page 1, as the EIA API v2 route electricity/facility-fuel publishes it: " +
+		"one row per published row, at three levels kept apart by the field level (fuel_prime_mover detail, fuel_total with prime mover ALL, plant_total with energy source and prime mover ALL).",
+	Grain:      "one published row: plant, month, energy source (with its description) and prime mover, at one level",
+	Cadence:    Monthly,
+	Publisher:  "U.S. Energy Information Administration",
+	AsOfRule:   "the last day of the latest month served (an API response dated 2022-12 gives 2022-12-31); a month the response covers only partly is not served",
+	NaturalKey: []string{"period", "eia_plant_id", "energy_source_code", "fuel_type_description", "prime_mover_code"},
+	Fields: []Field{
+		{Name: "source_id", Type: String, Description: "source identifier"},
+		{Name: "as_of", Type: Date, Description: "snapshot date"},
+		{Name: "level", Type: String, Filter: true, GroupBy: true, Enum: []string{"fuel_prime_mover", "fuel_total", "plant_total"},
+			Description: "fuel_prime_mover: one energy source and prime mover; fuel_total: an energy source over all prime movers (prime mover ALL); plant_total: the plant (energy source and prime mover ALL). Sums are null over a set mixing levels."},
+		{Name: "period", Type: String, Filter: true, GroupBy: true, Description: "month, YYYY-MM"},
+		{Name: "period_date", Type: Date, Description: "first day of the month"},
+		{Name: "year", Type: Integer, Filter: true, GroupBy: true, Description: "calendar year"},
+		{Name: "eia_plant_id", Type: Integer, Filter: true, Description: "plant id (plantCode)"},
+		{Name: "plant_name", Type: String, Description: "plant name as published (filter by eia_plant_id)"},
+		{Name: "state", Type: String, Filter: true, GroupBy: true, Description: "plant state (two-letter)"},
+		{Name: "state_name", Type: String, Description: "state name as published"},
+		{Name: "energy_source_code", Type: String, Filter: true, GroupBy: true, Description: "energy source code (fuel2002) as published; ALL on plant totals"},
+		{Name: "fuel_type_description", Type: String, Filter: true, GroupBy: true,
+			Description: "fuel type description as published, the agency's spelling kept (e.g. 'Municiapl Landfill Gas'); it tells conventional from pumped-storage hydro, both WAT"},
+		{Name: "prime_mover_code", Type: String, Filter: true, GroupBy: true, Description: "prime mover code as published; ALL on fuel and plant totals"},
+		{Name: "net_generation_mwh", Type: Number, Description: "net generation (MWh) as published; negative where the plant used more than it generated (pumped storage, batteries, station use)"},
+		{Name: "gross_generation_mwh", Type: Number, Description: "gross generation (MWh) as published"},
+		{Name: "net_generation_unit", Type: String, Bookkeeping: true, Description: "unit of net generation as published (megawatthours)"},
+		{Name: "gross_generation_unit", Type: String, Bookkeeping: true, Description: "unit of gross generation as published (megawatthours)"},
+		{Name: "source_record_key", Type: String, Unique: true, Description: "source id, period, plant, energy source, fuel type description and prime mover"},
+		{Name: "source_row_number", Type: Integer, Description: "row of the record in the response's data table: the n-th object is row n+1 (row 1 is the header of member names)"},
+	},
+	Metrics: []Metric{
+		{Name: "net_generation_mwh", Unit: "MWh", Agg: Sum, Column: "net_generation_mwh", UnitColumn: "level", Additive: true,
+			Description: "sum of net generation over rows of one level (null over a set mixing levels: filter or group by level)"},
+		{Name: "gross_generation_mwh", Unit: "MWh", Agg: Sum, Column: "gross_generation_mwh", UnitColumn: "level", Additive: true,
+			Description: "sum of gross generation over rows of one level"},
+		{Name: "distinct_plant_count", Unit: "count", Agg: CountDistinct, Column: "eia_plant_id", Description: "distinct plants"},
+		{Name: "source_record_count", Unit: "count", Agg: Count, Additive: true, Description: "number of published rows"},
+	},
+	DateRanges: []DateRange{{Name: "period", Column: "period_date"}},
+	Rules: []string{
+		"The agency publishes three levels in one table; summing them together counts a plant's generation two or three times. Filter level (plant_total for plant or state totals, fuel_total by energy source, fuel_prime_mover by prime mover): over a set that mixes levels the sums are null with a mixed_units note.",
+		"Detail rows add up to the published fuel totals, and fuel totals to plant totals (to the agency's 0.01 MWh rounding): the gate level_totals_agrees checks every plant and month.",
+		"A month the API response covers only partly is not served: a response cut at the API's 5,000-row limit and sorted by period descending holds only part of its oldest month (2022-07 in the Colorado 2022 file), whose rows are left out and named by the gate page_coverage. Months not in the response are not served either.",
+		"Net generation may be negative, as published.",
+		"Does not answer: capacity factor (see power.capacity_factor), fuel consumption, heat rates, generation of plants outside the response's scope (the Colorado 2022 response only).",
+	},
+})

@@ -286,17 +286,32 @@ func sourcesOf(p Plan) []snapshots.Source {
 	return out
 }
 
-// attachCells records in each source the column each field was read from, per sheet.
+// attachCells records in each source the column each field was read from, per sheet. A field
+// whose column varies from row to row on a sheet (a wide sheet) has no one column and is left
+// out, so nothing reads it from a column it was not read from.
 func attachCells(srcs []snapshots.Source, cells map[CellKey]map[string]int) {
 	for i := range srcs {
 		for k, byField := range cells {
-			if k.File != srcs[i].File {
+			if k.File != srcs[i].File || k.Row != 0 {
 				continue
+			}
+			one := map[string]int{}
+			for field, col := range byField {
+				varies := false
+				for rk, rm := range cells {
+					if rk.File == k.File && rk.Sheet == k.Sheet && rk.Row != 0 && rm[field] != 0 {
+						varies = true
+						break
+					}
+				}
+				if !varies {
+					one[field] = col
+				}
 			}
 			if srcs[i].Cells == nil {
 				srcs[i].Cells = map[string]map[string]int{}
 			}
-			srcs[i].Cells[k.Sheet] = byField
+			srcs[i].Cells[k.Sheet] = one
 		}
 	}
 }

@@ -106,7 +106,10 @@ func (r *Row) Set(field string, v any) *Row {
 // SetCell sets field to v read from 1-based column col of the row's sheet, and records the
 // column, so a test can compare every published value with the literal cell it cites. A
 // field read from one column on every row of a sheet is recorded once for the sheet; on a
-// wide sheet, where the column varies by row, the rows that differ are recorded each.
+// sheet where the column varies by row, the rows that differ are recorded each. A sheet row
+// that holds several fact rows in different columns (a column per series) cannot be recorded
+// this way: set those values with Set and check them against their cells in the adapter's own
+// tests.
 func (r *Row) SetCell(field string, col int, v any) *Row {
 	r.Set(field, v)
 	if col <= 0 {

@@ -102,7 +102,7 @@ func (s *Service) AggregateEvidenceJSON(body []byte) ([]byte, *Error) {
 		return nil, errf(400, CodeEvidenceLineage, "the %s snapshot as_of %s has no data file %q with sha256 %q; its data files are: %s", c.ID, asOf, lf.SourceFile, lf.SHA256, dataFiles(snap))
 	}
 	if len(src.Cells) == 0 {
-		return nil, errf(400, CodeEvidenceCellsUnknown, "the %s snapshot as_of %s was written before snapshots recorded the column each field is read from; rebuild it: delete its directory under snapshots/%s/%s in the data directory and run citeq ingest again (the same files give the same as_of and answers)", c.ID, asOf, c.ID, asOf)
+		return nil, errf(400, CodeEvidenceCellsUnknown, "the %s snapshot as_of %s records no column its fields are read from in %s: either the snapshot was written before snapshots recorded them (rebuild it: delete its directory under snapshots/%s/%s in the data directory and run citeq ingest again; the same files give the same as_of and answers), or the file holds its values in a column per series rather than per field, and the aggregate cannot be recomputed from it: verify its rows one by one with /v1/evidence/source-row", c.ID, asOf, lf.SourceFile, c.ID, asOf)
 	}
 	rows, e := selectCited(c, snap, lf)
 	if e != nil {

@@ -80,7 +80,7 @@ func TestPartitionNotes(t *testing.T) {
 		{"capacity, one lifecycle", "power/capacity", `{"filters":{"state":"TX","lifecycle":"operating"}}`, nil},
 		{"capacity grouped by lifecycle", "power/capacity", `{"filters":{"state":"TX"},"group_by":["lifecycle"]}`, nil},
 		{"gas prices, every atom", "natural-gas/prices", `{}`,
-			map[string][]string{"atom": {"henry_hub_daily_spot", "us_electric_power_monthly"}, "unit": {"USD/MMBtu", "USD/Mcf"}}},
+			map[string][]string{"atom": {"henry_hub_daily_spot", "state_electric_power_monthly", "us_electric_power_monthly"}, "unit": {"USD/MMBtu", "USD/Mcf"}}},
 		{"gas prices grouped by atom", "natural-gas/prices", `{"group_by":["atom"]}`,
 			map[string][]string{"unit": {"USD/MMBtu", "USD/Mcf"}}},
 		{"gas prices, one atom", "natural-gas/prices", `{"filters":{"atom":"henry_hub_daily_spot"}}`, nil},

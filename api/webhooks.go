@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +25,32 @@ import (
 // CodeSubscriptionNotFound answers a delete of a subscription the caller does not own
 // (unknown, deleted, or another key's: the three are not told apart).
 const CodeSubscriptionNotFound = "subscription_not_found"
+
+// CodeSubscriptionLimit answers a create beyond state.MaxSubscriptionsPerKey.
+const CodeSubscriptionLimit = "subscription_limit_reached"
+
+// Subscription list pages: DefaultPage by default, at most MaxPage.
+const (
+	DefaultPage = 50
+	MaxPage     = 100
+)
+
+// pageParams reads limit and after of a subscription listing.
+func pageParams(c *gin.Context) (int, string, *service.Error) {
+	q, err := url.ParseQuery(c.Request.URL.RawQuery)
+	if err != nil {
+		return 0, "", &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: "the query string does not parse (" + err.Error() + "); use limit=<1.." + strconv.Itoa(MaxPage) + ">&after=<subscription id>"}
+	}
+	limit := DefaultPage
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxPage {
+			return 0, "", &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: "limit must be an integer between 1 and " + strconv.Itoa(MaxPage) + ", got " + strconv.Quote(v)}
+		}
+		limit = n
+	}
+	return limit, q.Get("after"), nil
+}
 
 // Eligible reports whether a capability can be subscribed to: served, and not sub-daily.
 func Eligible(svc *service.Service, id string) (*capability.Capability, bool) {
@@ -87,6 +117,10 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "send {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"} (" + err.Error() + ")"})
 			return
 		}
+		if err := dec.Decode(&struct{}{}); err != io.EOF {
+			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the body holds more than one JSON object; send exactly {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"}"})
+			return
+		}
 		capDef, eligible := Eligible(svc, req.DataPoint)
 		switch {
 		case req.DataPoint == "":
@@ -104,6 +138,10 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 			return
 		}
 		sub, err := gate.Store.CreateSubscription(c, caller.Key.ID, req.DataPoint, req.CallbackURL)
+		if errors.Is(err, state.ErrLimit) {
+			writeErr(c, &service.Error{Status: 409, Code: CodeSubscriptionLimit, Message: fmt.Sprintf("this key already holds %d subscriptions, the most allowed; DELETE /v1/webhooks/subscriptions/{id} the ones you no longer need, then subscribe again", state.MaxSubscriptionsPerKey)})
+			return
+		}
 		if err != nil {
 			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the subscription could not be stored; retry"})
 			return
@@ -119,17 +157,40 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		if !ok {
 			return
 		}
+		limit, after, e := pageParams(c)
+		if e != nil {
+			writeErr(c, e)
+			return
+		}
 		subs, err := gate.Store.ListSubscriptions(c, caller.Key.ID)
 		if err != nil {
 			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the subscriptions could not be read; retry"})
 			return
 		}
+		start := 0
+		if after != "" {
+			start = -1
+			for i, s := range subs {
+				if s.ID == after {
+					start = i + 1
+				}
+			}
+			if start < 0 {
+				writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: "after=" + after + " is not one of this key's subscriptions; pass the next_after of the previous page, or leave it out for the first page"})
+				return
+			}
+		}
+		page := subs[start:min(start+limit, len(subs))]
 		list := []map[string]any{}
-		for _, s := range subs {
+		for _, s := range page {
 			list = append(list, map[string]any{"id": s.ID, "data_point": s.DataPoint, "callback_url": s.CallbackURL, "status": "active",
 				"created_at": s.CreatedAt.UTC().Format(time.RFC3339)})
 		}
-		noStore(c, map[string]any{"subscriptions": list})
+		out := map[string]any{"subscriptions": list}
+		if start+limit < len(subs) {
+			out["next_after"] = page[len(page)-1].ID
+		}
+		noStore(c, out)
 	})
 	r.DELETE("/v1/webhooks/subscriptions/:id", func(c *gin.Context) {
 		caller, ok := auth(c)

@@ -85,7 +85,7 @@ func eligibleList(svc *service.Service) string {
 
 func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, guard webhooks.Guard) {
 	auth := func(c *gin.Context) (access.Caller, bool) {
-		caller, e := gate.RequireKey(c, c.GetHeader("Authorization"), c.ClientIP())
+		caller, e := gate.RequireKey(c.Request.Context(), c.GetHeader("Authorization"), c.ClientIP())
 		if e != nil {
 			writeErr(c, e)
 			return caller, false
@@ -133,11 +133,11 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " changes more often than daily (" + capDef.Cadence + "), so it cannot be subscribed to; eligible: " + eligibleList(svc)})
 			return
 		}
-		if err := guard.CheckURL(c, req.CallbackURL); err != nil {
+		if err := guard.CheckURL(c.Request.Context(), req.CallbackURL); err != nil {
 			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: err.Error() + "; give a public https URL"})
 			return
 		}
-		sub, err := gate.Store.CreateSubscription(c, caller.Key.ID, req.DataPoint, req.CallbackURL)
+		sub, err := gate.Store.CreateSubscription(c.Request.Context(), caller.Key.ID, req.DataPoint, req.CallbackURL)
 		if errors.Is(err, state.ErrLimit) {
 			writeErr(c, &service.Error{Status: 409, Code: CodeSubscriptionLimit, Message: fmt.Sprintf("this key already holds %d subscriptions, the most allowed; DELETE /v1/webhooks/subscriptions/{id} the ones you no longer need, then subscribe again", state.MaxSubscriptionsPerKey)})
 			return
@@ -162,7 +162,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 			writeErr(c, e)
 			return
 		}
-		subs, err := gate.Store.ListSubscriptions(c, caller.Key.ID)
+		subs, err := gate.Store.ListSubscriptions(c.Request.Context(), caller.Key.ID)
 		if err != nil {
 			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the subscriptions could not be read; retry"})
 			return
@@ -198,7 +198,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 			return
 		}
 		id := c.Param("id")
-		err := gate.Store.DeleteSubscription(c, caller.Key.ID, id)
+		err := gate.Store.DeleteSubscription(c.Request.Context(), caller.Key.ID, id)
 		switch {
 		case errors.Is(err, state.ErrNotFound):
 			writeErr(c, &service.Error{Status: 404, Code: CodeSubscriptionNotFound, Message: "no subscription " + id + " of this key; GET /v1/webhooks/subscriptions lists yours"})
@@ -214,7 +214,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		if !ok {
 			return
 		}
-		ds, err := gate.Store.ListDeliveries(c, caller.Key.ID, 100)
+		ds, err := gate.Store.ListDeliveries(c.Request.Context(), caller.Key.ID, 100)
 		if err != nil {
 			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the deliveries could not be read; retry"})
 			return

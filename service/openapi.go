@@ -772,7 +772,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"code", Obj{{"type", "string"}, {"enum", []string{CodeInvalidFilter, CodeInvalidParameter, CodeInvalidRequest, CodeEvidenceInvalid,
 					CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow,
 					CodeEvidenceSheetNotCited, CodeEvidenceRowNotCited, CodeEvidenceAsOf, CodeEvidenceSourceID, CodeEvidenceSourceURL,
-					CodeNotFound, CodeNotServed, oaCodeMethodNotAllowed, CodeInternal,
+					CodeNotFound, CodeNotServed, oaCodeMethodNotAllowed, CodeInternal, CodeCancelled,
 					"api_key_required", "invalid_api_key", "api_key_revoked", "payment_required", "subscription_not_found", "subscription_limit_reached"}}}},
 				{"message", oaStr("")},
 			}, "code", "message")},

@@ -90,10 +90,14 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
+			start := time.Now()
 			tc.send(c)
-			if got, closed := closedBy(t, c, wait); !closed {
+			got, closed := closedBy(t, c, wait)
+			if !closed {
 				t.Fatalf("connection still open after %v (read so far: %q)", wait, got)
 			}
+			status, _, _ := strings.Cut(got, "\r\n")
+			t.Logf("closed by the server after %v (answer: %q)", time.Since(start).Round(10*time.Millisecond), status)
 		})
 	}
 }

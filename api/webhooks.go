@@ -26,6 +26,27 @@ import (
 // (unknown, deleted, or another key's: the three are not told apart).
 const CodeSubscriptionNotFound = "subscription_not_found"
 
+// SubscriptionRequest is the body of a subscription create.
+type SubscriptionRequest struct {
+	DataPoint   string `json:"data_point"`
+	CallbackURL string `json:"callback_url"`
+}
+
+// ParseSubscription reads a subscription create body: exactly one JSON object with
+// data_point and callback_url, no other member, nothing after it.
+func ParseSubscription(body []byte) (SubscriptionRequest, *service.Error) {
+	var req SubscriptionRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "send {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"} (" + err.Error() + ")"}
+	}
+	if err := dec.Decode(&struct{}{}); err != io.EOF {
+		return req, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the body holds more than one JSON object; send exactly {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"}"}
+	}
+	return req, nil
+}
+
 // CodeSubscriptionLimit answers a create beyond state.MaxSubscriptionsPerKey.
 const CodeSubscriptionLimit = "subscription_limit_reached"
 
@@ -107,18 +128,9 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 			writeErr(c, e)
 			return
 		}
-		var req struct {
-			DataPoint   string `json:"data_point"`
-			CallbackURL string `json:"callback_url"`
-		}
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "send {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"} (" + err.Error() + ")"})
-			return
-		}
-		if err := dec.Decode(&struct{}{}); err != io.EOF {
-			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the body holds more than one JSON object; send exactly {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"}"})
+		req, e := ParseSubscription(body)
+		if e != nil {
+			writeErr(c, e)
 			return
 		}
 		capDef, eligible := Eligible(svc, req.DataPoint)

@@ -60,5 +60,9 @@ fuzz:
 		if [ -n "$(FUZZ_KEEP)" ] && [ -d $$src ]; then mkdir -p $$dst && cp -n $$src/* $$dst/ 2>/dev/null; echo "   corpus: $$(ls $$dst | wc -l) entries in $$dst"; fi; \
 	done
 
+# 10 minutes of mixed requests at a fixed rate, RSS and open files sampled each second.
+soak:
+	CITEQ_RAW=$(abspath $(RAW)) scripts/soak.sh
+
 clean:
 	rm -rf bin var

@@ -3,9 +3,11 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/internal/testenv"
 )
 
@@ -100,5 +102,51 @@ func TestCancelledRequestsDoNoWork(t *testing.T) {
 	}
 	if n.Load() != 0 {
 		t.Errorf("%d files hashed for cancelled requests", n.Load())
+	}
+}
+
+// TestConcurrentEvidenceParsesOnce: many evidence requests for a file not yet parsed, at
+// once, parse it once; the others wait for that parse instead of each holding their own.
+func TestConcurrentEvidenceParsesOnce(t *testing.T) {
+	svc, err := New(testenv.Data(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, e := svc.QueryJSON("power/capacity", []byte(`{"filters":{"state":"RI"}}`))
+	if e != nil {
+		t.Fatal(e)
+	}
+	var r struct {
+		Citations map[string]struct {
+			Verify json.RawMessage `json:"verify"`
+		} `json:"citations"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		t.Fatal(err)
+	}
+	var verify json.RawMessage
+	for _, c := range r.Citations {
+		verify = c.Verify
+	}
+	var parses atomic.Int64
+	orig := parseWorkbook
+	parseWorkbook = func(data []byte) (*grid.Workbook, error) {
+		parses.Add(1)
+		return orig(data)
+	}
+	t.Cleanup(func() { parseWorkbook = orig })
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, e := svc.EvidenceJSON(verify); e != nil {
+				t.Error(e)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := parses.Load(); n != 1 {
+		t.Errorf("16 concurrent evidence requests parsed the workbook %d times", n)
 	}
 }

@@ -218,41 +218,65 @@ func kindName(k grid.Kind) string {
 }
 
 // workbookCache keeps a few parsed raw files, keyed by the hash they were verified against.
+// A file is parsed once however many requests ask for it at the same time: the others wait
+// for that parse (parsing a large workbook takes far more memory than the file's size).
 type workbookCache struct {
 	mu    sync.Mutex
 	max   int
 	order []string
-	books map[string]*grid.Workbook
+	books map[string]*parsedBook
 }
 
+// parsedBook is one raw file's parse, done or under way (done is closed when it ends).
+type parsedBook struct {
+	done chan struct{}
+	wb   *grid.Workbook
+	err  error
+}
+
+// parseWorkbook parses a raw file; tests count its calls.
+var parseWorkbook = grid.Parse
+
 func newWorkbookCache(max int) *workbookCache {
-	return &workbookCache{max: max, books: map[string]*grid.Workbook{}}
+	return &workbookCache{max: max, books: map[string]*parsedBook{}}
 }
 
 func (w *workbookCache) get(sha, path string) (*grid.Workbook, error) {
 	w.mu.Lock()
-	if wb, ok := w.books[sha]; ok {
+	if b, ok := w.books[sha]; ok {
 		w.mu.Unlock()
-		return wb, nil
+		<-b.done
+		return b.wb, b.err
+	}
+	b := &parsedBook{done: make(chan struct{})}
+	w.books[sha] = b
+	w.order = append(w.order, sha)
+	if len(w.order) > w.max {
+		delete(w.books, w.order[0])
+		w.order = w.order[1:]
 	}
 	w.mu.Unlock()
+
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		b.err = fmt.Errorf("read %s: %w", path, err)
+	} else {
+		b.wb, b.err = parseWorkbook(data)
 	}
-	wb, err := grid.Parse(data)
-	if err != nil {
-		return nil, err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if _, ok := w.books[sha]; !ok {
-		w.books[sha] = wb
-		w.order = append(w.order, sha)
-		if len(w.order) > w.max {
-			delete(w.books, w.order[0])
-			w.order = w.order[1:]
+	close(b.done)
+	if b.err != nil {
+		// A failed parse is not kept: the next request tries again.
+		w.mu.Lock()
+		if w.books[sha] == b {
+			delete(w.books, sha)
+			for i, k := range w.order {
+				if k == sha {
+					w.order = append(w.order[:i], w.order[i+1:]...)
+					break
+				}
+			}
 		}
+		w.mu.Unlock()
 	}
-	return wb, nil
+	return b.wb, b.err
 }

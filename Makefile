@@ -6,7 +6,7 @@ ADDR     ?= 127.0.0.1:8080
 BIN      := bin/citeq
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build run ingest serve test lint bench load clean
+.PHONY: build run ingest serve test lint bench load fuzz soak clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/citeq
@@ -40,6 +40,29 @@ bench: build
 # End-to-end load test with wrk against a running server on loopback.
 load:
 	CITEQ_RAW=$(abspath $(RAW)) bench/load.sh
+
+# Fuzz every parser of outside input for FUZZTIME each (default 60s: 12 targets, about 13
+# minutes). The seeds (f.Add and <package>/testdata/fuzz/<target>) run in every `make test`;
+# with FUZZ_KEEP=1 what a run adds to the corpus is copied into <package>/testdata/fuzz/<target>
+# (to be committed when worth keeping).
+FUZZTIME ?= 60s
+FUZZ_KEEP ?=
+FUZZ_TARGETS := \
+	./service:FuzzQueryJSON ./service:FuzzQueryPairs ./service:FuzzEvidenceJSON ./service:FuzzRenderString \
+	./api:FuzzSubscriptionBody ./webhooks:FuzzGuardControl ./mcp:FuzzToolArguments \
+	./ingest/grid:FuzzParse ./ingest/xls:FuzzRead ./ingest/xls:FuzzWorkbookStream ./ingest/fetch:FuzzCheckFile
+fuzz:
+	@cache=$$($(GO) env GOCACHE)/fuzz/$$($(GO) list -m); \
+	for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$pkg $$name ($(FUZZTIME))"; \
+		CITEQ_RAW=$(abspath $(RAW)) $(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+		src=$$cache/$${pkg#./}/$$name; dst=$$pkg/testdata/fuzz/$$name; \
+		if [ -n "$(FUZZ_KEEP)" ] && [ -d $$src ]; then mkdir -p $$dst && cp -n $$src/* $$dst/ 2>/dev/null; echo "   corpus: $$(ls $$dst | wc -l) entries in $$dst"; fi; \
+	done
+
+# 10 minutes of mixed requests at a fixed rate, RSS and open files sampled each second.
+soak:
+	CITEQ_RAW=$(abspath $(RAW)) scripts/soak.sh
 
 clean:
 	rm -rf bin var

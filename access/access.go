@@ -130,6 +130,9 @@ type Answer struct {
 func Query(ctx context.Context, svc *service.Service, gate *Gate, authorization, addr, path string, raw service.RawParams) (Answer, *service.Error) {
 	var a Answer
 	var caller Caller
+	if err := ctx.Err(); err != nil {
+		return a, &service.Error{Status: 503, Code: service.CodeCancelled, Message: "the request ended (" + err.Error() + ") before it was answered; send it again"}
+	}
 	if gate != nil {
 		var e *service.Error
 		if caller, e = gate.Identify(ctx, authorization, addr); e != nil {
@@ -146,6 +149,6 @@ func Query(ctx context.Context, svc *service.Service, gate *Gate, authorization,
 			return a, e
 		}
 	}
-	a.Body, e = svc.Run(q)
+	a.Body, e = svc.RunContext(ctx, q)
 	return a, e
 }

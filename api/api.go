@@ -57,6 +57,8 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
+	// A *gin.Context passed as a context carries the request's: its cancellation and deadline.
+	r.ContextWithFallback = true
 	// Every answer is JSON: a path gin would redirect (a trailing slash, a doubled slash) is
 	// answered by NoRoute with a JSON 404, never an HTML 301 page.
 	r.RedirectTrailingSlash = false
@@ -87,7 +89,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 			respond(c, latestMaxAge)(svc.Schema(path))
 		})
 		query := func(c *gin.Context, raw service.RawParams) {
-			a, e := access.Query(c, svc, cfg.Gate, c.GetHeader("Authorization"), c.ClientIP(), path, raw)
+			a, e := access.Query(c.Request.Context(), svc, cfg.Gate, c.GetHeader("Authorization"), c.ClientIP(), path, raw)
 			if a.Remaining != "" {
 				c.Header(access.RemainingHeader, a.Remaining)
 			}
@@ -125,7 +127,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 			writeErr(c, e)
 			return
 		}
-		respond(c, 0)(svc.EvidenceJSON(body))
+		respond(c, 0)(svc.EvidenceContext(c.Request.Context(), body))
 	})
 	registerAggregateEvidence(r, svc)
 	// MCP over the streamable HTTP transport: the same service, the same payloads.

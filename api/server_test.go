@@ -2,10 +2,12 @@ package api_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -88,10 +90,14 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
+			start := time.Now()
 			tc.send(c)
-			if got, closed := closedBy(t, c, wait); !closed {
+			got, closed := closedBy(t, c, wait)
+			if !closed {
 				t.Fatalf("connection still open after %v (read so far: %q)", wait, got)
 			}
+			status, _, _ := strings.Cut(got, "\r\n")
+			t.Logf("closed by the server after %v (answer: %q)", time.Since(start).Round(10*time.Millisecond), status)
 		})
 	}
 }
@@ -155,5 +161,33 @@ func TestServeUsesLimits(t *testing.T) {
 	srv := api.NewHTTPServer(http.NotFoundHandler(), l)
 	if srv.ReadTimeout != l.Read || srv.WriteTimeout != l.Write || srv.IdleTimeout != l.Idle || srv.ReadHeaderTimeout != l.ReadHeader {
 		t.Fatalf("server limits %+v", srv)
+	}
+}
+
+// TestRequestContextReachesTheService: a request whose context has ended (its client gone)
+// is not answered: the handler passes the request's context, not a bare *gin.Context, down
+// to the service and the stores.
+func TestRequestContextReachesTheService(t *testing.T) {
+	svc, err := service.New(testenv.Data(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := api.New(svc, zerolog.Nop())
+	cases := []struct{ method, path, body string }{
+		{"POST", "/v1/power/capacity/query", `{"group_by":["state"]}`},
+		{"GET", "/v1/natural-gas/prices/query?group_by=atom", ""},
+		{"POST", "/v1/evidence/source-row", `{}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body)).WithContext(ctx)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != 503 || !strings.Contains(rec.Body.String(), `"request_cancelled"`) {
+				t.Errorf("a cancelled request answered %d: %.200s", rec.Code, rec.Body.String())
+			}
+		})
 	}
 }

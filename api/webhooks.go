@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +25,53 @@ import (
 // CodeSubscriptionNotFound answers a delete of a subscription the caller does not own
 // (unknown, deleted, or another key's: the three are not told apart).
 const CodeSubscriptionNotFound = "subscription_not_found"
+
+// SubscriptionRequest is the body of a subscription create.
+type SubscriptionRequest struct {
+	DataPoint   string `json:"data_point"`
+	CallbackURL string `json:"callback_url"`
+}
+
+// ParseSubscription reads a subscription create body: exactly one JSON object with
+// data_point and callback_url, no other member, nothing after it.
+func ParseSubscription(body []byte) (SubscriptionRequest, *service.Error) {
+	var req SubscriptionRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "send {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"} (" + err.Error() + ")"}
+	}
+	if err := dec.Decode(&struct{}{}); err != io.EOF {
+		return req, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the body holds more than one JSON object; send exactly {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"}"}
+	}
+	return req, nil
+}
+
+// CodeSubscriptionLimit answers a create beyond state.MaxSubscriptionsPerKey.
+const CodeSubscriptionLimit = "subscription_limit_reached"
+
+// Subscription list pages: DefaultPage by default, at most MaxPage.
+const (
+	DefaultPage = 50
+	MaxPage     = 100
+)
+
+// pageParams reads limit and after of a subscription listing.
+func pageParams(c *gin.Context) (int, string, *service.Error) {
+	q, err := url.ParseQuery(c.Request.URL.RawQuery)
+	if err != nil {
+		return 0, "", &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: "the query string does not parse (" + err.Error() + "); use limit=<1.." + strconv.Itoa(MaxPage) + ">&after=<subscription id>"}
+	}
+	limit := DefaultPage
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxPage {
+			return 0, "", &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: "limit must be an integer between 1 and " + strconv.Itoa(MaxPage) + ", got " + strconv.Quote(v)}
+		}
+		limit = n
+	}
+	return limit, q.Get("after"), nil
+}
 
 // Eligible reports whether a capability can be subscribed to: served, and not sub-daily.
 func Eligible(svc *service.Service, id string) (*capability.Capability, bool) {
@@ -49,7 +100,7 @@ func eligibleList(svc *service.Service) string {
 
 func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, guard webhooks.Guard) {
 	auth := func(c *gin.Context) (access.Caller, bool) {
-		caller, e := gate.RequireKey(c, c.GetHeader("Authorization"), c.ClientIP())
+		caller, e := gate.RequireKey(c.Request.Context(), c.GetHeader("Authorization"), c.ClientIP())
 		if e != nil {
 			writeErr(c, e)
 			return caller, false
@@ -71,14 +122,9 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 			writeErr(c, e)
 			return
 		}
-		var req struct {
-			DataPoint   string `json:"data_point"`
-			CallbackURL string `json:"callback_url"`
-		}
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "send {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"} (" + err.Error() + ")"})
+		req, e := ParseSubscription(body)
+		if e != nil {
+			writeErr(c, e)
 			return
 		}
 		capDef, eligible := Eligible(svc, req.DataPoint)
@@ -93,11 +139,15 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " changes more often than daily (" + string(capDef.Cadence) + "), so it cannot be subscribed to; eligible: " + eligibleList(svc)})
 			return
 		}
-		if err := guard.CheckURL(c, req.CallbackURL); err != nil {
+		if err := guard.CheckURL(c.Request.Context(), req.CallbackURL); err != nil {
 			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: err.Error() + "; give a public https URL"})
 			return
 		}
-		sub, err := gate.Store.CreateSubscription(c, caller.Key.ID, req.DataPoint, req.CallbackURL)
+		sub, err := gate.Store.CreateSubscription(c.Request.Context(), caller.Key.ID, req.DataPoint, req.CallbackURL)
+		if errors.Is(err, state.ErrLimit) {
+			writeErr(c, &service.Error{Status: 409, Code: CodeSubscriptionLimit, Message: fmt.Sprintf("this key already holds %d subscriptions, the most allowed; DELETE /v1/webhooks/subscriptions/{id} the ones you no longer need, then subscribe again", state.MaxSubscriptionsPerKey)})
+			return
+		}
 		if err != nil {
 			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the subscription could not be stored; retry"})
 			return
@@ -113,17 +163,40 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		if !ok {
 			return
 		}
-		subs, err := gate.Store.ListSubscriptions(c, caller.Key.ID)
+		limit, after, e := pageParams(c)
+		if e != nil {
+			writeErr(c, e)
+			return
+		}
+		subs, err := gate.Store.ListSubscriptions(c.Request.Context(), caller.Key.ID)
 		if err != nil {
 			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the subscriptions could not be read; retry"})
 			return
 		}
+		start := 0
+		if after != "" {
+			start = -1
+			for i, s := range subs {
+				if s.ID == after {
+					start = i + 1
+				}
+			}
+			if start < 0 {
+				writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: "after=" + after + " is not one of this key's subscriptions; pass the next_after of the previous page, or leave it out for the first page"})
+				return
+			}
+		}
+		page := subs[start:min(start+limit, len(subs))]
 		list := []map[string]any{}
-		for _, s := range subs {
+		for _, s := range page {
 			list = append(list, map[string]any{"id": s.ID, "data_point": s.DataPoint, "callback_url": s.CallbackURL, "status": "active",
 				"created_at": s.CreatedAt.UTC().Format(time.RFC3339)})
 		}
-		noStore(c, map[string]any{"subscriptions": list})
+		out := map[string]any{"subscriptions": list}
+		if start+limit < len(subs) {
+			out["next_after"] = page[len(page)-1].ID
+		}
+		noStore(c, out)
 	})
 	r.DELETE("/v1/webhooks/subscriptions/:id", func(c *gin.Context) {
 		caller, ok := auth(c)
@@ -131,7 +204,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 			return
 		}
 		id := c.Param("id")
-		err := gate.Store.DeleteSubscription(c, caller.Key.ID, id)
+		err := gate.Store.DeleteSubscription(c.Request.Context(), caller.Key.ID, id)
 		switch {
 		case errors.Is(err, state.ErrNotFound):
 			writeErr(c, &service.Error{Status: 404, Code: CodeSubscriptionNotFound, Message: "no subscription " + id + " of this key; GET /v1/webhooks/subscriptions lists yours"})
@@ -147,7 +220,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		if !ok {
 			return
 		}
-		ds, err := gate.Store.ListDeliveries(c, caller.Key.ID, 100)
+		ds, err := gate.Store.ListDeliveries(c.Request.Context(), caller.Key.ID, 100)
 		if err != nil {
 			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the deliveries could not be read; retry"})
 			return

@@ -3,7 +3,9 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/citeq/citeq/api"
@@ -51,6 +53,12 @@ func TestWebhookEndpoints(t *testing.T) {
 				{"unspecified", "POST", subs, alice, `{"data_point":"power.capacity","callback_url":"https://0.0.0.0/h"}`, 400, "invalid_request"},
 				{"name resolving to loopback", "POST", subs, alice, `{"data_point":"power.capacity","callback_url":"https://localhost/h"}`, 400, "invalid_request"},
 				{"IPv4-mapped loopback", "POST", subs, alice, `{"data_point":"power.capacity","callback_url":"https://[::ffff:127.0.0.1]/h"}`, 400, "invalid_request"},
+				{"NAT64 loopback", "POST", subs, alice, `{"data_point":"power.capacity","callback_url":"https://[64:ff9b::7f00:1]/h"}`, 400, "invalid_request"},
+				{"6to4 private", "POST", subs, alice, `{"data_point":"power.capacity","callback_url":"https://[2002:a00:1::1]/h"}`, 400, "invalid_request"},
+				{"IPv4-compatible loopback", "POST", subs, alice, `{"data_point":"power.capacity","callback_url":"https://[::127.0.0.1]/h"}`, 400, "invalid_request"},
+				{"callback URL too long", "POST", subs, alice, `{"data_point":"power.capacity","callback_url":"https://93.184.216.34/` + strings.Repeat("a", 3000) + `"}`, 400, "invalid_request"},
+				{"trailing JSON", "POST", subs, alice, good + `{"data_point":"natural_gas.prices"}`, 400, "invalid_request"},
+				{"trailing garbage", "POST", subs, alice, good + ` xyz`, 400, "invalid_request"},
 			}
 			for _, c := range calls {
 				resp, body := request(t, c.method, srv.URL+c.path, c.key, c.body)
@@ -144,5 +152,78 @@ func TestSubDailyNotEligible(t *testing.T) {
 		if !c.Cadence.Valid() {
 			t.Errorf("%s declares no valid cadence", c.ID)
 		}
+	}
+}
+
+// TestSubscriptionCapAndPages: one key holds at most state.MaxSubscriptionsPerKey
+// subscriptions, even when it creates them all at once; its listing comes in pages.
+func TestSubscriptionCapAndPages(t *testing.T) {
+	const subs = "/v1/webhooks/subscriptions"
+	for name, dsn := range testenv.StateDSNs(t) {
+		t.Run(name, func(t *testing.T) {
+			srv, store := gated(t, dsn(t), t.TempDir(), false)
+			key, _, _ := store.CreateKey(context.Background(), state.PlanMonthly, "carol")
+			const tries = state.MaxSubscriptionsPerKey + 20
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			status := map[int]int{}
+			for i := 0; i < tries; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					resp, b := request(t, "POST", srv.URL+subs, key, fmt.Sprintf(`{"data_point":"power.capacity","callback_url":"https://93.184.216.34/h/%d"}`, i))
+					mu.Lock()
+					defer mu.Unlock()
+					status[resp.StatusCode]++
+					if resp.StatusCode == 409 && !strings.Contains(string(b), `"subscription_limit_reached"`) {
+						t.Errorf("409 without its code: %s", b)
+					}
+				}()
+			}
+			wg.Wait()
+			if status[200] != state.MaxSubscriptionsPerKey || status[409] != tries-state.MaxSubscriptionsPerKey {
+				t.Fatalf("statuses %v, want %d created and %d refused", status, state.MaxSubscriptionsPerKey, tries-state.MaxSubscriptionsPerKey)
+			}
+			seen := map[string]bool{}
+			after, pages := "", 0
+			for {
+				path := subs + "?limit=30"
+				if after != "" {
+					path += "&after=" + after
+				}
+				resp, b := request(t, "GET", srv.URL+path, key, "")
+				var page struct {
+					Subscriptions []struct {
+						ID string `json:"id"`
+					} `json:"subscriptions"`
+					NextAfter string `json:"next_after"`
+				}
+				if err := json.Unmarshal(b, &page); err != nil || resp.StatusCode != 200 {
+					t.Fatalf("page %d: %d %s", pages, resp.StatusCode, b)
+				}
+				pages++
+				if len(page.Subscriptions) > 30 {
+					t.Fatalf("page of %d", len(page.Subscriptions))
+				}
+				for _, s := range page.Subscriptions {
+					if seen[s.ID] {
+						t.Fatalf("%s listed twice", s.ID)
+					}
+					seen[s.ID] = true
+				}
+				if page.NextAfter == "" {
+					break
+				}
+				after = page.NextAfter
+			}
+			if len(seen) != state.MaxSubscriptionsPerKey || pages != 4 {
+				t.Errorf("%d subscriptions in %d pages", len(seen), pages)
+			}
+			for _, bad := range []string{"?limit=0", "?limit=1000", "?limit=x", "?after=sub_nope", "?limit=%ZZ"} {
+				if resp, b := request(t, "GET", srv.URL+subs+bad, key, ""); resp.StatusCode != 400 || !strings.Contains(string(b), "invalid_parameter") {
+					t.Errorf("%s: %d %s", bad, resp.StatusCode, b)
+				}
+			}
+		})
 	}
 }

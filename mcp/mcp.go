@@ -181,7 +181,7 @@ func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.S
 		InputSchema: json.RawMessage(evidenceSchema),
 		Annotations: readOnly(),
 	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		return result("get_source_evidence_v1", "")(svc.EvidenceJSON(args(req))), nil
+		return result("get_source_evidence_v1", "")(svc.EvidenceContext(ctx, args(req))), nil
 	})
 	addAggregateEvidenceTool(s, svc, result)
 	return s

@@ -285,6 +285,7 @@ func (w *citeWriter) object(s *Service, evidence bool) Obj {
 	}
 	sort.Strings(ids)
 	out := make(Obj, len(ids))
+	memo := hashMemo{}
 	for i, id := range ids {
 		cit := w.cites[id]
 		body := w.buf[cit.start:cit.end]
@@ -293,7 +294,7 @@ func (w *citeWriter) object(s *Service, evidence bool) Obj {
 			if cit.verifyRow >= 0 {
 				verify = appendRecordCitation(nil, w.snap, cit.verifyRow)
 			}
-			ev, e := s.evidenceFor(verify)
+			ev, e := s.evidenceWith(verify, memo)
 			if e != nil {
 				ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
 			}

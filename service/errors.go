@@ -1,6 +1,9 @@
 package service
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // Error is a structured error: the contract's {code, message} with its HTTP status. The
 // message says what to do next.
@@ -29,6 +32,7 @@ const (
 	CodeNotFound         = "capability_not_found"
 	CodeNotServed        = "capability_not_served"
 	CodeInternal         = "internal_error"
+	CodeCancelled        = "request_cancelled"
 	// Evidence refusals.
 	CodeEvidenceInvalid     = "invalid_citation"
 	CodeEvidenceUnknownFile = "evidence_file_unknown"
@@ -44,3 +48,11 @@ const (
 	CodeEvidenceSourceID      = "evidence_source_id_mismatch"
 	CodeEvidenceSourceURL     = "evidence_source_url_mismatch"
 )
+
+// cancelled is the error of a request whose context has ended, or nil.
+func cancelled(ctx context.Context) *Error {
+	if err := ctx.Err(); err != nil {
+		return errf(503, CodeCancelled, "the request ended (%v) before it was answered; send it again", err)
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,6 +30,15 @@ type Citation struct {
 // EvidenceJSON verifies a citation posted as JSON (a record-level citation, or the verify
 // member of an aggregate citation, or an aggregate citation as a whole).
 func (s *Service) EvidenceJSON(body []byte) ([]byte, *Error) {
+	return s.EvidenceContext(context.Background(), body)
+}
+
+// EvidenceContext is EvidenceJSON for a request whose context ends it: a request cancelled
+// before its file is hashed is not verified.
+func (s *Service) EvidenceContext(ctx context.Context, body []byte) ([]byte, *Error) {
+	if e := cancelled(ctx); e != nil {
+		return nil, e
+	}
 	var probe map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(bytes.TrimSpace(body)))
 	if err := dec.Decode(&probe); err != nil || probe == nil {
@@ -41,7 +51,7 @@ func (s *Service) EvidenceJSON(body []byte) ([]byte, *Error) {
 	if err := json.Unmarshal(body, &c); err != nil {
 		return nil, errf(400, CodeEvidenceInvalid, "the citation does not parse (%v); source_row is an integer, the other members strings", err)
 	}
-	ev, e := s.verify(c, true)
+	ev, e := s.verify(c, true, hashMemo{})
 	if e != nil {
 		return nil, e
 	}
@@ -50,18 +60,49 @@ func (s *Service) EvidenceJSON(body []byte) ([]byte, *Error) {
 
 // evidenceFor verifies the rendered record citation verify.
 func (s *Service) evidenceFor(verify []byte) (Obj, *Error) {
+	return s.evidenceWith(verify, hashMemo{})
+}
+
+// evidenceWith verifies the rendered record citation verify, hashing each raw file at most
+// once per memo: a response with include_evidence hashes each file it cites once, however
+// many of its citations quote that file.
+func (s *Service) evidenceWith(verify []byte, memo hashMemo) (Obj, *Error) {
 	var c Citation
 	if err := json.Unmarshal(verify, &c); err != nil {
 		return nil, errf(400, CodeEvidenceInvalid, "%v", err)
 	}
-	return s.verify(c, false)
+	return s.verify(c, false, memo)
+}
+
+// hashMemo keeps the hashes of the raw files one request has already read, by path.
+type hashMemo map[string]hashed
+
+type hashed struct {
+	sha string
+	err error
+}
+
+// hashFile hashes a raw file; tests count its calls.
+var hashFile = func(path string) (string, error) {
+	sha, _, err := snapshots.HashFile(path)
+	return sha, err
+}
+
+// hash returns the sha256 of the file at path, reading it only when memo does not hold it.
+func (m hashMemo) hash(path string) (string, error) {
+	if h, ok := m[path]; ok {
+		return h.sha, h.err
+	}
+	sha, err := hashFile(path)
+	m[path] = hashed{sha, err}
+	return sha, err
 }
 
 // verify re-opens the cited raw file from the raw store, re-hashes it, and returns the
 // literal cells of the cited row with their header names. A citation from outside (outside
 // true) must also be one a served snapshot makes, member for member; one the service rendered
 // itself from a snapshot row is that by construction.
-func (s *Service) verify(c Citation, outside bool) (Obj, *Error) {
+func (s *Service) verify(c Citation, outside bool, memo hashMemo) (Obj, *Error) {
 	if c.SHA256 == "" || c.File == "" || c.Sheet == "" || c.Row == 0 {
 		return nil, errf(400, CodeEvidenceInvalid, "a citation needs raw_file_sha256, source_file, sheet and source_row; take them from a record's citation or an aggregate citation's verify member")
 	}
@@ -72,7 +113,7 @@ func (s *Service) verify(c Citation, outside bool) (Obj, *Error) {
 	if filepath.Base(path) != c.File {
 		return nil, errf(400, CodeEvidenceFileName, "the raw file with this sha256 is %q, not %q; cite it by its published file name", filepath.Base(path), c.File)
 	}
-	got, _, err := snapshots.HashFile(path)
+	got, err := memo.hash(path)
 	if err != nil {
 		return nil, errf(400, CodeEvidenceUnreadable, "the raw file %s cannot be read (%v); it cannot be verified", c.File, err)
 	}
@@ -180,41 +221,65 @@ func kindName(k grid.Kind) string {
 }
 
 // workbookCache keeps a few parsed raw files, keyed by the hash they were verified against.
+// A file is parsed once however many requests ask for it at the same time: the others wait
+// for that parse (parsing a large workbook takes far more memory than the file's size).
 type workbookCache struct {
 	mu    sync.Mutex
 	max   int
 	order []string
-	books map[string]*grid.Workbook
+	books map[string]*parsedBook
 }
 
+// parsedBook is one raw file's parse, done or under way (done is closed when it ends).
+type parsedBook struct {
+	done chan struct{}
+	wb   *grid.Workbook
+	err  error
+}
+
+// parseWorkbook parses a raw file; tests count its calls.
+var parseWorkbook = grid.Parse
+
 func newWorkbookCache(max int) *workbookCache {
-	return &workbookCache{max: max, books: map[string]*grid.Workbook{}}
+	return &workbookCache{max: max, books: map[string]*parsedBook{}}
 }
 
 func (w *workbookCache) get(sha, path string) (*grid.Workbook, error) {
 	w.mu.Lock()
-	if wb, ok := w.books[sha]; ok {
+	if b, ok := w.books[sha]; ok {
 		w.mu.Unlock()
-		return wb, nil
+		<-b.done
+		return b.wb, b.err
+	}
+	b := &parsedBook{done: make(chan struct{})}
+	w.books[sha] = b
+	w.order = append(w.order, sha)
+	if len(w.order) > w.max {
+		delete(w.books, w.order[0])
+		w.order = w.order[1:]
 	}
 	w.mu.Unlock()
+
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		b.err = fmt.Errorf("read %s: %w", path, err)
+	} else {
+		b.wb, b.err = parseWorkbook(data)
 	}
-	wb, err := grid.Parse(data)
-	if err != nil {
-		return nil, err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if _, ok := w.books[sha]; !ok {
-		w.books[sha] = wb
-		w.order = append(w.order, sha)
-		if len(w.order) > w.max {
-			delete(w.books, w.order[0])
-			w.order = w.order[1:]
+	close(b.done)
+	if b.err != nil {
+		// A failed parse is not kept: the next request tries again.
+		w.mu.Lock()
+		if w.books[sha] == b {
+			delete(w.books, sha)
+			for i, k := range w.order {
+				if k == sha {
+					w.order = append(w.order[:i], w.order[i+1:]...)
+					break
+				}
+			}
 		}
+		w.mu.Unlock()
 	}
-	return wb, nil
+	return b.wb, b.err
 }

@@ -50,19 +50,22 @@ func FuzzQueryJSON(f *testing.F) {
 	})
 }
 
-// FuzzQueryPairs: the GET pairs form, likewise.
+// FuzzQueryPairs: the GET query string (pairs or q=), likewise; one that does not parse is
+// refused, never read as fewer parameters.
 func FuzzQueryPairs(f *testing.F) {
 	svc := fuzzService(f)
 	for _, seed := range []string{"lifecycle=operating&group_by=state&order_by=nameplate_mw&top_n=5", "q=%7B%7D", "q=%7B&x=1",
 		"limit=ten", "group_by=,,", "state=TX&state=CA", "include_records=1&limit=2", "operating_date_to=2016-02-30"} {
 		f.Add(seed)
 	}
+	for _, seed := range []string{"state=%ZZ&group_by=state", "state=TX;state=CA", "q=" + url.QueryEscape(`{"group_by":["state"]}`), "q=%7B%7D%G0"} {
+		f.Add(seed)
+	}
 	f.Fuzz(func(t *testing.T, query string) {
-		v, err := url.ParseQuery(query)
-		if err != nil {
-			return
+		raw, e := ParseRawQuery(query)
+		if _, err := url.ParseQuery(query); err != nil && e == nil {
+			t.Fatalf("a query string that does not parse was read as %v: %q", raw, query)
 		}
-		raw, e := ParseQuery(v)
 		if e == nil {
 			_, e = svc.QueryRaw("power/capacity", raw)
 		}

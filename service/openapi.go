@@ -260,6 +260,8 @@ func oaErrorResponseName(status, opID string) string {
 		return "NotFound"
 	case "405":
 		return "MethodNotAllowed"
+	case "409":
+		return "SubscriptionLimit"
 	case "413":
 		return "PayloadTooLarge"
 	}
@@ -338,8 +340,12 @@ func oaErrorResponses() Obj {
 		{"PaymentRequired", resp(oaCodeList([][2]string{{"payment_required", "the 25 free queries of the key (or, without a key, of the client address) are used; the message names the plans (monthly 49 USD, annual 490 USD) and how to upgrade"}}),
 			"payment_required", "the 25 free queries of this API key are used. Subscribe to a paid plan for unlimited queries: monthly, 49 USD a month, or annual, 490 USD a year; ...",
 			"payment_required")},
-		{"WebhookBadRequest", resp(oaCodeList([][2]string{{CodeInvalidRequest, "malformed body, unknown or ineligible (unserved or sub-daily) data_point, a callback_url that is not https or resolves to a loopback, private, link-local, unique-local, multicast or unspecified address"}}),
-			CodeInvalidRequest, "callback_url must use https, not \"http\"; give a public https URL", CodeInvalidRequest)},
+		{"WebhookBadRequest", resp(oaCodeList([][2]string{
+			{CodeInvalidRequest, "malformed body or data after the JSON object, unknown or ineligible (unserved or sub-daily) data_point, a callback_url over 2048 bytes, not https, or resolving to a loopback, private, link-local, unique-local, multicast or unspecified address (or an IPv6 address embedding one)"},
+			{CodeInvalidParameter, "a listing's limit outside 1..100, or an after that is not one of the key's subscriptions"},
+		}), CodeInvalidRequest, "callback_url must use https, not \"http\"; give a public https URL", CodeInvalidRequest, CodeInvalidParameter)},
+		{"SubscriptionLimit", resp(oaCodeList([][2]string{{"subscription_limit_reached", "the key already holds 100 active subscriptions"}}),
+			"subscription_limit_reached", "this key already holds 100 subscriptions, the most allowed; DELETE /v1/webhooks/subscriptions/{id} the ones you no longer need, then subscribe again", "subscription_limit_reached")},
 		{"SubscriptionNotFound", resp(oaCodeList([][2]string{{"subscription_not_found", "no such subscription of the calling key (unknown, deleted, or another key's: not told apart)"}}),
 			"subscription_not_found", "no subscription sub_0123 of this key; GET /v1/webhooks/subscriptions lists yours", "subscription_not_found")},
 		{"InternalError", resp(oaCodeList([][2]string{{CodeInternal, "a bug; logged with the request id"}}),
@@ -802,8 +808,8 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 					CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow,
 					CodeEvidenceSheetNotCited, CodeEvidenceRowNotCited, CodeEvidenceAsOf, CodeEvidenceSourceID, CodeEvidenceSourceURL,
 					CodeEvidenceLineage, CodeEvidenceCellsUnknown,
-					CodeNotFound, CodeNotServed, oaCodeMethodNotAllowed, CodeInternal,
-					"api_key_required", "invalid_api_key", "api_key_revoked", "payment_required", "subscription_not_found"}}}},
+					CodeNotFound, CodeNotServed, oaCodeMethodNotAllowed, CodeInternal, CodeCancelled,
+					"api_key_required", "invalid_api_key", "api_key_revoked", "payment_required", "subscription_not_found", "subscription_limit_reached"}}}},
 				{"message", oaStr("")},
 			}, "code", "message")},
 		}, "error")},

@@ -39,10 +39,15 @@ func oaWebhookSubscriptions(s *Service) (string, Obj) {
 	}}}}}
 	create := oaOp{id: "webhooks_subscriptions_post", tags: []string{"webhooks"}, summary: "Subscribe to snapshot.promoted events of a data point",
 		desc: "Creates an active subscription of the calling key and returns its id and signing secret (shown only now). Each promotion of a new snapshot of the data point is POSTed to callback_url as JSON {id, type, created, data_point, as_of, previous_as_of, rows, previous_rows, snapshot} with X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(signing_secret, t + \".\" + body)> and X-Service-Event-Id; retried with exponential backoff, at least once.",
-		body: body, ok: oaJSONOK("The subscription, with its signing secret.", oaSubscriptionSchema(true)), errs: []string{"400", "401", "413"}}
+		body: body, ok: oaJSONOK("The subscription, with its signing secret.", oaSubscriptionSchema(true)), errs: []string{"400", "401", "409", "413"}}
 	list := oaOp{id: "webhooks_subscriptions_get", tags: []string{"webhooks"}, summary: "List the calling key's subscriptions",
-		desc: "The active subscriptions of the calling key only; never a signing secret.",
-		ok:   oaJSONOK("The subscriptions.", oaObject("", Obj{{"subscriptions", oaArray(oaSubscriptionSchema(false), "")}}, "subscriptions")), errs: []string{"401"}}
+		desc: "The active subscriptions of the calling key only, oldest first, a page at a time; never a signing secret. next_after, when present, is the after of the next page.",
+		params: []Obj{
+			{{"name", "limit"}, {"in", "query"}, {"required", false}, {"description", "subscriptions per page"}, {"schema", Obj{{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", 50}}}},
+			{{"name", "after"}, {"in", "query"}, {"required", false}, {"description", "the next_after of the previous page"}, {"schema", Obj{{"type", "string"}}}},
+		},
+		ok: oaJSONOK("The subscriptions.", oaObject("", Obj{{"subscriptions", oaArray(oaSubscriptionSchema(false), "")},
+			{"next_after", oaStr("present when more subscriptions follow: pass it as after")}}, "subscriptions")), errs: []string{"400", "401"}}
 	return "/v1/webhooks/subscriptions", Obj{{"post", oaWebhookOp(create)}, {"get", oaWebhookOp(list)}}
 }
 

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
@@ -56,6 +57,15 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 // snapshot and canonical params — except with include_evidence, which re-verifies the raw
 // files on every call.
 func (s *Service) Run(q *Prepared) ([]byte, *Error) {
+	return s.RunContext(context.Background(), q)
+}
+
+// RunContext is Run for a request whose context ends it: a request cancelled (its client
+// gone, or its deadline passed) before the answer is computed is not computed.
+func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *Error) {
+	if e := cancelled(ctx); e != nil {
+		return nil, e
+	}
 	if q.compare != "" {
 		return s.compare(q)
 	}

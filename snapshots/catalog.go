@@ -54,21 +54,6 @@ func (s *Store) ReadCatalog() (*Catalog, error) {
 	return c, nil
 }
 
-// Promote marks the snapshot of m as the one served for its capability and as_of.
-func (s *Store) Promote(m *Manifest) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, err := s.ReadCatalog()
-	if err != nil {
-		return err
-	}
-	if c.Promoted[m.Capability] == nil {
-		c.Promoted[m.Capability] = map[string]string{}
-	}
-	c.Promoted[m.Capability][m.AsOf] = m.Fingerprint
-	return WriteJSONAtomic(s.CatalogPath(), c)
-}
-
 // PromotedManifests returns the manifests of every promoted snapshot.
 func (s *Store) PromotedManifests() ([]*Manifest, error) {
 	c, err := s.ReadCatalog()
@@ -121,8 +106,9 @@ func sortManifests(ms []*Manifest) {
 }
 
 // CleanStale removes what a killed ingest leaves behind: snapshot build directories
-// (snapshots/<capability>/<as_of>/.build-*), temporary files of atomic writes (.tmp-*) and
-// raw-store copies never renamed into place (raw/<sha256>/.put-*). Only one ingest runs on a
+// (snapshots/<capability>/<as_of>/.build-*), temporary files of atomic writes (.tmp-*),
+// raw-store copies never renamed into place (raw/<sha256>/.put-*) and records of promotions
+// the catalog never took. Only one ingest runs on a
 // data directory at a time, so at its start none of them belongs to a live writer. It
 // returns the paths removed.
 func (s *Store) CleanStale() ([]string, error) {
@@ -132,8 +118,23 @@ func (s *Store) CleanStale() ([]string, error) {
 		filepath.Join(s.Dir, "snapshots", "*", "*", "*", ".tmp-*"),
 		filepath.Join(s.Dir, ".tmp-*"),
 		filepath.Join(s.Dir, "raw", "*", ".put-*"),
+		filepath.Join(s.PendingDir(), ".tmp-*"),
 	}
 	var removed []string
+	// A promotion recorded but never written to the catalog is no promotion; the snapshot
+	// is promoted again, with a new record, when ingest next finds it.
+	pending, err := s.PendingPromotions()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pending {
+		if !p.Promoted {
+			if err := s.Queued(p); err != nil {
+				return removed, err
+			}
+			removed = append(removed, p.path)
+		}
+	}
 	for _, p := range patterns {
 		paths, err := filepath.Glob(p)
 		if err != nil {

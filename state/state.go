@@ -27,11 +27,17 @@ const (
 	DeliveryDead      = "dead"
 )
 
+// MaxSubscriptionsPerKey is the most active webhook subscriptions one key may hold (each is
+// one delivery per promotion).
+const MaxSubscriptionsPerKey = 100
+
 // Errors.
 var (
 	ErrNotFound = errors.New("state: not found")
-	ErrRevoked  = errors.New("state: key revoked")
-	ErrBadPlan  = errors.New("state: unknown plan (free, monthly or annual)")
+	// ErrLimit is returned when a key already holds MaxSubscriptionsPerKey subscriptions.
+	ErrLimit   = errors.New("state: subscription limit reached")
+	ErrRevoked = errors.New("state: key revoked")
+	ErrBadPlan = errors.New("state: unknown plan (free, monthly or annual)")
 )
 
 // Key is an API key as stored: never the secret itself, only its hash.

@@ -317,14 +317,35 @@ func (s *sqlStore) CreateSubscription(ctx context.Context, keyID, dataPoint, cal
 			Secret:      subSecretPrefix + secret,
 		}
 		var n int64
-		err = s.write(ctx, func(q querier) (err error) {
+		// The key's row is held while its subscriptions are counted, so concurrent creates
+		// of one key never pass the limit together.
+		err = s.writeTx(ctx, func(q querier) error {
+			n = 0
+			r, err := q.query(ctx, s.sql(`SELECT id FROM keys WHERE id = $1 {{lock_row}}`), keyID)
+			if err != nil {
+				return err
+			}
+			found := r.Next()
+			r.Close()
+			if !found {
+				return ErrNotFound
+			}
+			var active int
+			if err := q.queryRow(ctx, s.sql(`SELECT COUNT(*) FROM subscriptions WHERE key_id = $1 AND deleted_at IS NULL`), keyID).Scan(&active); err != nil {
+				return err
+			}
+			if active >= MaxSubscriptionsPerKey {
+				return ErrLimit
+			}
 			n, err = q.exec(ctx, s.sql(`INSERT INTO subscriptions (id, key_id, data_point, callback_url, secret, created_at)
-				SELECT CAST($1 AS TEXT), id, CAST($3 AS TEXT), CAST($4 AS TEXT), CAST($5 AS TEXT), CAST($6 AS {{time}})
-				FROM keys WHERE id = $2
+				VALUES ($1, $2, $3, $4, $5, $6)
 				ON CONFLICT (id) DO NOTHING`),
 				sub.ID, sub.KeyID, sub.DataPoint, sub.CallbackURL, sub.Secret, s.d.ts(sub.CreatedAt))
 			return err
 		})
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrLimit) {
+			return Subscription{}, err
+		}
 		if err != nil {
 			return Subscription{}, fmt.Errorf("state: create subscription: %w", err)
 		}

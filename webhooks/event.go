@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/citeq/citeq/snapshots"
 	"github.com/citeq/citeq/state"
 )
 
@@ -63,4 +64,44 @@ func Emit(ctx context.Context, store state.Store, promotions []Promotion, now ti
 		total += n
 	}
 	return total, nil
+}
+
+// Reconcile queues the snapshot.promoted event of every promotion data records as not yet
+// queued (a crash or a full disk between the catalog write and the outbox write leaves such a
+// record), then drops the record. Queuing is idempotent (the event id is derived from the
+// promotion), so ingest and a server reconciling at once queue each event once. Records of
+// promotions the catalog never took are left to ingest. It returns the events and deliveries
+// queued.
+func Reconcile(ctx context.Context, store state.Store, data *snapshots.Store) (events, deliveries int, err error) {
+	pending, err := data.PendingPromotions()
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, p := range pending {
+		if !p.Promoted {
+			continue
+		}
+		n, err := store.Enqueue(ctx, NewEvent(Promotion{DataPoint: p.Capability, AsOf: p.AsOf, PreviousAsOf: p.PreviousAsOf,
+			Rows: p.Rows, PreviousRows: p.PreviousRows, Snapshot: p.Fingerprint}, p.PromotedAt))
+		if err != nil {
+			return events, deliveries, fmt.Errorf("queue %s event of %s %s: %w", EventSnapshotPromoted, p.Capability, p.AsOf, err)
+		}
+		snapshots.Failpoint("emit:queued")
+		if err := data.Queued(p); err != nil {
+			return events, deliveries, err
+		}
+		events, deliveries = events+1, deliveries+n
+	}
+	return events, deliveries, nil
+}
+
+// Pending reports whether data holds promotions whose events are not yet queued.
+func Pending(data *snapshots.Store) (bool, error) {
+	pending, err := data.PendingPromotions()
+	for _, p := range pending {
+		if p.Promoted {
+			return true, err
+		}
+	}
+	return false, err
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/adapters"
@@ -50,37 +49,30 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	if runErr == nil || len(outcomes) > 0 {
 		printOutcomes(stdout, outcomes, runErr == nil)
 	}
-	// Promotions of the adapters that succeeded are announced even when another failed.
-	if err := emitPromotions(*stateDSN, *data, outcomes, stdout); err != nil {
-		return errors.Join(runErr, err)
-	}
-	return runErr
+	// Every promotion, of this run or of an interrupted one, gets its event, even when this
+	// run (or one of its adapters) fails.
+	return errors.Join(runErr, queuePromotions(*stateDSN, store, stdout))
 }
 
-// emitPromotions queues a snapshot.promoted event for every snapshot this run promoted; a
-// running server's delivery worker sends them to the subscribers.
-func emitPromotions(dsn, dataDir string, outcomes []ingest.Outcome, stdout io.Writer) error {
-	var promos []webhooks.Promotion
-	for _, o := range outcomes {
-		if o.Status == snapshots.Promoted && !o.Unchanged {
-			promos = append(promos, webhooks.Promotion{DataPoint: o.Capability, AsOf: o.AsOf, PreviousAsOf: o.PreviousAsOf,
-				Rows: o.Rows, PreviousRows: o.PreviousRows, Snapshot: o.Manifest.Fingerprint})
-		}
-	}
-	if len(promos) == 0 {
-		return nil
-	}
-	ctx := context.Background()
-	st, err := state.Open(ctx, dsn, dataDir)
-	if err != nil {
-		return fmt.Errorf("snapshots promoted, but the webhook outbox cannot be opened: %w", err)
-	}
-	defer st.Close()
-	n, err := webhooks.Emit(ctx, st, promos, time.Now())
-	if err != nil {
+// queuePromotions queues a snapshot.promoted event for every promotion not yet queued (this
+// run's, and any an interrupted ingest left); a running server's delivery worker sends them
+// to the subscribers.
+func queuePromotions(dsn string, store *snapshots.Store, stdout io.Writer) error {
+	pending, err := webhooks.Pending(store)
+	if err != nil || !pending {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d snapshot.promoted events queued: %d webhook deliveries\n", len(promos), n)
+	ctx := context.Background()
+	st, err := state.Open(ctx, dsn, store.Dir)
+	if err != nil {
+		return fmt.Errorf("snapshots promoted, but the webhook outbox cannot be opened (the events are queued by the next ingest or server start): %w", err)
+	}
+	defer st.Close()
+	events, deliveries, err := webhooks.Reconcile(ctx, st, store)
+	if err != nil {
+		return fmt.Errorf("%w (the events not queued are queued by the next ingest or server start)", err)
+	}
+	fmt.Fprintf(stdout, "%d snapshot.promoted events queued: %d webhook deliveries\n", events, deliveries)
 	return nil
 }
 

@@ -56,6 +56,16 @@ func runServe(args []string) error {
 	if err != nil {
 		return err
 	}
+	// A promotion whose event an interrupted ingest never queued is queued now, and after
+	// every catalog change.
+	reconcile := func() {
+		if events, deliveries, err := webhooks.Reconcile(ctx, store, svc.Store()); err != nil {
+			log.Error().Err(err).Msg("queue the events of promotions: retried at the next catalog change and start")
+		} else if events > 0 {
+			log.Info().Int("events", events).Int("deliveries", deliveries).Msg("snapshot.promoted events queued for promotions an ingest left unqueued")
+		}
+	}
+	reconcile()
 	worker := &webhooks.Worker{Store: store, Guard: guard, Log: &log}
 	go worker.Run(ctx)
 	for _, s := range svc.SnapshotsServed() {
@@ -90,6 +100,7 @@ func runServe(args []string) error {
 					log.Error().Err(err).Msg("reload: keeping the snapshots already served")
 				} else if changed {
 					log.Info().Msg("catalog changed: snapshots reloaded")
+					reconcile()
 					if *warmRows > 0 {
 						go warm()
 					}

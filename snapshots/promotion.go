@@ -1,0 +1,135 @@
+package snapshots
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+)
+
+// Promotion is one promoted snapshot whose snapshot.promoted event must reach the webhook
+// outbox. Promote records it durably before it changes the catalog, and it is dropped only
+// once the event is queued, so no promoted snapshot is ever left without its event, whatever
+// step a crash or a full disk interrupts.
+type Promotion struct {
+	Capability   string    `json:"capability"`
+	AsOf         string    `json:"as_of"`
+	Fingerprint  string    `json:"fingerprint"`
+	Rows         int       `json:"rows"`
+	PreviousAsOf string    `json:"previous_as_of,omitempty"`
+	PreviousRows int       `json:"previous_rows,omitempty"`
+	PromotedAt   time.Time `json:"promoted_at"`
+	// Promoted reports whether the catalog promotes the snapshot (not stored): a record
+	// whose catalog write never happened is not an event.
+	Promoted bool `json:"-"`
+	path     string
+}
+
+// PendingDir holds the promotions whose events are not yet queued.
+func (s *Store) PendingDir() string { return filepath.Join(s.Dir, "pending-events") }
+
+func (s *Store) pendingPath(capID, asOf, fp string) string {
+	return filepath.Join(s.PendingDir(), capID+"@"+asOf+"@"+fp+".json")
+}
+
+// Promote marks the snapshot of m as the one served for its capability and as_of: it first
+// records the promotion (with the capability's previous latest as_of and rows) for its
+// event, then replaces the catalog. Promoting what the catalog already promotes does nothing.
+func (s *Store) Promote(m *Manifest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	Failpoint("promote:start")
+	c, err := s.ReadCatalog()
+	if err != nil {
+		return err
+	}
+	if c.Promoted[m.Capability][m.AsOf] == m.Fingerprint {
+		return nil
+	}
+	p := Promotion{Capability: m.Capability, AsOf: m.AsOf, Fingerprint: m.Fingerprint, Rows: m.Rows, PromotedAt: time.Now().UTC()}
+	for asOf := range c.Promoted[m.Capability] {
+		if asOf > p.PreviousAsOf {
+			p.PreviousAsOf = asOf
+		}
+	}
+	if p.PreviousAsOf != "" {
+		prev, err := ReadManifest(s.SnapshotDir(m.Capability, p.PreviousAsOf, c.Promoted[m.Capability][p.PreviousAsOf]))
+		if err != nil {
+			return fmt.Errorf("promote %s %s: %w", m.Capability, m.AsOf, err)
+		}
+		p.PreviousRows = prev.Rows
+	}
+	if err := WriteJSONAtomic(s.pendingPath(p.Capability, p.AsOf, p.Fingerprint), p); err != nil {
+		return fmt.Errorf("promote %s %s: record the promotion for its event: %w", m.Capability, m.AsOf, err)
+	}
+	Failpoint("promote:recorded")
+	if c.Promoted[m.Capability] == nil {
+		c.Promoted[m.Capability] = map[string]string{}
+	}
+	c.Promoted[m.Capability][m.AsOf] = m.Fingerprint
+	if err := WriteJSONAtomic(s.CatalogPath(), c); err != nil {
+		return fmt.Errorf("promote %s %s: %w", m.Capability, m.AsOf, err)
+	}
+	Failpoint("promote:catalog-written")
+	return nil
+}
+
+// PendingPromotions lists the promotions whose events are not yet queued, oldest first,
+// each saying whether the catalog promotes it.
+func (s *Store) PendingPromotions() ([]Promotion, error) {
+	paths, err := filepath.Glob(filepath.Join(s.PendingDir(), "*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("pending promotions: %w", err)
+	}
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	c, err := s.ReadCatalog()
+	if err != nil {
+		return nil, err
+	}
+	var out []Promotion
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // queued meanwhile by another process
+		}
+		if err != nil {
+			return nil, fmt.Errorf("pending promotions: %w", err)
+		}
+		var p Promotion
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, fmt.Errorf("pending promotion %s: %w", path, err)
+		}
+		p.path = path
+		p.Promoted = c.Promoted[p.Capability][p.AsOf] == p.Fingerprint
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PromotedAt.Before(out[j].PromotedAt) })
+	return out, nil
+}
+
+// Queued drops the record of a promotion whose event is in the outbox.
+func (s *Store) Queued(p Promotion) error {
+	if err := os.Remove(p.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("pending promotion: %w", err)
+	}
+	return nil
+}
+
+// FailpointEnv names the step at which a process kills itself with SIGKILL, so that fault
+// tests can interrupt promotion at each of its steps with a real kill -9. Unset in service.
+const FailpointEnv = "CITEQ_FAILPOINT"
+
+// Failpoint kills the process with SIGKILL when $CITEQ_FAILPOINT names step.
+func Failpoint(step string) {
+	if v := os.Getenv(FailpointEnv); v != "" && v == step {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // the signal is on its way
+	}
+}

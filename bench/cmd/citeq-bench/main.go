@@ -99,7 +99,7 @@ func runBench(args []string) error {
 	duckAll := fs.Bool("duckdb-table-all", false, "create DuckDB's in-memory table with every column of the Parquet file, not only those the queries name")
 	goCmd := fs.String("go", goTool(), "go command that builds bench/duckdb ($GO)")
 	bwMiB := fs.Int("bandwidth-mib", 512, "size of the float64 array of the memory-bandwidth baseline, MiB (0: skip)")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the citeq query runs on the largest dataset to this file")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the citeq query runs on the last dataset (the last --scale-caps capability's largest scale-up) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -80,6 +80,26 @@ func source(t *testing.T, capID ...string) *Source {
 	return src
 }
 
+var (
+	scaledMu   sync.Mutex
+	scaledRows = map[string][]snapshots.Row{}
+)
+
+// scaled returns the latest snapshot of capID and its scale-up to scale(src) rows with seed
+// 1, generated once and shared by the tests that only read it.
+func scaled(t *testing.T, capID string) (*Source, []snapshots.Row) {
+	t.Helper()
+	src := source(t, capID)
+	scaledMu.Lock()
+	defer scaledMu.Unlock()
+	if rows, ok := scaledRows[capID]; ok {
+		return src, rows
+	}
+	rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
+	scaledRows[capID] = rows
+	return src, rows
+}
+
 func generate(t *testing.T, src *Source, opt Options) []snapshots.Row {
 	t.Helper()
 	rows, err := Generate(src, opt)
@@ -201,8 +221,7 @@ func TestRangesAreIndependent(t *testing.T) {
 func TestFirstReplicaIsTheSource(t *testing.T) {
 	for _, id := range scaledCaps {
 		t.Run(id, func(t *testing.T) {
-			src := source(t, id)
-			rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
+			src, rows := scaled(t, id)
 			if firstDiff(rows[:len(src.Rows)], src.Rows) >= 0 {
 				t.Fatal("the first replica is not the source rows verbatim")
 			}
@@ -212,12 +231,12 @@ func TestFirstReplicaIsTheSource(t *testing.T) {
 
 func TestDimensionCardinalitiesPreserved(t *testing.T) {
 	for _, id := range scaledCaps {
-		t.Run(id, func(t *testing.T) { testDimensionCardinalities(t, source(t, id)) })
+		t.Run(id, func(t *testing.T) { testDimensionCardinalities(t, id) })
 	}
 }
 
-func testDimensionCardinalities(t *testing.T, src *Source) {
-	rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
+func testDimensionCardinalities(t *testing.T, id string) {
+	src, rows := scaled(t, id)
 	spec, err := SpecFor(src.Cap)
 	if err != nil {
 		t.Fatal(err)
@@ -264,12 +283,12 @@ func distinct(rows []snapshots.Row, ci int) map[any]bool {
 
 func TestPerturbationWithinBounds(t *testing.T) {
 	for _, id := range scaledCaps {
-		t.Run(id, func(t *testing.T) { testPerturbation(t, source(t, id)) })
+		t.Run(id, func(t *testing.T) { testPerturbation(t, id) })
 	}
 }
 
-func testPerturbation(t *testing.T, src *Source) {
-	rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
+func testPerturbation(t *testing.T, id string) {
+	src, rows := scaled(t, id)
 	srcRow, replica := origin(t, src, rows)
 	spec, err := SpecFor(src.Cap)
 	if err != nil {
@@ -353,8 +372,7 @@ func abs(x float64) float64 {
 func TestNaturalKeysUniqueAndGatesPass(t *testing.T) {
 	for _, id := range scaledCaps {
 		t.Run(id, func(t *testing.T) {
-			src := source(t, id)
-			rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
+			src, rows := scaled(t, id)
 			// The ingest gates: lineage complete and citing the snapshot's raw files, every
 			// value typed, natural key present and unique.
 			gates := snapshots.RunGates(snapshots.GateInput{Cap: src.Cap, Rows: rows, Sources: src.Manifest.Sources, Required: src.Cap.NaturalKey})

@@ -9,6 +9,7 @@ package synth
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ import (
 
 // Version changes whenever Generate's output for the same source and options changes; it is
 // part of every cache key.
-const Version = 1
+const Version = 2
 
 // Bounds of the factor a replicated row's perturbed measures are multiplied by (the upper
 // bound is excluded but for rounding).
@@ -32,7 +33,8 @@ const (
 // pcgStream is the second PCG word; the seed is the first.
 const pcgStream = 0x63697465712d626e // "citeq-bn"
 
-// Spec says how the rows of one capability are scaled up.
+// Spec says how the rows of one capability are scaled up: which columns change on a
+// replicated row. SpecFor derives it from the capability's definition.
 type Spec struct {
 	// Perturb lists Number columns multiplied, on every replicated row, by one factor drawn
 	// from [MinFactor, MaxFactor).
@@ -42,14 +44,61 @@ type Spec struct {
 	Suffix []string
 }
 
-// Specs lists the capabilities that can be scaled up.
-var Specs = map[string]Spec{
-	capability.PowerCapacity.ID: {
-		Perturb: []string{"nameplate_mw", "net_summer_mw"},
-		// source_record_key ends with the generator id, so the suffixed key is the one ingest
-		// would build for the suffixed generator id.
-		Suffix: []string{"generator_id", "source_record_key"},
-	},
+// SpecFor derives the scale-up of c from its definition, so every capability can be scaled
+// up with no code of its own:
+//
+//   - Perturb: the Number fields a metric reads (its column or denominator, except as a
+//     distinct count), unless the field is a filter, a group_by dimension, part of the
+//     natural key or a metric's unit column: the measures move, every dimension keeps its
+//     values;
+//   - Suffix: every Unique String field (the record key, so citations stay distinct), and,
+//     when none of them is part of the natural key, the first String field of the natural
+//     key that is no group_by dimension and has no enum or codebook, preferring one that is
+//     not a filter either: the key stays unique and no group gains values.
+//
+// Fields are listed in the capability's order. A capability whose natural key has no such
+// field cannot be scaled up without inventing dimension values, and SpecFor says so.
+func SpecFor(c *capability.Capability) (Spec, error) {
+	var spec Spec
+	skip := map[string]bool{}
+	for _, k := range c.NaturalKey {
+		skip[k] = true
+	}
+	read := map[string]bool{}
+	for _, m := range c.Metrics {
+		if m.UnitColumn != "" {
+			skip[m.UnitColumn] = true
+		}
+		if m.Agg != capability.CountDistinct {
+			read[m.Column], read[m.Denominator] = true, true
+		}
+	}
+	for _, f := range c.Fields {
+		switch {
+		case f.Type == capability.Number && read[f.Name] && !f.Filter && !f.GroupBy && !skip[f.Name]:
+			spec.Perturb = append(spec.Perturb, f.Name)
+		case f.Type == capability.String && f.Unique:
+			spec.Suffix = append(spec.Suffix, f.Name)
+		}
+	}
+	if slices.ContainsFunc(spec.Suffix, func(name string) bool { return slices.Contains(c.NaturalKey, name) }) {
+		return spec, nil
+	}
+	var key string
+	for _, filterToo := range []bool{false, true} {
+		for _, name := range c.NaturalKey {
+			f, ok := c.Field(name)
+			if key == "" && ok && f.Type == capability.String && !f.GroupBy && len(f.Enum) == 0 && f.Codebook == "" && (filterToo || !f.Filter) {
+				key = name
+			}
+		}
+	}
+	if key == "" {
+		return Spec{}, fmt.Errorf("synth: %s: no field of the natural key %v can be made unique per replica (a String field that is no group_by dimension, without enum or codebook)",
+			c.ID, c.NaturalKey)
+	}
+	spec.Suffix = append(spec.Suffix, key)
+	return spec, nil
 }
 
 // Source is a promoted snapshot read back from its data directory.
@@ -193,9 +242,9 @@ type Generator struct {
 
 // NewGenerator prepares the scale-up of src given by opt.
 func NewGenerator(src *Source, opt Options) (*Generator, error) {
-	spec, ok := Specs[src.Cap.ID]
-	if !ok {
-		return nil, fmt.Errorf("synth: no scale-up spec for %s", src.Cap.ID)
+	spec, err := SpecFor(src.Cap)
+	if err != nil {
+		return nil, err
 	}
 	m := len(src.Rows)
 	if m == 0 {
@@ -212,15 +261,6 @@ func NewGenerator(src *Source, opt Options) (*Generator, error) {
 	suffix, err := columnIndexes(src.Cap, cols, spec.Suffix, capability.String)
 	if err != nil {
 		return nil, err
-	}
-	keyed := false
-	for _, name := range spec.Suffix {
-		for _, k := range src.Cap.NaturalKey {
-			keyed = keyed || name == k
-		}
-	}
-	if !keyed {
-		return nil, fmt.Errorf("synth: %s: no suffixed column is part of the natural key %v", src.Cap.ID, src.Cap.NaturalKey)
 	}
 	g := &Generator{src: src, opt: opt, width: len(cols), perturb: perturb, suffix: suffix, full: opt.Rows / m}
 	if rem := opt.Rows % m; rem > 0 {

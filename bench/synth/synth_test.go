@@ -39,10 +39,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// scaledCaps are the capabilities the row-level tests scale up: the generator snapshot the
+// streaming and serving tests use (first), and the benchmark's default scale-ups (hourly
+// prices, hourly demand, the largest queue), whose natural keys and measures differ.
+var scaledCaps = []string{capability.PowerCapacity.ID, capability.PowerPriceERCOT.ID, capability.PowerDemand.ID, "power.interconnection_queue_pjm"}
+
 // source ingests the real raw files ($CITEQ_RAW, else ../shared/data/raw beside the
-// repository) once and reads back the promoted power.capacity snapshot; the test is
-// skipped when the raw files are absent.
-func source(t *testing.T) *Source {
+// repository) once and reads back the latest promoted snapshot of capID (power.capacity when
+// empty); the test is skipped when the raw files are absent.
+func source(t *testing.T, capID ...string) *Source {
 	t.Helper()
 	raw := os.Getenv("CITEQ_RAW")
 	if raw == "" {
@@ -61,7 +66,11 @@ func source(t *testing.T) *Source {
 	if srcErr != nil {
 		t.Fatalf("ingest %s: %v", raw, srcErr)
 	}
-	src, err := Read(&snapshots.Store{Dir: srcData}, capability.PowerCapacity.ID)
+	id := capability.PowerCapacity.ID
+	if len(capID) > 0 {
+		id = capID[0]
+	}
+	src, err := Read(&snapshots.Store{Dir: srcData}, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +78,26 @@ func source(t *testing.T) *Source {
 		t.Fatal("the real snapshot has no rows")
 	}
 	return src
+}
+
+var (
+	scaledMu   sync.Mutex
+	scaledRows = map[string][]snapshots.Row{}
+)
+
+// scaled returns the latest snapshot of capID and its scale-up to scale(src) rows with seed
+// 1, generated once and shared by the tests that only read it.
+func scaled(t *testing.T, capID string) (*Source, []snapshots.Row) {
+	t.Helper()
+	src := source(t, capID)
+	scaledMu.Lock()
+	defer scaledMu.Unlock()
+	if rows, ok := scaledRows[capID]; ok {
+		return src, rows
+	}
+	rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
+	scaledRows[capID] = rows
+	return src, rows
 }
 
 func generate(t *testing.T, src *Source, opt Options) []snapshots.Row {
@@ -83,9 +112,9 @@ func generate(t *testing.T, src *Source, opt Options) []snapshots.Row {
 	return rows
 }
 
-func colIndex(t *testing.T, name string) int {
+func colIndex(t *testing.T, c *capability.Capability, name string) int {
 	t.Helper()
-	for i, f := range snapshots.Columns(capability.PowerCapacity) {
+	for i, f := range snapshots.Columns(c) {
 		if f.Name == name {
 			return i
 		}
@@ -94,36 +123,36 @@ func colIndex(t *testing.T, name string) int {
 	return -1
 }
 
-// origin maps each generated row to its source row through the lineage columns (sheet and
-// source row identify a generator of the inventory) and to its replica through the suffix.
+// origin maps each generated row to its source row and replica through its record key:
+// the source row's, verbatim in the first replica and with the suffix ~k in replica k.
 func origin(t *testing.T, src *Source, rows []snapshots.Row) (srcRow, replica []int) {
 	t.Helper()
-	sheet, srow, gen := colIndex(t, capability.ColSheet), colIndex(t, capability.ColSourceRow), colIndex(t, "generator_id")
+	key := colIndex(t, src.Cap, capability.FieldRecordKey)
 	bySource := map[string]int{}
 	for j, r := range src.Rows {
-		k := fmt.Sprint(r[sheet], "\x1f", r[srow])
+		k := r[key].(string)
 		if _, dup := bySource[k]; dup {
-			t.Fatalf("source rows %d and %d share sheet and row %s", bySource[k], j, k)
+			t.Fatalf("source rows %d and %d share the record key %s", bySource[k], j, k)
 		}
 		bySource[k] = j
 	}
 	srcRow, replica = make([]int, len(rows)), make([]int, len(rows))
 	for i, r := range rows {
-		j, ok := bySource[fmt.Sprint(r[sheet], "\x1f", r[srow])]
+		k := r[key].(string)
+		j, ok := bySource[k]
 		if !ok {
-			t.Fatalf("row %d cites %v row %v, which is no source row", i, r[sheet], r[srow])
+			at := strings.LastIndex(k, "~")
+			if at < 0 {
+				t.Fatalf("row %d: record key %q is no source row's, nor suffixed", i, k)
+			}
+			if j, ok = bySource[k[:at]]; !ok {
+				t.Fatalf("row %d: record key %q does not derive from a source row's", i, k)
+			}
+			if _, err := fmt.Sscan(k[at+1:], &replica[i]); err != nil || replica[i] < 1 {
+				t.Fatalf("row %d: record key %q has no replica number", i, k)
+			}
 		}
 		srcRow[i] = j
-		g, base := r[gen].(string), src.Rows[j][gen].(string)
-		switch {
-		case g == base:
-		case strings.HasPrefix(g, base+"~"):
-			if _, err := fmt.Sscan(g[len(base)+1:], &replica[i]); err != nil || replica[i] < 1 {
-				t.Fatalf("row %d: generator_id %q has no replica number", i, g)
-			}
-		default:
-			t.Fatalf("row %d: generator_id %q does not derive from the source's %q", i, g, base)
-		}
 	}
 	return srcRow, replica
 }
@@ -190,17 +219,33 @@ func TestRangesAreIndependent(t *testing.T) {
 }
 
 func TestFirstReplicaIsTheSource(t *testing.T) {
-	src := source(t)
-	rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
-	if firstDiff(rows[:len(src.Rows)], src.Rows) >= 0 {
-		t.Fatal("the first replica is not the source rows verbatim")
+	for _, id := range scaledCaps {
+		t.Run(id, func(t *testing.T) {
+			src, rows := scaled(t, id)
+			if firstDiff(rows[:len(src.Rows)], src.Rows) >= 0 {
+				t.Fatal("the first replica is not the source rows verbatim")
+			}
+		})
 	}
 }
 
 func TestDimensionCardinalitiesPreserved(t *testing.T) {
-	src := source(t)
-	rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
-	spec := Specs[src.Cap.ID]
+	for _, id := range scaledCaps {
+		t.Run(id, func(t *testing.T) { testDimensionCardinalities(t, id) })
+	}
+}
+
+func testDimensionCardinalities(t *testing.T, id string) {
+	src, rows := scaled(t, id)
+	spec, err := SpecFor(src.Cap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range spec.Suffix {
+		if f, _ := src.Cap.Field(name); f.GroupBy {
+			t.Errorf("suffixed column %s is a group_by dimension", name)
+		}
+	}
 	changed := map[string]bool{}
 	for _, n := range append(append([]string{}, spec.Perturb...), spec.Suffix...) {
 		changed[n] = true
@@ -237,11 +282,22 @@ func distinct(rows []snapshots.Row, ci int) map[any]bool {
 }
 
 func TestPerturbationWithinBounds(t *testing.T) {
-	src := source(t)
-	rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
+	for _, id := range scaledCaps {
+		t.Run(id, func(t *testing.T) { testPerturbation(t, id) })
+	}
+}
+
+func testPerturbation(t *testing.T, id string) {
+	src, rows := scaled(t, id)
 	srcRow, replica := origin(t, src, rows)
-	spec := Specs[src.Cap.ID]
-	type bounds struct{ lo, hi, got, exact float64 }
+	spec, err := SpecFor(src.Cap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Perturb) == 0 {
+		t.Fatal("no column is perturbed")
+	}
+	type bounds struct{ lo, hi, got, exact, moved float64 }
 	perCol := map[string]*bounds{}
 	var factorSum float64
 	var factors int
@@ -249,7 +305,7 @@ func TestPerturbationWithinBounds(t *testing.T) {
 		s := src.Rows[srcRow[i]]
 		var factor float64 // the row's factor, the same for every perturbed column
 		for _, name := range spec.Perturb {
-			ci := colIndex(t, name)
+			ci := colIndex(t, src.Cap, name)
 			b := perCol[name]
 			if b == nil {
 				b = &bounds{}
@@ -277,6 +333,7 @@ func TestPerturbationWithinBounds(t *testing.T) {
 			}
 			b.lo, b.hi = b.lo+lo, b.hi+hi
 			if sv != 0 {
+				b.moved++
 				f := v / sv
 				if factor != 0 && abs(f-factor) > 1e-9 {
 					t.Fatalf("row %d: perturbed columns use different factors %v and %v", i, factor, f)
@@ -293,7 +350,7 @@ func TestPerturbationWithinBounds(t *testing.T) {
 		if b.got < b.lo || b.got > b.hi {
 			t.Errorf("%s: sum %v outside [%v, %v]", name, b.got, b.lo, b.hi)
 		}
-		if b.got == b.exact {
+		if b.moved > 0 && b.got == b.exact {
 			t.Errorf("%s: sum equals the unperturbed sum: nothing was perturbed", name)
 		}
 	}
@@ -313,28 +370,62 @@ func abs(x float64) float64 {
 }
 
 func TestNaturalKeysUniqueAndGatesPass(t *testing.T) {
-	src := source(t)
-	rows := generate(t, src, Options{Rows: scale(src), Seed: 1})
-	// The ingest gates: lineage complete and citing the snapshot's raw files, every value
-	// typed, natural key present and unique.
-	gates := snapshots.RunGates(snapshots.GateInput{Cap: src.Cap, Rows: rows, Sources: src.Manifest.Sources, Required: src.Cap.NaturalKey})
-	for _, g := range gates {
-		if !g.Passed {
-			t.Errorf("gate %s: %s", g.Name, g.Detail)
-		}
+	for _, id := range scaledCaps {
+		t.Run(id, func(t *testing.T) {
+			src, rows := scaled(t, id)
+			// The ingest gates: lineage complete and citing the snapshot's raw files, every
+			// value typed, natural key present and unique.
+			gates := snapshots.RunGates(snapshots.GateInput{Cap: src.Cap, Rows: rows, Sources: src.Manifest.Sources, Required: src.Cap.NaturalKey})
+			for _, g := range gates {
+				if !g.Passed {
+					t.Errorf("gate %s: %s", g.Name, g.Detail)
+				}
+			}
+			// The record key stays unique.
+			key := colIndex(t, src.Cap, capability.FieldRecordKey)
+			seen := map[string]int{}
+			for i, r := range rows {
+				k := r[key].(string)
+				if j, dup := seen[k]; dup {
+					t.Fatalf("rows %d and %d share source_record_key %q", j, i, k)
+				}
+				seen[k] = i
+			}
+		})
 	}
-	// source_record_key stays the key ingest would build for the row's generator id.
-	key, gen := colIndex(t, "source_record_key"), colIndex(t, "generator_id")
-	seen := map[string]int{}
-	for i, r := range rows {
-		k := r[key].(string)
-		if !strings.HasSuffix(k, ":"+r[gen].(string)) {
-			t.Fatalf("row %d: source_record_key %q does not end with generator_id %q", i, k, r[gen])
-		}
-		if j, dup := seen[k]; dup {
-			t.Fatalf("rows %d and %d share source_record_key %q", j, i, k)
-		}
-		seen[k] = i
+}
+
+// TestSpecFor: the scale-up of a capability is derived from its definition: measures read by
+// metrics are perturbed, the record key and a non-dimension natural-key field suffixed; a
+// capability whose natural key is all dimensions has none.
+func TestSpecFor(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		c       *capability.Capability
+		perturb []string
+		suffix  []string
+	}{
+		{"the generator inventory", capability.PowerCapacity, []string{"nameplate_mw", "net_summer_mw", "net_winter_mw"}, []string{"source_record_key", "generator_id"}},
+		{"hourly prices", capability.PowerPriceERCOT, []string{"price"}, []string{"source_record_key", "hour_ending"}},
+		{"hourly demand: a filter-only key field", capability.PowerDemand, []string{"demand_mwh"}, []string{"source_record_key", "hour_ending_utc"}},
+		{"a key of dimensions only", &capability.Capability{ID: "x", NaturalKey: []string{"zone"}, Fields: []capability.Field{
+			{Name: "zone", Type: capability.String, GroupBy: true}, {Name: "v", Type: capability.Number}}}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, err := SpecFor(tc.c)
+			if tc.suffix == nil {
+				if err == nil {
+					t.Fatalf("SpecFor = %+v, want an error", spec)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(spec.Perturb, tc.perturb) || !reflect.DeepEqual(spec.Suffix, tc.suffix) {
+				t.Errorf("SpecFor = %+v, %v; want perturb %v, suffix %v", spec, err, tc.perturb, tc.suffix)
+			}
+		})
+	}
+	if a, b := SpecHash(capability.PowerCapacity), SpecHash(capability.PowerDemand); a == b || len(a) != 8 {
+		t.Errorf("SpecHash gives %q and %q: it does not tell specs apart", a, b)
 	}
 }
 

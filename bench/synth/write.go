@@ -40,11 +40,25 @@ type Info struct {
 }
 
 // Key names a scale-up: capability, source snapshot (as_of and fingerprint, which covers the
-// raw files and the adapter version), rows, seed, generator and schema versions. Anything
-// that changes the generated files changes the key.
+// raw files and the adapter version), rows, seed, generator and schema versions, and a hash
+// of the capability's Spec (SpecHash: which columns are perturbed and suffixed, derived from
+// its definition). Anything that changes the generated files changes the key.
 func Key(src *Source, opt Options) string {
-	return fmt.Sprintf("%s-%s-%s-n%d-s%d-g%d-schema%d", src.Cap.ID, src.Manifest.AsOf, src.Manifest.Fingerprint,
-		opt.Rows, opt.Seed, Version, snapshots.SchemaVersion)
+	return fmt.Sprintf("%s-%s-%s-n%d-s%d-g%d-schema%d-spec%s", src.Cap.ID, src.Manifest.AsOf, src.Manifest.Fingerprint,
+		opt.Rows, opt.Seed, Version, snapshots.SchemaVersion, SpecHash(src.Cap))
+}
+
+// SpecHash is the first 8 hex digits of the SHA-256 of c's Spec (its perturbed and suffixed
+// columns, or the reason it has none), so a change of the definition that changes the
+// scale-up changes the cache key.
+func SpecHash(c *capability.Capability) string {
+	spec, err := SpecFor(c)
+	text := "perturb " + strings.Join(spec.Perturb, ",") + "\nsuffix " + strings.Join(spec.Suffix, ",")
+	if err != nil {
+		text = "error " + err.Error()
+	}
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:4])
 }
 
 // Fingerprint is the fingerprint of the synthetic snapshot with the given key.
@@ -102,7 +116,10 @@ func Build(root string, src *Source, opt Options, workers int) (*Info, error) {
 		return nil, err
 	}
 	fp := Fingerprint(key)
-	spec := Specs[src.Cap.ID]
+	spec, err := SpecFor(src.Cap)
+	if err != nil {
+		return nil, err
+	}
 	detail := fmt.Sprintf("synthetic scale-up for benchmarks, not agency data: %d rows generated from the %d rows of snapshot %s (as_of %s), seed %d, generator v%d; "+
 		"replica k ≥ 1 multiplies %s by one factor in [%g, %g] per row and appends ~k to %s; dimensions and lineage columns are the source rows'; the gates below were run on the source snapshot",
 		g.Rows(), len(src.Rows), src.Manifest.Fingerprint, src.Manifest.AsOf, opt.Seed, Version,

@@ -237,7 +237,7 @@ func duckAnswer(q Query, keys int, cols []string, rows [][]any) (Answer, error) 
 		for i, c := range cols {
 			idx[c] = i
 		}
-		key, vals := q.recordColumns()
+		key, vals := q.RecordKey, q.RecordValues
 		for _, c := range append([]string{key}, vals...) {
 			if _, ok := idx[c]; !ok {
 				return Answer{}, fmt.Errorf("no column %s in DuckDB's records", c)

@@ -1,18 +1,21 @@
-// Command citeq-bench measures how the service answers grouped queries over the real
-// power.capacity and natural_gas.prices snapshots and over deterministic synthetic
-// scale-ups of the first: load time, median
-// query time through the service layer and through the engine alone, ns per row and how it
-// grows with rows, and memory. It prints a table and writes bench/results/latest.json.
+// Command citeq-bench measures how the service answers questions over the latest snapshot of
+// every capability a data directory serves, and over deterministic synthetic scale-ups of a
+// few of them: every snapshot is asked the question set generated from its capability's
+// definition, by the service, by the engine alone and by DuckDB over the same Parquet file,
+// the answers checked against each other before any time is reported: load time, median
+// query time, ns per row and how it grows with rows, and memory. It prints a table and writes
+// bench/results/latest.json.
 //
-//	citeq-bench [--raw DIR] [--data DIR] [--runs N] [--warmup N] [--scales N,N] [--seed S]
-//	            [--cache DIR] [--out FILE]
-//	citeq-bench synth --data DIR --rows N [--seed S] [--cache DIR] [--workers W]
-//	citeq-bench duckdb-job --parquet FILE [--table] [--runs N] [--warmup N] [--duckdb-… ]
+//	citeq-bench [--raw DIR] [--data DIR] [--runs N] [--warmup N] [--scales N,N]
+//	            [--scale-caps ID,PREFIX*] [--seed S] [--cache DIR] [--out FILE]
+//	citeq-bench synth --data DIR --capability ID --rows N [--seed S] [--cache DIR] [--workers W]
+//	citeq-bench duckdb-job --data DIR --capability ID [--parquet FILE] [--table] [--runs N] [--duckdb-… ]
 //
 // The second form only generates (or finds) one scale-up; the first runs it in a child
 // process for every missing scale, so the generator's memory never counts against the
-// measurements. The third prints the job the benchmark gives bench/duckdb for one fact
-// table, to run DuckDB's side alone (citeq-bench duckdb-job … | bench/.cache/duckdb-bench).
+// measurements. The third prints the job the benchmark gives bench/duckdb for one
+// capability's question set, to run DuckDB's side alone (citeq-bench duckdb-job … |
+// bench/.cache/duckdb-bench).
 package main
 
 import (
@@ -42,8 +45,10 @@ import (
 	"github.com/citeq/citeq/snapshots"
 )
 
-// benchCap is the capability whose snapshot is scaled up.
-var benchCap = capability.PowerCapacity
+// defaultScaleCaps are the capabilities scaled up by default: the three largest kinds of
+// table, hourly prices, hourly demand and the largest interconnection queue (see
+// resolveScaleCaps for the * form).
+const defaultScaleCaps = "power.price_ercot,power.demand,power.interconnection_queue*"
 
 func main() {
 	var err error
@@ -67,18 +72,22 @@ type Config struct {
 	Runs   int    `json:"runs"`
 	Warmup int    `json:"warmup"`
 	Scales []int  `json:"scales"`
-	Seed   uint64 `json:"seed"`
-	DuckDB bool   `json:"duckdb"`
+	// ScaleCaps is --scale-caps as given; the capabilities it resolved to are the
+	// source_snapshots of the report.
+	ScaleCaps string `json:"scale_caps"`
+	Seed      uint64 `json:"seed"`
+	DuckDB    bool   `json:"duckdb"`
 }
 
 func runBench(args []string) error {
 	root := repoRoot()
 	fs := flag.NewFlagSet("citeq-bench", flag.ContinueOnError)
 	raw := fs.String("raw", defaultRaw(), "directory holding the agencies' source files ($CITEQ_RAW)")
-	data := fs.String("data", "", "data directory of the real snapshots: reused when it already serves "+benchCap.ID+", else ingested into (default: a temporary directory)")
+	data := fs.String("data", "", "data directory of the real snapshots: reused when its catalog promotes a snapshot, else ingested into (default: a temporary directory)")
 	runs := fs.Int("runs", 7, "timed runs per query; the median is reported")
 	warmup := fs.Int("warmup", 2, "untimed runs per query and path before the timed ones")
-	scales := fs.String("scales", "1000000,10000000", "row counts of the synthetic scale-ups, comma separated (k and M suffixes allowed; empty: the real snapshot only)")
+	scales := fs.String("scales", "1000000,10000000", "row counts of the synthetic scale-ups, comma separated (k and M suffixes allowed; empty: the real snapshots only)")
+	scaleCaps := fs.String("scale-caps", defaultScaleCaps, "capabilities scaled up to each of --scales, comma separated: an id, or a prefix ending in * for the served capability with the most rows among those whose id starts with it (empty: none)")
 	seed := fs.Uint64("seed", 1, "seed of the scale-up generator")
 	cache := fs.String("cache", filepath.Join(root, "bench", ".cache"), "directory caching the generated scale-ups")
 	out := fs.String("out", filepath.Join(root, "bench", "results", "latest.json"), "JSON results file")
@@ -90,7 +99,7 @@ func runBench(args []string) error {
 	duckAll := fs.Bool("duckdb-table-all", false, "create DuckDB's in-memory table with every column of the Parquet file, not only those the queries name")
 	goCmd := fs.String("go", goTool(), "go command that builds bench/duckdb ($GO)")
 	bwMiB := fs.Int("bandwidth-mib", 512, "size of the float64 array of the memory-bandwidth baseline, MiB (0: skip)")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the citeq query runs on the largest dataset to this file")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the citeq query runs on the last dataset (the last --scale-caps capability's largest scale-up) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -120,7 +129,7 @@ func runBench(args []string) error {
 			debug.SetMemoryLimit(avail * 3 / 4)
 		}
 	}
-	cfg := Config{Raw: *raw, Runs: *runs, Warmup: *warmup, Scales: sizes, Seed: *seed, DuckDB: *duck}
+	cfg := Config{Raw: *raw, Runs: *runs, Warmup: *warmup, Scales: sizes, ScaleCaps: *scaleCaps, Seed: *seed, DuckDB: *duck}
 	var duckBin string
 	if *duck {
 		if duckBin, err = buildDuckDB(*goCmd, root, *cache); err != nil {
@@ -140,26 +149,27 @@ func runBench(args []string) error {
 	if err := ensureIngested(*raw, dataDir); err != nil {
 		return err
 	}
-	src, err := synth.Read(&snapshots.Store{Dir: dataDir}, benchCap.ID)
-	if err != nil {
-		return err
-	}
 	datasets, err := realDatasets(dataDir)
 	if err != nil {
 		return err
 	}
-	for _, n := range sizes {
-		ds, err := ensureScale(src, dataDir, *cache, n, *seed)
-		if err != nil {
-			return err
-		}
-		ds.Capability, ds.queries = benchCap.ID, queries
-		datasets = append(datasets, ds)
+	scaled, err := resolveScaleCaps(*scaleCaps, datasets)
+	if err != nil {
+		return err
 	}
-	srcDesc := SourceSnapshot{Capability: benchCap.ID, AsOf: src.Manifest.AsOf, Fingerprint: src.Manifest.Fingerprint, Rows: len(src.Rows)}
-	src = nil // only its description is needed from here on
+	var sources []SourceSnapshot
+	if len(sizes) > 0 {
+		for _, id := range scaled {
+			ups, desc, err := scaleUps(datasets, id, dataDir, *cache, sizes, *seed)
+			if err != nil {
+				return err
+			}
+			sources = append(sources, desc)
+			datasets = append(datasets, ups...)
+		}
+	}
 
-	rep := &Report{Date: started.UTC().Format(time.RFC3339), Machine: describeMachine(), Config: cfg, Source: srcDesc, Queries: allQueries(datasets),
+	rep := &Report{Date: started.UTC().Format(time.RFC3339), Machine: describeMachine(), Config: cfg, Sources: sources, Queries: allQueries(datasets),
 		LoadAverage: LoadAverage{Start: loadAverage()}}
 	if *bwMiB > 0 {
 		bw := measureBandwidth(int64(*bwMiB)<<20, 5)
@@ -215,11 +225,9 @@ func runBench(args []string) error {
 	return nil
 }
 
-// realDatasets are the latest snapshot of every capability dataDir serves, each asked its
-// generated question set (generatedQueries), read off a service over dataDir that is
-// dropped before anything is measured. benchCap's, the base of the scale-ups, is named
-// "real" and also asked the scale-ups' hand-written queries; the others are named
-// real-<capability>.
+// realDatasets are the latest snapshot of every capability dataDir serves, each named
+// real-<capability> and asked its generated question set (generatedQueries), read off a
+// service over dataDir that is dropped before anything is measured.
 func realDatasets(dataDir string) ([]*Dataset, error) {
 	svc, err := service.New(dataDir)
 	if err != nil {
@@ -240,18 +248,77 @@ func realDatasets(dataDir string) ([]*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		ds := &Dataset{Name: "real-" + id, Dir: dataDir, Capability: id, queries: qs, Rows: snap.Table.Rows}
-		if id == benchCap.ID {
-			ds.Name, ds.queries = "real", slices.Concat(queries, qs)
-			out = append([]*Dataset{ds}, out...)
-			continue
-		}
-		out = append(out, ds)
+		out = append(out, &Dataset{Name: "real-" + id, Dir: dataDir, Capability: id, queries: qs, Rows: snap.Table.Rows})
 	}
-	if len(out) == 0 || out[0].Name != "real" {
-		return nil, fmt.Errorf("%s serves no %s snapshot", dataDir, benchCap.ID)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s serves no snapshot", dataDir)
 	}
 	return out, nil
+}
+
+// resolveScaleCaps reads --scale-caps against the real datasets: each comma-separated item
+// is a capability id, or a prefix ending in * standing for the capability with the most rows
+// (in its latest snapshot) among the served ones whose id starts with the prefix, the first
+// in the datasets' order on a tie. Every item must name a served capability; a capability
+// named twice is scaled up once.
+func resolveScaleCaps(list string, real []*Dataset) ([]string, error) {
+	var out []string
+	for _, item := range strings.Split(list, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		var pick *Dataset
+		for _, ds := range real {
+			prefix, pattern := strings.CutSuffix(item, "*")
+			match := ds.Capability == item
+			if pattern {
+				match = strings.HasPrefix(ds.Capability, prefix)
+			}
+			if match && (pick == nil || ds.Rows > pick.Rows) {
+				pick = ds
+			}
+		}
+		if pick == nil {
+			return nil, fmt.Errorf("--scale-caps: %s names no capability the data directory serves", item)
+		}
+		if !slices.Contains(out, pick.Capability) {
+			out = append(out, pick.Capability)
+		}
+	}
+	return out, nil
+}
+
+// scaleUps are the scale-ups of capability id's latest snapshot in dataDir to each of sizes
+// rows above its own, found in the cache or generated, each asked the question set of the
+// real snapshot (so ns per row grows from it), and the description of that snapshot.
+func scaleUps(real []*Dataset, id, dataDir, cache string, sizes []int, seed uint64) ([]*Dataset, SourceSnapshot, error) {
+	i := slices.IndexFunc(real, func(ds *Dataset) bool { return ds.Capability == id && !ds.Synthetic })
+	if i < 0 {
+		return nil, SourceSnapshot{}, fmt.Errorf("no real snapshot of %s", id)
+	}
+	src, err := synth.Read(&snapshots.Store{Dir: dataDir}, id)
+	if err != nil {
+		return nil, SourceSnapshot{}, err
+	}
+	desc := SourceSnapshot{Capability: id, AsOf: src.Manifest.AsOf, Fingerprint: src.Manifest.Fingerprint, Rows: len(src.Rows),
+		SpecHash: synth.SpecHash(src.Cap)}
+	if spec, err := synth.SpecFor(src.Cap); err == nil {
+		desc.Perturbed, desc.Suffixed = spec.Perturb, spec.Suffix
+	}
+	var out []*Dataset
+	for _, n := range sizes {
+		if n <= len(src.Rows) {
+			fmt.Printf("synth     %s: %s rows is no scale-up of its %s rows, skipped\n", id, commas(n), commas(len(src.Rows)))
+			continue
+		}
+		ds, err := ensureScale(src, dataDir, cache, n, seed)
+		if err != nil {
+			return nil, SourceSnapshot{}, fmt.Errorf("scale %s up to %d rows: %w", id, n, err)
+		}
+		ds.Capability, ds.queries = id, real[i].queries
+		out = append(out, ds)
+	}
+	return out, desc, nil
 }
 
 // allQueries lists every dataset's queries once, in dataset order.
@@ -269,11 +336,11 @@ func allQueries(datasets []*Dataset) []Query {
 	return out
 }
 
-// ensureIngested makes dataDir serve the real snapshots: a directory that already serves the
-// benchmark capability is reused as it is, otherwise the raw files are ingested into it.
+// ensureIngested makes dataDir serve the real snapshots: a directory whose catalog already
+// promotes a snapshot is reused as it is, otherwise the raw files are ingested into it.
 func ensureIngested(raw, dataDir string) error {
 	store := &snapshots.Store{Dir: dataDir}
-	if cat, err := store.ReadCatalog(); err == nil && len(cat.Promoted[benchCap.ID]) > 0 {
+	if cat, err := store.ReadCatalog(); err == nil && len(cat.Promoted) > 0 {
 		fmt.Printf("data      %s (reused)\n", dataDir)
 		return nil
 	}
@@ -289,11 +356,12 @@ func ensureIngested(raw, dataDir string) error {
 	return nil
 }
 
-// ensureScale finds the scale-up of n rows in the cache, or generates it in a child process.
+// ensureScale finds the scale-up of src to n rows in the cache, or generates it in a child
+// process.
 func ensureScale(src *synth.Source, dataDir, cache string, n int, seed uint64) (*Dataset, error) {
 	opt := synth.Options{Rows: n, Seed: seed}
 	dir := synth.Dir(cache, src, opt)
-	ds := &Dataset{Name: "synth-" + shortCount(n), Dir: dir, Rows: n, Synthetic: true, Cached: true}
+	ds := &Dataset{Name: scaleName(src.Cap.ID, n), Dir: dir, Rows: n, Synthetic: true, Cached: true}
 	info, err := synth.ReadInfo(dir)
 	if err != nil {
 		ds.Cached = false
@@ -301,10 +369,11 @@ func ensureScale(src *synth.Source, dataDir, cache string, n int, seed uint64) (
 		if err != nil {
 			return nil, err
 		}
-		cmd := exec.Command(self, "synth", "--data", dataDir, "--rows", strconv.Itoa(n), "--seed", strconv.FormatUint(seed, 10), "--cache", cache)
+		cmd := exec.Command(self, "synth", "--data", dataDir, "--capability", src.Cap.ID, "--rows", strconv.Itoa(n),
+			"--seed", strconv.FormatUint(seed, 10), "--cache", cache)
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("generate %d rows: %w", n, err)
+			return nil, fmt.Errorf("generate %d rows of %s: %w", n, src.Cap.ID, err)
 		}
 		if info, err = synth.ReadInfo(dir); err != nil {
 			return nil, err
@@ -316,11 +385,15 @@ func ensureScale(src *synth.Source, dataDir, cache string, n int, seed uint64) (
 	return ds, nil
 }
 
-// runSynth generates (or finds) one scale-up of the real snapshot of --data.
+// scaleName is the dataset name of capability id's scale-up to n rows: synth-<id>-<n>.
+func scaleName(id string, n int) string { return "synth-" + id + "-" + shortCount(n) }
+
+// runSynth generates (or finds) one scale-up of the latest snapshot of a capability in --data.
 func runSynth(args []string) error {
 	root := repoRoot()
 	fs := flag.NewFlagSet("citeq-bench synth", flag.ContinueOnError)
-	data := fs.String("data", "", "data directory serving the real "+benchCap.ID+" snapshot")
+	data := fs.String("data", "", "data directory serving the real snapshot")
+	capID := fs.String("capability", "", "the capability whose latest snapshot is scaled up")
 	rows := fs.String("rows", "", "row count of the scale-up (k and M suffixes allowed)")
 	seed := fs.Uint64("seed", 1, "seed of the generator")
 	cache := fs.String("cache", filepath.Join(root, "bench", ".cache"), "directory caching the generated scale-ups")
@@ -332,15 +405,16 @@ func runSynth(args []string) error {
 		return errors.New("--workers must be at least 1")
 	}
 	n, err := parseCount(*rows)
-	if err != nil || *data == "" {
-		return errors.New("synth needs --data DIR and --rows N")
+	if err != nil || *data == "" || *capID == "" {
+		return errors.New("synth needs --data DIR, --capability ID and --rows N")
 	}
-	src, err := synth.Read(&snapshots.Store{Dir: *data}, benchCap.ID)
+	src, err := synth.Read(&snapshots.Store{Dir: *data}, *capID)
 	if err != nil {
 		return err
 	}
 	opt := synth.Options{Rows: n, Seed: *seed}
-	fmt.Printf("synth     %-10s generating %d rows from %d (seed %d)…\n", "synth-"+shortCount(n), n, len(src.Rows), *seed)
+	name := scaleName(src.Cap.ID, n)
+	fmt.Printf("synth     %-10s generating %d rows from %d (seed %d)…\n", name, n, len(src.Rows), *seed)
 	info, err := synth.Build(*cache, src, opt, *workers)
 	if err != nil {
 		return err
@@ -352,7 +426,7 @@ func runSynth(args []string) error {
 			return err
 		}
 	}
-	fmt.Printf("synth     %-10s %d rows generated and written in %s, generator peak RSS %s → %s\n", "synth-"+shortCount(n), info.Rows,
+	fmt.Printf("synth     %-10s %d rows generated and written in %s, generator peak RSS %s → %s\n", name, info.Rows,
 		fmtDuration(secs(info.Seconds)), fmtBytes(info.PeakRSSBytes), dir)
 	return nil
 }
@@ -482,16 +556,10 @@ func scanBytes(q Query, c *capability.Capability, p *service.Params, t *columnar
 		}
 	}
 	inputs := append([]string{}, p.GroupBy...)
-	if q.Aggs != nil {
-		for _, a := range q.Aggs {
-			inputs = append(inputs, a.Column)
-		}
-	} else {
-		for _, m := range c.Metrics {
-			inputs = append(inputs, m.Column, m.Denominator)
-		}
-		inputs = append(inputs, capability.ColSourceFile, capability.ColSheet)
+	for _, m := range c.Metrics {
+		inputs = append(inputs, m.Column, m.Denominator)
 	}
+	inputs = append(inputs, capability.ColSourceFile, capability.ColSheet)
 	for _, name := range inputs {
 		if name != "" && !seen[name] {
 			seen[name] = true
@@ -585,7 +653,7 @@ func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, tab
 		tm := timing(dq.RunsNs)
 		ref := citeq["engine"]
 		da.Matched, da.Groups = ref.Matched, ref.Groups
-		if q.Aggs == nil && !q.Records {
+		if !q.Records {
 			da.Groups = len(first.Rows) // the folded rows, not the groups before top_n
 		}
 		r := newResult(q, ds, name, ds.Rows, da, tm)
@@ -716,12 +784,15 @@ func secs(s float64) time.Duration { return time.Duration(s * float64(time.Secon
 // sequential, so more workers add memory sooner than speed.
 func defaultSynthWorkers() int { return min(runtime.GOMAXPROCS(0), 2) }
 
-// runDuckDBJob prints the DuckDB job of the benchmark's queries over one Parquet file, with
-// the settings a benchmark run would use.
+// runDuckDBJob prints the DuckDB job of a capability's generated question set, with the
+// settings a benchmark run would use: the questions of its latest snapshot in --data, over
+// that snapshot's fact table or --parquet (a scale-up's).
 func runDuckDBJob(args []string) error {
 	root := repoRoot()
 	fs := flag.NewFlagSet("citeq-bench duckdb-job", flag.ContinueOnError)
-	parquet := fs.String("parquet", "", "the fact table (facts.parquet of a snapshot)")
+	data := fs.String("data", "", "data directory serving the capability's real snapshot, whose question set is asked")
+	capID := fs.String("capability", "", "the capability (default: the only one --data serves)")
+	parquet := fs.String("parquet", "", "the fact table DuckDB reads (default: the snapshot's facts.parquet; a scale-up's to time it)")
 	table := fs.Bool("table", false, "create DuckDB's table from the file first (DUCK TABLE), rather than reading the file in every query")
 	runs := fs.Int("runs", 7, "timed runs per query")
 	warmup := fs.Int("warmup", 2, "untimed runs per query before the timed ones")
@@ -733,14 +804,34 @@ func runDuckDBJob(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *parquet == "" || *runs < 1 || *warmup < 0 {
-		return errors.New("duckdb-job needs --parquet FILE, --runs of at least 1 and --warmup of at least 0")
+	if *data == "" || *runs < 1 || *warmup < 0 {
+		return errors.New("duckdb-job needs --data DIR, --runs of at least 1 and --warmup of at least 0")
+	}
+	real, err := realDatasets(*data)
+	if err != nil {
+		return err
+	}
+	var ds *Dataset
+	for _, d := range real {
+		if d.Capability == *capID || *capID == "" && len(real) == 1 {
+			ds = d
+		}
+	}
+	if ds == nil {
+		return fmt.Errorf("duckdb-job: --capability names none of the %d capabilities %s serves", len(real), *data)
+	}
+	if *parquet == "" {
+		src, err := synth.Read(&snapshots.Store{Dir: *data}, ds.Capability)
+		if err != nil {
+			return err
+		}
+		*parquet = src.Manifest.FactsPath()
 	}
 	set := duckSettings{MemoryLimit: *duckMem, TempDirectory: *duckTemp, TableStorage: *duckStorage}
 	if !*duckAll {
-		set.Columns = tableColumns(queries, snapshots.Columns(benchCap))
+		set.Columns = tableColumns(ds.queries, snapshots.Columns(capability.ByID(ds.Capability)))
 	}
-	job, err := newDuckJob(queries, *parquet, *threads, *warmup, *runs, *table, set)
+	job, err := newDuckJob(ds.queries, *parquet, *threads, *warmup, *runs, *table, set)
 	if err != nil {
 		return err
 	}

@@ -4,15 +4,11 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/internal/testenv"
-	"github.com/citeq/citeq/service"
-	"github.com/citeq/citeq/snapshots"
 )
 
 func TestParseCount(t *testing.T) {
@@ -48,13 +44,13 @@ func TestFormatting(t *testing.T) {
 }
 
 func TestGrowth(t *testing.T) {
-	rep := &Report{Results: []*Result{
-		{Query: "q", Dataset: "real", System: "service", NsPerRow: 200},
-		{Query: "q", Dataset: "real", System: "engine", NsPerRow: 50},
-		{Query: "q", Dataset: "synth-1M", System: "service", NsPerRow: 50},
-		{Query: "q", Dataset: "synth-1M", System: "engine", NsPerRow: 50},
-		{Query: "q", Dataset: "synth-10M", System: "service", NsPerRow: 100},
-		{Query: "q", Dataset: "synth-10M", System: "engine", NsPerRow: 75},
+	rep := &Report{Datasets: []*Dataset{{Name: "real-x"}, {Name: "synth-x-1M", Synthetic: true}, {Name: "synth-x-10M", Synthetic: true}}, Results: []*Result{
+		{Query: "q", Dataset: "real-x", System: "service", NsPerRow: 200},
+		{Query: "q", Dataset: "real-x", System: "engine", NsPerRow: 50},
+		{Query: "q", Dataset: "synth-x-1M", System: "service", NsPerRow: 50},
+		{Query: "q", Dataset: "synth-x-1M", System: "engine", NsPerRow: 50},
+		{Query: "q", Dataset: "synth-x-10M", System: "service", NsPerRow: 100},
+		{Query: "q", Dataset: "synth-x-10M", System: "engine", NsPerRow: 75},
 	}}
 	rep.growth()
 	want := [][2]float64{{1, 0}, {1, 0}, {0.25, 0.25}, {1, 1}, {0.5, 2}, {1.5, 1.5}}
@@ -144,11 +140,6 @@ func TestTableColumns(t *testing.T) {
 			}
 		})
 	}
-	// The benchmark's own queries need a few columns, never the lineage or the identifiers.
-	got := tableColumns(queries, snapshots.Columns(capability.PowerCapacity))
-	if len(got) == 0 || slices.Contains(got, "generator_id") || !slices.Contains(got, recordKey) || !slices.Contains(got, "net_winter_mw") {
-		t.Errorf("the queries' table columns are %q", got)
-	}
 }
 
 func TestCompareSummary(t *testing.T) {
@@ -174,18 +165,6 @@ func TestCompareSummary(t *testing.T) {
 	}
 }
 
-func TestRecordsQueryAsksForTotals(t *testing.T) {
-	for _, q := range queries {
-		if !q.Records {
-			continue
-		}
-		st := q.statements()
-		if len(st) != 2 || st[0] != q.SQL || !strings.Contains(st[1], capMetricsSQL) {
-			t.Errorf("%s: statements %q, want the records and the six totals", q.Name, st)
-		}
-	}
-}
-
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // TestAutoStorage: a small table stays in memory, one larger than any machine's memory goes
@@ -204,22 +183,34 @@ func TestAutoStorage(t *testing.T) {
 	}
 }
 
-// TestQueriesValidate: every hand-written query's params validate against the real snapshot
-// of benchCap, and its SQL reads only columns of its fact table.
-func TestQueriesValidate(t *testing.T) {
-	svc, err := service.New(testenv.Data(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range queries {
-		if q.Path != benchCap.Path {
-			t.Errorf("%s: path %s, want %s", q.Name, q.Path, benchCap.Path)
-		}
-		if _, _, _, err := validate(svc, q); err != nil {
-			t.Errorf("%s: %v", q.Name, err)
-		}
-		if cols := tableColumns([]Query{q}, snapshots.Columns(benchCap)); len(cols) == 0 {
-			t.Errorf("%s: its SQL names no column of %s", q.Name, benchCap.ID)
-		}
+// TestResolveScaleCaps: ids and prefixes resolve to served capabilities, a prefix to the
+// one with the most rows.
+func TestResolveScaleCaps(t *testing.T) {
+	real := []*Dataset{{Capability: "a.prices", Rows: 50}, {Capability: "a.queue_x", Rows: 10}, {Capability: "a.queue_y", Rows: 30},
+		{Capability: "a.queue_z", Rows: 30}, {Capability: "b.demand", Rows: 60}}
+	for _, tc := range []struct {
+		list string
+		want []string
+	}{
+		{"a.prices", []string{"a.prices"}},
+		{" b.demand , a.queue* ", []string{"b.demand", "a.queue_y"}},
+		{"a.queue*,a.queue_y,a.*", []string{"a.queue_y", "a.prices"}},
+		{"", nil},
+		{"*", []string{"b.demand"}},
+		{"a.queue", nil},
+		{"c.*", nil},
+	} {
+		t.Run(tc.list, func(t *testing.T) {
+			got, err := resolveScaleCaps(tc.list, real)
+			if tc.want == nil && tc.list != "" {
+				if err == nil {
+					t.Fatalf("resolveScaleCaps = %q, want an error", got)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("resolveScaleCaps = %q, %v; want %q", got, err, tc.want)
+			}
+		})
 	}
 }

@@ -16,16 +16,16 @@ import (
 
 // Report is everything one run measured; it is written as JSON.
 type Report struct {
-	Date         string         `json:"date"`
-	Machine      Machine        `json:"machine"`
-	LoadAverage  LoadAverage    `json:"load_average"`
-	Config       Config         `json:"config"`
-	Source       SourceSnapshot `json:"source_snapshot"`
-	Bandwidth    *Bandwidth     `json:"memory_bandwidth,omitempty"`
-	Queries      []Query        `json:"queries"`
-	Datasets     []*Dataset     `json:"datasets"`
-	Results      []*Result      `json:"results"`
-	TotalSeconds float64        `json:"total_seconds"`
+	Date         string           `json:"date"`
+	Machine      Machine          `json:"machine"`
+	LoadAverage  LoadAverage      `json:"load_average"`
+	Config       Config           `json:"config"`
+	Sources      []SourceSnapshot `json:"source_snapshots"`
+	Bandwidth    *Bandwidth       `json:"memory_bandwidth,omitempty"`
+	Queries      []Query          `json:"queries"`
+	Datasets     []*Dataset       `json:"datasets"`
+	Results      []*Result        `json:"results"`
+	TotalSeconds float64          `json:"total_seconds"`
 }
 
 // LoadAverage is the machine's 1, 5 and 15 minute load averages when the run started and
@@ -35,12 +35,17 @@ type LoadAverage struct {
 	End   string `json:"end"`
 }
 
-// SourceSnapshot is the real snapshot the datasets derive from.
+// SourceSnapshot is a real snapshot scale-ups derive from, and how they change its rows.
 type SourceSnapshot struct {
 	Capability  string `json:"capability"`
 	AsOf        string `json:"as_of"`
 	Fingerprint string `json:"fingerprint"`
 	Rows        int    `json:"rows"`
+	// Perturbed and Suffixed are the columns a replicated row changes (synth.SpecFor);
+	// SpecHash is their hash, part of the scale-ups' cache key.
+	Perturbed []string `json:"perturbed"`
+	Suffixed  []string `json:"suffixed"`
+	SpecHash  string   `json:"spec_hash"`
 }
 
 // Dataset is one data directory the service loads: the real snapshots or a scale-up.
@@ -57,7 +62,8 @@ type Dataset struct {
 	Cached     bool        `json:"cached"`
 	Generation *synth.Info `json:"generation,omitempty"`
 	// LoadSeconds is the wall time of service.New on the directory (every promoted snapshot
-	// in it: the real directory also serves natural_gas.prices).
+	// in it: the real directory serves every capability) and of decoding the columns the
+	// dataset's questions read.
 	LoadSeconds        float64 `json:"load_seconds"`
 	HeapBytesAfterLoad uint64  `json:"go_heap_bytes_after_load"`
 	// PeakRSSBytes is VmHWM after the dataset's load and queries; PeakRSSScope is "dataset"
@@ -146,13 +152,19 @@ func newResult(q Query, ds *Dataset, sys string, rows int, a Answer, t Timing) *
 	return r
 }
 
-// growth sets every result's NsPerRowGrowth against the real dataset's and
-// NsPerRowVsPrevious against the previous dataset's (results are in dataset order).
+// growth sets every result's NsPerRowGrowth against the same question's on the real
+// snapshot (a question is asked of one capability's real snapshot and its scale-ups) and
+// NsPerRowVsPrevious against the previous dataset's (results are in dataset order, the real
+// snapshots first, then each capability's scale-ups by size).
 func (rep *Report) growth() {
+	synthetic := map[string]bool{}
+	for _, ds := range rep.Datasets {
+		synthetic[ds.Name] = ds.Synthetic
+	}
 	base, prev := map[string]float64{}, map[string]float64{}
 	for _, r := range rep.Results {
 		key := r.Query + "\x00" + r.System
-		if r.Dataset == "real" {
+		if !synthetic[r.Dataset] {
 			base[key] = r.NsPerRow
 		}
 		if b := base[key]; b > 0 {
@@ -200,8 +212,11 @@ func (rep *Report) printTable(w io.Writer) {
 	fmt.Fprintf(w, "%s  %s/%s  %s  %d CPU (GOMAXPROCS %d)  %s  %s\n", rep.Date, m.GOOS, m.GOARCH, m.GoVersion, m.NumCPU, m.GOMAXPROCS,
 		orDash(m.CPUModel), fmtBytes(m.MemTotalBytes))
 	fmt.Fprintf(w, "load avg  %s at start, %s at end (1, 5, 15 min)\n", orDash(rep.LoadAverage.Start), orDash(rep.LoadAverage.End))
-	fmt.Fprintf(w, "source    %s as_of %s (snapshot %s, %s rows); %d timed runs after %d warm-up\n",
-		rep.Source.Capability, rep.Source.AsOf, rep.Source.Fingerprint, commas(rep.Source.Rows), rep.Config.Runs, rep.Config.Warmup)
+	fmt.Fprintf(w, "runs      %d timed runs after %d warm-up\n", rep.Config.Runs, rep.Config.Warmup)
+	for _, src := range rep.Sources {
+		fmt.Fprintf(w, "source    %s as_of %s (snapshot %s, %s rows), scaled up: %s perturbed, %s suffixed\n",
+			src.Capability, src.AsOf, src.Fingerprint, commas(src.Rows), orDash(strings.Join(src.Perturbed, ", ")), orDash(strings.Join(src.Suffixed, ", ")))
+	}
 	if bw := rep.Bandwidth; bw != nil {
 		fmt.Fprintf(w, "bandwidth sequential float64 sum over %s: %.1f GB/s on 1 goroutine, %.1f GB/s on %d (OF BW below is of the latter)\n",
 			fmtBytes(bw.Bytes), bw.SingleGBPerSec, bw.ParallelGBPerSec, bw.Goroutines)

@@ -98,15 +98,14 @@ func (s serviceSystem) Prepare(q Query) (func() (any, error), func(any) (Answer,
 		switch {
 		case q.Records:
 			a.Ordered = true
-			key, vals := q.recordColumns()
 			for _, rec := range doc.Records {
-				row := Row{Keys: []string{keyText(rec[key])}}
-				for _, col := range vals {
+				row := Row{Keys: []string{keyText(rec[q.RecordKey])}}
+				for _, col := range q.RecordValues {
 					row.Vals = append(row.Vals, numValue(rec[col]))
 				}
 				a.Rows = append(a.Rows, row)
 			}
-		case q.Aggs == nil:
+		default:
 			for _, r := range doc.Rows {
 				var row Row
 				for _, k := range p.GroupBy {
@@ -123,10 +122,9 @@ func (s serviceSystem) Prepare(q Query) (func() (any, error), func(any) (Answer,
 	return run, answer, nil
 }
 
-// engineSystem runs the engine's kernels directly on the columnar table the service loaded,
-// without validation, citations or JSON: the filter, the grouping and q.Aggs per group; or,
-// for a query without Aggs, the service's engine work (the filter, the grouping and the
-// whole-set grouping, every metric over both, and the lineage of both); or, for a records
+// engineSystem runs the engine directly on the columnar table the service loaded, without
+// validation, citations or JSON: the service's engine work (the filter, the grouping and the
+// whole-set grouping, every metric over both, and the lineage of both), or, for a records
 // query, the filter and the first Limit matched rows as text.
 type engineSystem struct{ svc *service.Service }
 
@@ -139,11 +137,8 @@ func (s engineSystem) Prepare(q Query) (func() (any, error), func(any) (Answer, 
 	}
 	t := snap.Table
 	preds := service.Predicates(c, t, p)
-	switch {
-	case q.Records:
+	if q.Records {
 		return s.records(q, c, t, preds)
-	case q.Aggs != nil:
-		return s.aggregates(q, p, t, preds)
 	}
 	type result struct {
 		matched, groups int
@@ -164,61 +159,6 @@ func (s engineSystem) Prepare(q Query) (func() (any, error), func(any) (Answer, 
 		a := Answer{Matched: r.matched, Groups: r.groups}
 		if len(r.total.Valid) > 0 && r.total.Valid[0] {
 			a.Total = r.total.Values[0]
-		}
-		return a, nil
-	}
-	return run, answer, nil
-}
-
-// aggregates is the engine path of a query with Aggs.
-func (engineSystem) aggregates(q Query, p *service.Params, t *columnar.Table, preds []columnar.Predicate) (func() (any, error), func(any) (Answer, error), error) {
-	ops := make([]columnar.Op, len(q.Aggs))
-	for i, a := range q.Aggs {
-		k, err := a.kernel()
-		if err != nil {
-			return nil, nil, err
-		}
-		if a.Column != "" && t.Col(a.Column) == nil {
-			return nil, nil, fmt.Errorf("no column %s", a.Column)
-		}
-		ops[i] = columnar.Op{Agg: k, Column: a.Column}
-	}
-	type result struct {
-		matched int
-		groups  *columnar.Grouping
-		res     []columnar.Result
-	}
-	run := func() (any, error) {
-		sel := t.Filter(preds)
-		ans := t.Compute(sel, p.GroupBy, ops, nil)
-		matched := sel.Len()
-		sel.Release()
-		return result{matched, ans.Groups, ans.Results}, nil
-	}
-	answer := func(out any) (Answer, error) {
-		r := out.(result)
-		a := Answer{Matched: r.matched, Groups: r.groups.N}
-		for gi := 0; gi < r.groups.N; gi++ {
-			var row Row
-			for k, col := range r.groups.Keys {
-				if code := r.groups.Codes[gi][k]; code >= 0 {
-					// A copy: the answer outlives the table and must not keep its memory.
-					row.Keys = append(row.Keys, strings.Clone(col.Values[code]))
-				} else {
-					row.Keys = append(row.Keys, nullKey)
-				}
-			}
-			for _, res := range r.res {
-				v := math.NaN()
-				if res.Valid[gi] {
-					v = res.Values[gi]
-				}
-				row.Vals = append(row.Vals, v)
-			}
-			a.Rows = append(a.Rows, row)
-			if r.res[0].Valid[gi] {
-				a.Total += r.res[0].Values[gi]
-			}
 		}
 		return a, nil
 	}
@@ -273,13 +213,12 @@ func (engineSystem) records(q Query, c *capability.Capability, t *columnar.Table
 	answer := func(out any) (Answer, error) {
 		r := out.(result)
 		a := Answer{Matched: r.matched, Groups: 1, Total: math.NaN(), Ordered: true}
-		key, vals := q.recordColumns()
 		for _, rec := range r.fields {
 			row := Row{Keys: []string{nullKey}}
-			if v := rec[key]; v != nil {
+			if v := rec[q.RecordKey]; v != nil {
 				row.Keys[0] = *v
 			}
-			for _, col := range vals {
+			for _, col := range q.RecordValues {
 				v := math.NaN()
 				if s := rec[col]; s != nil {
 					f, err := strconv.ParseFloat(*s, 64)

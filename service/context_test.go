@@ -37,7 +37,7 @@ func TestEvidenceHashesEachFileOncePerRequest(t *testing.T) {
 		files              int64
 	}{
 		{"51 state citations of one workbook", "power/capacity", `{"group_by":["state"],"include_evidence":true}`, 1},
-		{"two series of two workbooks", "natural-gas/prices", `{"group_by":["atom","year"],"include_evidence":true}`, 2},
+		{"three atoms of three workbooks", "natural-gas/prices", `{"group_by":["atom","year"],"include_evidence":true}`, 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

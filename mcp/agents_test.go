@@ -159,6 +159,8 @@ func TestStructuredContentConformsAndBadArgumentsAreToolErrors(t *testing.T) {
 		{"describe arguments not an object", "describe_power_capacity_v1", `[1]`, true},
 		{"query", "query_power_capacity_v1", `{"group_by":["state"],"order_by":"nameplate_mw","top_n":3}`, false},
 		{"query prices", "query_natural_gas_prices_v1", `{"group_by":["atom"]}`, false},
+		{"query top_n as text", "query_power_capacity_v1", `{"group_by":["state"],"order_by":"nameplate_mw","top_n":"3"}`, false},
+		{"query top_n not an integer", "query_power_capacity_v1", `{"group_by":["state"],"order_by":"nameplate_mw","top_n":"three"}`, true},
 		{"query unknown argument", "query_power_capacity_v1", `{"colour":"red"}`, true},
 		{"query bad filter", "query_natural_gas_prices_v1", `{"filters":{"atom":"nope"}}`, true},
 		{"query arguments not an object", "query_natural_gas_prices_v1", `"all"`, true},

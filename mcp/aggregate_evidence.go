@@ -38,8 +38,9 @@ func addAggregateEvidenceTool(s *sdk.Server, svc *service.Service, result func(t
 		Title: "Verify a whole aggregate",
 		Description: "Step 4, for a whole number: re-open the raw file an aggregate citation names, re-hash it, read the literal cell of every cited row (its lineage_filter selects them, (other) included) in the column the field was read from, " +
 			"recompute the metric from those cells alone, and say whether it equals the figure served (recomputed, served, equal, rows). Same payload as POST " + service.AggregateEvidencePath + ".",
-		InputSchema: json.RawMessage(b),
-		Annotations: readOnly(),
+		InputSchema:  json.RawMessage(b),
+		OutputSchema: outputSchema("the recomputed aggregate", "recomputed", "equal", "rows"),
+		Annotations:  readOnly(),
 	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return result(AggregateEvidenceTool, "")(svc.AggregateEvidenceJSON(args(req))), nil
 	})

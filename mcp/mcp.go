@@ -8,6 +8,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sync"
 
@@ -133,14 +134,17 @@ func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.S
 			return toolResult(body, e)
 		}
 	}
+	// One page holds every tool (the SDK lists them sorted by name): some clients read only
+	// the first page.
 	s := sdk.NewServer(&sdk.Implementation{Name: "citeq", Title: "citeq: cited U.S. public data", Version: Version},
-		&sdk.ServerOptions{Instructions: Instructions})
+		&sdk.ServerOptions{Instructions: Instructions, PageSize: ToolsPageSize})
 	s.AddTool(&sdk.Tool{
-		Name:        "list_capabilities_v1",
-		Title:       "Discover",
-		Description: "Step 1 of discover → describe → query → verify. Lists the served capabilities with their paths, as_of dates and tool names. Same payload as GET /v1/capabilities.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Annotations: readOnly(),
+		Name:         "list_capabilities_v1",
+		Title:        "Discover",
+		Description:  "Step 1 of discover → describe → query → verify. Lists the served capabilities with their paths, as_of dates and tool names. Same payload as GET /v1/capabilities.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		OutputSchema: outputSchema("the capabilities served", "capabilities", "flow"),
+		Annotations:  readOnly(),
 	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return result("list_capabilities_v1", "")(svc.Capabilities(), nil), nil
 	})
@@ -150,11 +154,12 @@ func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.S
 			Name:  "describe_" + c.ToolName() + "_v1",
 			Title: "Describe " + c.ID,
 			Description: "Step 2: the schema of " + c.ID + " (" + c.Title + "): valid filters and their values, group_by dimensions, metrics with unit, aggregation and additivity, date-range parameters, controls, detail fields, citation fields and the codebooks. " +
-				"Same payload as GET /v1/" + c.Path + "/schema.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-			Annotations: readOnly(),
+				"Compact by default: each filter lists its first values and each codebook its size and first codes (the compact member says so). With {\"full\": true}: every value and code, the same payload as GET /v1/" + c.Path + "/schema.",
+			InputSchema:  json.RawMessage(describeSchema),
+			OutputSchema: outputSchema("the description of "+c.ID, "capability", "filters", "group_by", "metrics"),
+			Annotations:  readOnly(),
 		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return result("describe_"+c.ToolName()+"_v1", c.ID)(svc.Schema(c.Path)), nil
+			return result("describe_"+c.ToolName()+"_v1", c.ID)(describe(svc, c, args(req))), nil
 		})
 		s.AddTool(&sdk.Tool{
 			Name:  "query_" + c.ToolName() + "_v1",
@@ -162,8 +167,9 @@ func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.S
 			Description: "Step 3: cited aggregates of " + c.ID + " (" + c.Description + ") " +
 				"Arguments are the REST params object: filters, group_by, date ranges, order_by (a metric) with order and top_n (the rest folds into (other)), include_records with limit, include_evidence, rollup_other, as_of. " +
 				"The result is the same document POST /v1/" + c.Path + "/query returns: as_of, summary.totals (authoritative), rows with group, metrics and lineage.citation_ref, and the citations map; pass a citation's verify member to get_source_evidence_v1.",
-			InputSchema: QuerySchema(svc, c),
-			Annotations: readOnly(),
+			InputSchema:  QuerySchema(svc, c),
+			OutputSchema: outputSchema("a cited answer", "capability", "as_of", "summary", "rows", "citations"),
+			Annotations:  readOnly(),
 		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			done := result("query_"+c.ToolName()+"_v1", c.ID)
 			a, e := query(ctx, svc, gate, c, req)
@@ -175,11 +181,12 @@ func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.S
 		})
 	}
 	s.AddTool(&sdk.Tool{
-		Name:        "get_source_evidence_v1",
-		Title:       "Verify",
-		Description: "Step 4: re-open the raw file a citation names, re-hash it, and return the literal cells of the cited row with their headers. Pass a record's citation or an aggregate citation's verify member. Same payload as POST /v1/evidence/source-row; a citation that cannot be verified is an error with its code.",
-		InputSchema: json.RawMessage(evidenceSchema),
-		Annotations: readOnly(),
+		Name:         "get_source_evidence_v1",
+		Title:        "Verify",
+		Description:  "Step 4: re-open the raw file a citation names, re-hash it, and return the literal cells of the cited row with their headers. Pass a record's citation or an aggregate citation's verify member. Same payload as POST /v1/evidence/source-row; a citation that cannot be verified is an error with its code.",
+		InputSchema:  json.RawMessage(evidenceSchema),
+		OutputSchema: outputSchema("the cited row's literal cells, re-hashed", "cells"),
+		Annotations:  readOnly(),
 	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return result("get_source_evidence_v1", "")(svc.EvidenceContext(ctx, args(req))), nil
 	})
@@ -199,6 +206,58 @@ func query(ctx context.Context, svc *service.Service, gate *access.Gate, c *capa
 		hdr = req.Extra.Header
 	}
 	return access.Query(ctx, svc, gate, hdr.Get("Authorization"), hdr.Get(ClientAddrHeader), c.Path, raw)
+}
+
+// ToolsPageSize is the page size of tools/list, far above the number of tools so that one
+// page holds them all.
+const ToolsPageSize = 10000
+
+// describeSchema is the input schema of describe_<capability>_v1.
+const describeSchema = `{"type":"object","properties":{"full":{"type":"boolean","default":false,"description":"true: every filter value and codebook code (the REST schema payload); false: the compact description"}},"additionalProperties":false}`
+
+// describe answers describe_<capability>_v1: the compact description, or the full one (the
+// REST /schema payload) with {"full": true}. Arguments that are not {"full": boolean} are an
+// invalid_parameter error.
+func describe(svc *service.Service, c *capability.Capability, body []byte) ([]byte, *service.Error) {
+	var a map[string]json.RawMessage
+	if err := json.Unmarshal(body, &a); err != nil || a == nil {
+		return nil, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the arguments are not a JSON object; send {} for the compact description or {\"full\": true} for every value and code"}
+	}
+	full := false
+	for k, v := range a {
+		if k != "full" {
+			return nil, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: fmt.Sprintf("unknown argument %q; the only argument is full (a boolean)", k)}
+		}
+		if err := json.Unmarshal(v, &full); err != nil {
+			return nil, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: fmt.Sprintf("full must be a boolean (true or false), not %s", v)}
+		}
+	}
+	if full {
+		return svc.Schema(c.Path)
+	}
+	return svc.SchemaCompact(c.Path)
+}
+
+// errorSchema is the JSON Schema of a tool error's structured content (the REST error body).
+var errorSchema = map[string]any{
+	"type":     "object",
+	"required": []string{"error"},
+	"properties": map[string]any{"error": map[string]any{
+		"type":       "object",
+		"required":   []string{"code", "message"},
+		"properties": map[string]any{"code": map[string]any{"type": "string"}, "message": map[string]any{"type": "string"}},
+	}},
+}
+
+// outputSchema is a tool's output schema: an object that holds the members required of an
+// answer, or the error object of a tool error (structured content conforms to it either way).
+func outputSchema(description string, required ...string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{
+		"type":        "object",
+		"description": description + `, or {"error":{code,message}} on a tool error`,
+		"anyOf":       []any{map[string]any{"type": "object", "required": required}, errorSchema},
+	})
+	return b
 }
 
 func readOnly() *sdk.ToolAnnotations {

@@ -86,8 +86,8 @@ func TestPayloadsMatchREST(t *testing.T) {
 	}
 	calls := []call{
 		{"discover", "list_capabilities_v1", "GET", "/v1/capabilities", `{}`, false},
-		{"describe", "describe_power_capacity_v1", "GET", "/v1/power/capacity/schema", `{}`, false},
-		{"describe prices", "describe_natural_gas_prices_v1", "GET", "/v1/natural-gas/prices/schema", `{}`, false},
+		{"describe", "describe_power_capacity_v1", "GET", "/v1/power/capacity/schema", `{"full":true}`, false},
+		{"describe prices", "describe_natural_gas_prices_v1", "GET", "/v1/natural-gas/prices/schema", `{"full":true}`, false},
 		{"plain", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{}`, false},
 		{"filtered", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{"filters":{"technology":"Batteries","lifecycle":["operating","planned"]}}`, false},
 		{"grouped top_n", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{"filters":{"lifecycle":"operating"},"group_by":["state"],"order_by":"nameplate_mw","top_n":5}`, false},

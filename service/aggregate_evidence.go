@@ -38,7 +38,8 @@ type aggregateRequest struct {
 	LineageFilter json.RawMessage `json:"lineage_filter"`
 	// Value, when given, is the figure the caller read; the answer says whether it is the one
 	// recomputed.
-	Value *float64 `json:"value"`
+	// A number or its text, by the rule of every JSON body.
+	Value *json.Number `json:"value"`
 }
 
 // lineageFilter is an aggregate citation's lineage_filter: the cited rows are the rows of
@@ -139,7 +140,11 @@ func (s *Service) AggregateEvidenceJSON(body []byte) ([]byte, *Error) {
 		{"rows", len(rows)},
 	}
 	if req.Value != nil {
-		given := Num{V: *req.Value, Valid: true}
+		x, err := strconv.ParseFloat(strings.TrimSpace(req.Value.String()), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, errf(400, CodeInvalidRequest, "value must be a number (1234.5 or \"1234.5\"), got %s", req.Value)
+		}
+		given := Num{V: x, Valid: true}
 		out = append(out, KV{"value_given", given}, KV{"equal_to_value_given", sameFigure(recomputed, given)})
 	}
 	out = append(out,

@@ -1,11 +1,17 @@
 package service
 
 import (
+	"fmt"
+
 	"github.com/citeq/citeq/capability"
 )
 
 // valuesListed is the largest dictionary whose values the schema lists for a dimension.
 const valuesListed = 300
+
+// CompactValues is how many values of a filter or codes of a codebook the compact
+// description lists (after the count of them all).
+const CompactValues = 8
 
 // Capabilities is the discover payload: every served capability with its snapshots.
 func (s *Service) Capabilities() []byte {
@@ -46,7 +52,15 @@ func (s *Service) Capabilities() []byte {
 //
 // A capability that is defined but not served yet is described too (served false, no
 // snapshot dates, no codebooks), so its parameters and tool names can be read ahead.
-func (s *Service) Schema(p string) ([]byte, *Error) {
+func (s *Service) Schema(p string) ([]byte, *Error) { return s.schema(p, false) }
+
+// SchemaCompact is the describe payload of capability path p for an agent's context: the same
+// document as Schema, but each filter lists only its first CompactValues values (with
+// distinct_values counting them all) and each codebook its code_count and first CompactValues
+// codes. Its "compact" member says so and how to get the full codebooks.
+func (s *Service) SchemaCompact(p string) ([]byte, *Error) { return s.schema(p, true) }
+
+func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 	c := capability.ByPath(p)
 	if c == nil {
 		_, e := s.resolve(p)
@@ -63,7 +77,7 @@ func (s *Service) Schema(p string) ([]byte, *Error) {
 		if !f.Filter {
 			continue
 		}
-		filters = append(filters, s.fieldDoc(snap, f, true))
+		filters = append(filters, s.fieldDoc(snap, f, compact))
 	}
 	var groupBy []string
 	for _, f := range c.Fields {
@@ -102,6 +116,14 @@ func (s *Service) Schema(p string) ([]byte, *Error) {
 	if snap != nil {
 		asOf = snap.Manifest.AsOf
 		for _, cb := range snap.Codebooks {
+			if compact {
+				codes := make([]Obj, 0, CompactValues)
+				for _, code := range cb.Codes[:min(len(cb.Codes), CompactValues)] {
+					codes = append(codes, Obj{{"code", code.Code}, {"description", code.Description}})
+				}
+				codebooks = append(codebooks, KV{cb.Name, Obj{{"description", cb.Description}, {"code_count", len(cb.Codes)}, {"codes_first", codes}}})
+				continue
+			}
 			codebooks = append(codebooks, KV{cb.Name, Obj{{"description", cb.Description}, {"code_count", len(cb.Codes)}, {"codes", cb.Codes}}})
 		}
 		for _, src := range snap.Manifest.Sources {
@@ -150,6 +172,12 @@ func (s *Service) Schema(p string) ([]byte, *Error) {
 	if snap == nil && c.Unserved != "" {
 		doc = append(doc, KV{"not_served_because", c.Unserved})
 	}
+	if compact {
+		doc = append(doc, KV{"compact", Obj{
+			{"values_listed", CompactValues},
+			{"full", "filters list their first " + fmt.Sprint(CompactValues) + " values (values_first; distinct_values counts them all) and codebooks their first codes with descriptions only (codes_first; code_count counts them all); call describe_" + c.ToolName() + "_v1 with {\"full\": true}, or GET /v1/" + c.Path + "/schema, for every value and code"},
+		}})
+	}
 	return mustJSON(doc), nil
 }
 
@@ -180,8 +208,9 @@ func controlsDoc() []Obj {
 	}
 }
 
-// fieldDoc describes a filter: its type, and its valid values when the set is small.
-func (s *Service) fieldDoc(snap *Snapshot, f capability.Field, filter bool) Obj {
+// fieldDoc describes a filter: its type, and its valid values when the set is small (only the
+// first CompactValues of them, as values_first, when compact).
+func (s *Service) fieldDoc(snap *Snapshot, f capability.Field, compact bool) Obj {
 	o := Obj{{"name", f.Name}, {"type", string(f.Type)}, {"description", f.Description}}
 	if f.GroupBy {
 		o = append(o, KV{"group_by", true})
@@ -202,7 +231,11 @@ func (s *Service) fieldDoc(snap *Snapshot, f capability.Field, filter bool) Obj 
 			for i, v := range col.Values {
 				vals[i] = typed(f.Type, v)
 			}
-			o = append(o, KV{"values_in_snapshot", vals})
+			if compact && len(vals) > CompactValues {
+				o = append(o, KV{"values_first", vals[:CompactValues]})
+			} else {
+				o = append(o, KV{"values_in_snapshot", vals})
+			}
 		}
 		if notPublished(snap, f.Name) {
 			o = append(o, KV{"published", false}, KV{"note", "null on every row: as_of " + snap.Manifest.AsOf + " does not publish it"})

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/citeq/citeq/ingest/grid"
@@ -47,15 +49,43 @@ func (s *Service) EvidenceContext(ctx context.Context, body []byte) ([]byte, *Er
 	if v, ok := probe["verify"]; ok {
 		body = v
 	}
+	body, e := rowAsNumber(body)
+	if e != nil {
+		return nil, e
+	}
 	var c Citation
 	if err := json.Unmarshal(body, &c); err != nil {
-		return nil, errf(400, CodeEvidenceInvalid, "the citation does not parse (%v); source_row is an integer, the other members strings", err)
+		return nil, errf(400, CodeEvidenceInvalid, "the citation does not parse (%v); source_row is an integer (22 or \"22\"), the other members strings", err)
 	}
 	ev, e := s.verify(c, true, hashMemo{})
 	if e != nil {
 		return nil, e
 	}
 	return mustJSON(ev), nil
+}
+
+// rowAsNumber reads a citation's source_row given as text ("22") as the integer it spells, by
+// the rule every JSON body follows: a value is read by the type its member takes, from its
+// JSON value or from its text.
+func rowAsNumber(body []byte) ([]byte, *Error) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return body, nil // the citation's own parse says what is wrong
+	}
+	var text string
+	if v, ok := m["source_row"]; !ok || json.Unmarshal(v, &text) != nil {
+		return body, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+	if err != nil {
+		return nil, errf(400, CodeEvidenceInvalid, "source_row must be an integer (22 or \"22\"), got %q", text)
+	}
+	m["source_row"] = json.RawMessage(strconv.FormatInt(n, 10))
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, errf(500, CodeInternal, "the citation could not be re-encoded: %v", err)
+	}
+	return b, nil
 }
 
 // evidenceFor verifies the rendered record citation verify.

@@ -242,7 +242,7 @@ func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *S
 		case "include_records", "include_evidence", "rollup_other":
 			b, e := boolValue(v)
 			if e != nil {
-				return nil, nil, errf(400, CodeInvalidParameter, "%s must be true or false", k)
+				return nil, nil, errf(400, CodeInvalidParameter, "%s must be true or false (a boolean or its text), got %s", k, v)
 			}
 			switch k {
 			case "include_records":
@@ -255,7 +255,7 @@ func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *S
 		case "limit", "top_n":
 			n, e := intValue(v)
 			if e != nil {
-				return nil, nil, errf(400, CodeInvalidParameter, "%s must be an integer", k)
+				return nil, nil, errf(400, CodeInvalidParameter, "%s must be an integer (5 or \"5\"), got %s", k, v)
 			}
 			if k == "limit" {
 				if n < 1 || n > MaxLimit {

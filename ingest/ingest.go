@@ -290,6 +290,20 @@ func sourcesOf(p Plan) []snapshots.Source {
 // whose column varies from row to row on a sheet (a wide sheet) has no one column and is left
 // out, so nothing reads it from a column it was not read from.
 func attachCells(srcs []snapshots.Source, cells map[CellKey]map[string]int) {
+	// The fields each sheet records on some row of its own: their column varies.
+	varies := map[CellKey]map[string]bool{}
+	for k, byField := range cells {
+		if k.Row == 0 {
+			continue
+		}
+		sk := CellKey{File: k.File, Sheet: k.Sheet}
+		if varies[sk] == nil {
+			varies[sk] = map[string]bool{}
+		}
+		for field := range byField {
+			varies[sk][field] = true
+		}
+	}
 	for i := range srcs {
 		for k, byField := range cells {
 			if k.File != srcs[i].File || k.Row != 0 {
@@ -297,14 +311,7 @@ func attachCells(srcs []snapshots.Source, cells map[CellKey]map[string]int) {
 			}
 			one := map[string]int{}
 			for field, col := range byField {
-				varies := false
-				for rk, rm := range cells {
-					if rk.File == k.File && rk.Sheet == k.Sheet && rk.Row != 0 && rm[field] != 0 {
-						varies = true
-						break
-					}
-				}
-				if !varies {
+				if !varies[k][field] {
 					one[field] = col
 				}
 			}

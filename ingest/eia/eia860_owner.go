@@ -71,11 +71,9 @@ func (AssetOwnership) Plan(files *ingest.Finder) ([]ingest.Plan, error) {
 	for _, o := range owners {
 		year := ownerFile.FindStringSubmatch(filepath.Base(o))[1]
 		fs := []ingest.File{{Path: o, SourceID: "eia860", Publisher: Publisher, Role: ingest.RoleData, URL: eia860URL(year, filepath.Base(o))}}
-		layout := newestLayout
-		if same, err := files.Named("LayoutY" + year + ".xlsx"); err != nil {
+		layout, err := yearReference(files, "LayoutY"+year+".xlsx", newestLayout)
+		if err != nil {
 			return nil, err
-		} else if len(same) > 0 {
-			layout = same[0]
 		}
 		if layout != "" {
 			y := layoutFile.FindStringSubmatch(filepath.Base(layout))[1]

@@ -68,14 +68,14 @@ func (EIA860M) Plan(files *ingest.Finder) ([]ingest.Plan, error) {
 	} else if p != "" {
 		y := layoutFile.FindStringSubmatch(filepath.Base(p))[1]
 		refs = append(refs, ingest.File{Path: p, SourceID: "eia860", Publisher: Publisher, Role: "reference",
-			URL: fmt.Sprintf("https://www.eia.gov/electricity/data/eia860/xls/eia860%s.zip (zip member %s)", y, filepath.Base(p))})
+			URL: eia860URL(y, filepath.Base(p))})
 	}
 	if p, err := newest(files, baFile); err != nil {
 		return nil, err
 	} else if p != "" {
 		y := baFile.FindStringSubmatch(filepath.Base(p))[1]
 		refs = append(refs, ingest.File{Path: p, SourceID: "eia861", Publisher: Publisher, Role: "reference",
-			URL: fmt.Sprintf("https://www.eia.gov/electricity/data/eia861/archive/zip/f861%s.zip (zip member %s)", y, filepath.Base(p))})
+			URL: eia861URL(y, filepath.Base(p))})
 	}
 	var plans []ingest.Plan
 	for _, g := range gens {
@@ -86,6 +86,16 @@ func (EIA860M) Plan(files *ingest.Finder) ([]ingest.Plan, error) {
 		plans = append(plans, ingest.Plan{AsOfHint: monthEnd(month), Files: append(files, refs...)})
 	}
 	return plans, nil
+}
+
+// yearReference returns the reference file named sameYear when the finder has one, else
+// fallback (the newest of its kind, or "" when there is none).
+func yearReference(files *ingest.Finder, sameYear, fallback string) (string, error) {
+	same, err := files.Named(sameYear)
+	if err != nil || len(same) == 0 {
+		return fallback, err
+	}
+	return same[0], nil
 }
 
 func newest(files *ingest.Finder, re *regexp.Regexp) (string, error) {

@@ -61,11 +61,9 @@ func (RetailSales) Plan(files *ingest.Finder) ([]ingest.Plan, error) {
 	for _, s := range sales {
 		year := salesFile.FindStringSubmatch(filepath.Base(s))[1]
 		fs := []ingest.File{{Path: s, SourceID: eia861SourceID, Publisher: Publisher, Role: ingest.RoleData, URL: eia861URL(year, filepath.Base(s))}}
-		ba := newestBA
-		if same, err := files.Named("Balancing_Authority_" + year + ".xlsx"); err != nil {
+		ba, err := yearReference(files, "Balancing_Authority_"+year+".xlsx", newestBA)
+		if err != nil {
 			return nil, err
-		} else if len(same) > 0 {
-			ba = same[0]
 		}
 		if ba != "" {
 			y := baFile.FindStringSubmatch(filepath.Base(ba))[1]

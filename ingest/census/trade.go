@@ -86,12 +86,11 @@ func TradeURL(code string) string {
 	return fmt.Sprintf("%s?get=%s&I_COMMODITY=%s&COMM_LVL=HS%d&time=from+%s", tradeAPI, tradeGet, code, len(code), tradeFrom)
 }
 
-// Known implements ingest.Adapter. The response is JSON text; fetch has no JSON kind, and
-// its CSV check (UTF-8 text, not an HTML page) is the one that fits.
+// Known implements ingest.Adapter. The response is a JSON document.
 func (a Trade) Known() []fetch.Source {
 	var out []fetch.Source
 	for _, c := range a.commodities {
-		out = append(out, fetch.Source{URL: TradeURL(c), Kind: fetch.CSV, Dest: TradeFolder + "/" + tradeFile(c)})
+		out = append(out, fetch.Source{URL: TradeURL(c), Kind: fetch.JSON, Dest: TradeFolder + "/" + tradeFile(c)})
 	}
 	return out
 }

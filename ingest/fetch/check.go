@@ -3,6 +3,7 @@ package fetch
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ var (
 	zipMagic      = []byte("PK\x03\x04")
 	emptyZipMagic = []byte("PK\x05\x06")
 	oleMagic      = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
+	pdfMagic      = []byte("%PDF-")
 )
 
 // sniffLen is how much of the start of a body is looked at to recognise it.
@@ -31,6 +33,12 @@ func (k Kind) noun() string {
 		return "a csv file"
 	case ZIP:
 		return "a zip archive"
+	case JSON:
+		return "a JSON document"
+	case PDF:
+		return "a PDF document"
+	case TEXT:
+		return "a text file"
 	}
 	return "a " + string(k) + " file"
 }
@@ -97,20 +105,45 @@ func checkFile(path string, kind Kind, u, member string) error {
 			return refuse(fmt.Sprintf("%s starts like an xls file but is only %d bytes, shorter than its 512-byte header", what, fi.Size()),
 				"it is probably truncated; try again later")
 		}
-	case CSV:
+	case PDF:
+		if !bytes.HasPrefix(head, pdfMagic) {
+			return wrongKind()
+		}
+	case CSV, TEXT, JSON:
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("check download: %w", err)
 		}
-		problem, err := checkText(f)
+		problem, err := checkText(f, kind == CSV)
 		if err != nil {
 			return fmt.Errorf("check download: %w", err)
 		}
 		if problem != "" {
-			if bytes.HasPrefix(head, zipMagic) || bytes.HasPrefix(head, oleMagic) || bytes.IndexByte(head, 0) >= 0 {
+			if bytes.HasPrefix(head, zipMagic) || bytes.HasPrefix(head, oleMagic) || bytes.HasPrefix(head, pdfMagic) || bytes.IndexByte(head, 0) >= 0 {
 				return wrongKind()
 			}
-			return refuse(fmt.Sprintf("%s is not csv text: %s", what, problem), kindAdvice(kind, head, member))
+			return refuse(fmt.Sprintf("%s is not %s text: %s", what, kind, problem), kindAdvice(kind, head, member))
 		}
+		if kind == JSON {
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return fmt.Errorf("check download: %w", err)
+			}
+			if err := checkJSON(f); err != nil {
+				return refuse(fmt.Sprintf("%s is not a JSON document: %v", what, err), "check the URL and its query parameters (an API key or a bad parameter often returns an error page)")
+			}
+		}
+	}
+	return nil
+}
+
+// checkJSON reads one JSON value from r to its end and refuses trailing data.
+func checkJSON(r io.Reader) error {
+	dec := json.NewDecoder(r)
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("data after the first JSON value")
 	}
 	return nil
 }
@@ -232,9 +265,9 @@ func incompleteTail(b []byte) int {
 }
 
 // checkText reads r to the end and returns a description of why it is not
-// csv text (valid UTF-8 without NUL bytes, with at least one comma or line
-// break), or "" if it is. The error is a read error.
-func checkText(r io.Reader) (string, error) {
+// text (valid UTF-8 without NUL bytes; for csv, also with at least one comma or
+// line break), or "" if it is. The error is a read error.
+func checkText(r io.Reader, csv bool) (string, error) {
 	buf := make([]byte, 64<<10)
 	carry := 0
 	var off int64 // offset of buf[0] in the stream
@@ -266,7 +299,7 @@ func checkText(r io.Reader) (string, error) {
 			return "", rerr
 		}
 	}
-	if !sawSep {
+	if csv && !sawSep {
 		return "it has no comma and no line break", nil
 	}
 	return "", nil

@@ -37,12 +37,15 @@ const (
 	XLS  Kind = "xls"  // legacy Excel workbook (an OLE2 compound file)
 	CSV  Kind = "csv"  // comma-separated UTF-8 (or ASCII) text
 	ZIP  Kind = "zip"  // zip archive
+	JSON Kind = "json" // a JSON document (an API response body)
+	PDF  Kind = "pdf"  // a PDF document
+	TEXT Kind = "text" // UTF-8 (or ASCII) text of any other layout: delimited exports, notices
 )
 
 // valid reports whether k is one of the known kinds.
 func (k Kind) valid() bool {
 	switch k {
-	case XLSX, XLS, CSV, ZIP:
+	case XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT:
 		return true
 	}
 	return false

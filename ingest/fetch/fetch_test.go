@@ -668,7 +668,7 @@ func TestBadSources(t *testing.T) {
 		want string
 	}{
 		{"no URL", Source{Kind: XLS, Dest: "a.xls"}, Options{}, "no URL"},
-		{"unknown kind", Source{URL: urlHenryHub, Kind: "pdf", Dest: "a.pdf"}, Options{}, `unknown kind "pdf"`},
+		{"unknown kind", Source{URL: urlHenryHub, Kind: "docx", Dest: "a.docx"}, Options{}, `unknown kind "docx"`},
 		{"no dest", Source{URL: urlHenryHub, Kind: XLS}, Options{}, "no destination"},
 		{"dest escapes", Source{URL: urlHenryHub, Kind: XLS, Dest: "../a.xls"}, Options{}, "inside the raw directory"},
 		{"dest absolute", Source{URL: urlHenryHub, Kind: XLS, Dest: "/tmp/a.xls"}, Options{}, "inside the raw directory"},
@@ -728,7 +728,7 @@ func TestGarbageResponses(t *testing.T) {
 		w.Write(bodies[i])
 	})
 	for i := range bodies {
-		for _, kind := range []Kind{XLSX, XLS, CSV, ZIP} {
+		for _, kind := range []Kind{XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT} {
 			for _, member := range []string{"", "LayoutY2024.xlsx"} {
 				raw := t.TempDir()
 				src := Source{URL: urlEIA860Zip + "?i=" + strconv.Itoa(i), Kind: kind, ZipMember: member, Dest: "d/f"}
@@ -768,18 +768,54 @@ func TestLooksHTML(t *testing.T) {
 func TestCheckTextSplitRunes(t *testing.T) {
 	text := strings.Repeat("Québec,€,𝄞\n", 20000) // larger than one read buffer
 	for _, r := range []io.Reader{strings.NewReader(text), iotest.OneByteReader(strings.NewReader(text)), iotest.HalfReader(strings.NewReader(text))} {
-		if problem, err := checkText(r); problem != "" || err != nil {
+		if problem, err := checkText(r, true); problem != "" || err != nil {
 			t.Fatalf("checkText = %q, %v", problem, err)
 		}
 	}
-	if problem, _ := checkText(iotest.OneByteReader(strings.NewReader("a,b\xE2\x82"))); !strings.Contains(problem, "not valid UTF-8") {
+	if problem, _ := checkText(iotest.OneByteReader(strings.NewReader("a,b\xE2\x82")), true); !strings.Contains(problem, "not valid UTF-8") {
 		t.Errorf("truncated rune at end: %q", problem)
 	}
-	if _, err := checkText(iotest.TimeoutReader(strings.NewReader("a,b"))); !errors.Is(err, iotest.ErrTimeout) {
+	if _, err := checkText(iotest.TimeoutReader(strings.NewReader("a,b")), true); !errors.Is(err, iotest.ErrTimeout) {
 		t.Errorf("TimeoutReader: got %v, want the read error", err)
 	}
-	if _, err := checkText(iotest.ErrReader(io.ErrClosedPipe)); !errors.Is(err, io.ErrClosedPipe) {
+	if _, err := checkText(iotest.ErrReader(io.ErrClosedPipe), true); !errors.Is(err, io.ErrClosedPipe) {
 		t.Errorf("read error not returned: %v", err)
+	}
+}
+
+// TestTextKinds checks the JSON, PDF and text kinds on bodies written to disk.
+func TestTextKinds(t *testing.T) {
+	tests := []struct {
+		name string
+		kind Kind
+		body string
+		want string // "" accepts; otherwise part of the refusal
+	}{
+		{"json object", JSON, `{"response":{"data":[]}}`, ""},
+		{"json rows", JSON, "[[\"NAME\",\"time\"],\n[\"x\",\"2024-01\"]]\n", ""},
+		{"json trailing data", JSON, `{"a":1} x`, "not a JSON document: data after the first JSON value"},
+		{"json cut short", JSON, `{"a":[1,2`, "not a JSON document"},
+		{"json is html", JSON, "<!DOCTYPE html><html></html>", "HTML page, not a JSON document"},
+		{"json is xlsx", JSON, "PK\x03\x04rest", "not a JSON document"},
+		{"pdf", PDF, "%PDF-1.7\n%\xE2\xE3\xCF\xD3\n1 0 obj", ""},
+		{"pdf is text", PDF, "Results of the auction", "text starting \"Results of the auction\", not a PDF document"},
+		{"text pipes", TEXT, "SAT-LOA-20250101-00001|^|Example LLC|^|\n", ""},
+		{"text is pdf", TEXT, "%PDF-1.4\x00\x01", "not a text file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "body")
+			if err := os.WriteFile(path, []byte(tt.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err := checkFile(path, tt.kind, "http://x/", "")
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && (err == nil || !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("got %v, want a refusal containing %q", err, tt.want)
+			}
+		})
 	}
 }
 
@@ -795,7 +831,7 @@ func FuzzCheckFile(f *testing.F) {
 		if err := os.WriteFile(path, body, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		for _, kind := range []Kind{XLSX, XLS, CSV, ZIP} {
+		for _, kind := range []Kind{XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT} {
 			if err := checkFile(path, kind, "http://x/", ""); err != nil && !errors.Is(err, ErrRefused) {
 				t.Errorf("kind %s: unexpected error %v", kind, err)
 			}

@@ -269,7 +269,7 @@ func promotionAcrossCrash(t *testing.T, dsn string) {
 // exactly 25 queries to 100 simultaneous requests with a fresh free key.
 func TestQuotaAcrossServerProcesses(t *testing.T) {
 	dsn := testenv.FreshPostgres(t)
-	data := testenv.Data(t)
+	data := testenv.CopyDir(t, testenv.Data(t))
 	a := startServer(t, "--data", data, "--state", dsn)
 	b := startServer(t, "--data", data, "--state", dsn)
 	key := createKey(t, "--state", dsn, "--plan", "free")

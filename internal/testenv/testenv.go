@@ -1,13 +1,21 @@
 // Package testenv gives tests the agencies' raw files (through CITEQ_RAW) and a data
-// directory ingested from them once per test binary.
+// directory ingested from them once for every test binary built from the same code.
 package testenv
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/adapters"
@@ -51,25 +59,173 @@ func Raw(t testing.TB) string {
 var (
 	once    sync.Once
 	dataDir string
+	private bool // dataDir belongs to this test binary alone (removed by Cleanup)
 	onceErr error
 )
 
-// Data returns a data directory into which every raw file has been ingested. It is shared by
-// the tests of one package and must not be modified; copy it (CopyDir) to change it.
+// FreshEnv names the environment variable that, set to 1, gives each test binary a data
+// directory of its own instead of the shared one.
+const FreshEnv = "CITEQ_TEST_FRESH_INGEST"
+
+// Data returns a data directory into which every raw file has been ingested. It must not be
+// modified; copy it (CopyDir) to change it.
+//
+// The directory is shared by every test binary built from the same code over the same raw
+// files: the first binary of a `go test ./...` run ingests, the others (in parallel or later)
+// wait for it and reuse its result. It lives under the system temporary directory, named by a
+// digest of the module's non-test Go sources, go.mod, go.sum and the raw files' names, sizes
+// and modification times, so any change to the code or the files ingests anew. Shared
+// directories unused for a day are removed. With CITEQ_TEST_FRESH_INGEST=1 each binary
+// ingests into a directory of its own.
 func Data(t testing.TB) string {
 	t.Helper()
 	raw := Raw(t)
+	root := RepoRoot(t)
 	once.Do(func() {
-		dataDir, onceErr = os.MkdirTemp("", "citeq-test-data-")
-		if onceErr != nil {
+		if os.Getenv(FreshEnv) == "1" {
+			private = true
+			dataDir, onceErr = os.MkdirTemp("", "citeq-test-data-")
+			if onceErr == nil {
+				onceErr = ingestInto(raw, dataDir)
+			}
 			return
 		}
-		_, onceErr = ingest.Run(raw, &snapshots.Store{Dir: dataDir}, adapters.All(), io.Discard)
+		dataDir, onceErr = sharedData(root, raw)
 	})
 	if onceErr != nil {
 		t.Fatalf("ingest the raw files: %v", onceErr)
 	}
 	return dataDir
+}
+
+// ingestInto ingests every raw file with every adapter into dir.
+func ingestInto(raw, dir string) error {
+	_, err := ingest.Run(raw, &snapshots.Store{Dir: dir}, adapters.All(), io.Discard)
+	return err
+}
+
+// sharedStale is how long a shared data directory may go unused before a later run removes it.
+const sharedStale = 24 * time.Hour
+
+// sharedData returns the shared data directory for the code at root and the files in raw,
+// ingesting it first under an exclusive lock when no complete one exists.
+func sharedData(root, raw string) (string, error) {
+	key, err := dataKey(root, raw)
+	if err != nil {
+		return "", fmt.Errorf("shared test data: %w", err)
+	}
+	base := filepath.Join(os.TempDir(), "citeq-test-ingest")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", fmt.Errorf("shared test data: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(base, key+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("shared test data: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("shared test data: lock: %w", err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+
+	dir := filepath.Join(base, key)
+	done := filepath.Join(base, key+".done")
+	if _, err := os.Stat(done); err == nil {
+		now := time.Now()
+		_ = os.Chtimes(done, now, now)
+		return dir, nil
+	}
+	removeStale(base, key)
+	if err := os.RemoveAll(dir); err != nil {
+		return "", fmt.Errorf("shared test data: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("shared test data: %w", err)
+	}
+	if err := ingestInto(raw, dir); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	if err := os.WriteFile(done, []byte(raw+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("shared test data: %w", err)
+	}
+	return dir, nil
+}
+
+// removeStale removes the shared directories of other keys whose marker is older than
+// sharedStale (a directory without a marker is an ingest that never finished).
+func removeStale(base, keep string) {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".done") || strings.TrimSuffix(name, ".done") == keep {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || time.Since(info.ModTime()) < sharedStale {
+			continue
+		}
+		k := strings.TrimSuffix(name, ".done")
+		os.Remove(filepath.Join(base, name))
+		os.RemoveAll(filepath.Join(base, k))
+		os.Remove(filepath.Join(base, k+".lock"))
+	}
+}
+
+// dataKey digests what an ingest depends on: the module's non-test Go sources, go.mod and
+// go.sum (by content) and the raw files (by name, size and modification time).
+func dataKey(root, raw string) (string, error) {
+	h := sha256.New()
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || name == "var" || name == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) || name == "go.mod" || name == "go.sum" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(files)
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(h, "src %s %d\n", rel, len(b))
+		h.Write(b)
+	}
+	err = filepath.WalkDir(raw, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(raw, p)
+		fmt.Fprintf(h, "raw %s %d %d\n", rel, info.Size(), info.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "rawdir %s\n", raw)
+	return hex.EncodeToString(h.Sum(nil))[:24], nil
 }
 
 // CopyDir copies a directory tree (for tests that modify a data directory).
@@ -97,9 +253,10 @@ func CopyDir(t testing.TB, src string) string {
 	return dst
 }
 
-// Cleanup removes the shared data directory; call it from TestMain after m.Run.
+// Cleanup removes a data directory of this test binary's own (CITEQ_TEST_FRESH_INGEST=1);
+// the shared one stays for the next binary. Call it from TestMain after m.Run.
 func Cleanup() {
-	if dataDir != "" {
+	if dataDir != "" && private {
 		os.RemoveAll(dataDir)
 	}
 }

@@ -27,7 +27,8 @@ const rowGroupRows = 1 << 20
 // WriteFacts writes rows as a Parquet file at path. String-like columns are dictionary
 // encoded, every column is optional (null where a vintage does not publish it) and Snappy
 // compressed.
-func WriteFacts(path string, cols []capability.Field, rows []Row) error {
+func WriteFacts(path string, cols []capability.Field, rows []Row) (err error) {
+	defer func() { err = explainFull(err) }()
 	group := parquet.Group{}
 	for _, f := range cols {
 		group[f.Name] = parquet.Optional(parquet.Compressed(leaf(f.Type), &parquet.Snappy))
@@ -54,6 +55,7 @@ func WriteFacts(path string, cols []capability.Field, rows []Row) error {
 		return fmt.Errorf("write facts: %w", err)
 	}
 	defer os.Remove(tmp.Name())
+	Failpoint(StepFactsWrite)
 	w := parquet.NewWriter(tmp, schema, parquet.MaxRowsPerRowGroup(rowGroupRows))
 	buf := make([]parquet.Row, 0, 1024)
 	flush := func() error {

@@ -127,7 +127,8 @@ func WriteJSONAtomic(path string, v any) error {
 }
 
 // WriteFileAtomic writes data to path through a temporary file, fsync and rename.
-func WriteFileAtomic(path string, data []byte) error {
+func WriteFileAtomic(path string, data []byte) (err error) {
+	defer func() { err = explainFull(err) }()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

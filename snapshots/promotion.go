@@ -43,7 +43,7 @@ func (s *Store) pendingPath(capID, asOf, fp string) string {
 func (s *Store) Promote(m *Manifest) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	Failpoint("promote:start")
+	Failpoint(StepPromoteStart)
 	c, err := s.ReadCatalog()
 	if err != nil {
 		return err
@@ -67,7 +67,7 @@ func (s *Store) Promote(m *Manifest) error {
 	if err := WriteJSONAtomic(s.pendingPath(p.Capability, p.AsOf, p.Fingerprint), p); err != nil {
 		return fmt.Errorf("promote %s %s: record the promotion for its event: %w", m.Capability, m.AsOf, err)
 	}
-	Failpoint("promote:recorded")
+	Failpoint(StepRecorded)
 	if c.Promoted[m.Capability] == nil {
 		c.Promoted[m.Capability] = map[string]string{}
 	}
@@ -75,7 +75,7 @@ func (s *Store) Promote(m *Manifest) error {
 	if err := WriteJSONAtomic(s.CatalogPath(), c); err != nil {
 		return fmt.Errorf("promote %s %s: %w", m.Capability, m.AsOf, err)
 	}
-	Failpoint("promote:catalog-written")
+	Failpoint(StepCatalogWritten)
 	return nil
 }
 
@@ -122,14 +122,40 @@ func (s *Store) Queued(p Promotion) error {
 	return nil
 }
 
-// FailpointEnv names the step at which a process kills itself with SIGKILL, so that fault
-// tests can interrupt promotion at each of its steps with a real kill -9. Unset in service.
+// FailpointEnv names the step at which a process is interrupted, so that fault tests can
+// interrupt ingest at each of its steps with a real kill -9 or a real full disk. Unset in
+// service. "<step>" kills the process with SIGKILL at step; "<step>:stop" stops it there with
+// SIGSTOP, for the test to query the server, fill the disk or kill it, and the process goes
+// on from step when it is continued (SIGCONT).
 const FailpointEnv = "CITEQ_FAILPOINT"
 
-// Failpoint kills the process with SIGKILL when $CITEQ_FAILPOINT names step.
+// The steps of ingest a failpoint can name, in the order an ingest reaches them.
+const (
+	StepRawCopy        = "raw:copy"                // a source file is being copied into the raw store
+	StepFactsWrite     = "facts:write"             // a snapshot's Parquet file is being written
+	StepPromoteStart   = "promote:start"           // the snapshot is written, promotion begins
+	StepRecorded       = "promote:recorded"        // the promotion is recorded, the catalog not yet written
+	StepCatalogWritten = "promote:catalog-written" // the catalog promotes the snapshot, its event is not queued
+	StepEventQueued    = "emit:queued"             // the event is queued, its record not yet removed
+)
+
+// Failpoint kills the process with SIGKILL when $CITEQ_FAILPOINT names step, and stops it
+// with SIGSTOP when it names step+":stop".
 func Failpoint(step string) {
-	if v := os.Getenv(FailpointEnv); v != "" && v == step {
+	switch os.Getenv(FailpointEnv) {
+	case "":
+	case step:
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way
+	case step + ":stop":
+		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
 	}
+}
+
+// explainFull adds to an error caused by a full disk what to do about it.
+func explainFull(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("%w (the disk holding the data directory is full: free space on it and run citeq ingest again; the snapshots already served are unchanged)", err)
+	}
+	return err
 }

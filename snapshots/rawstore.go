@@ -30,7 +30,8 @@ func HashFile(path string) (string, int64, error) {
 
 // Put copies the file at path into the store under its hash and returns the stored path.
 // A file already present is left untouched.
-func (s RawStore) Put(path, sha string) (string, error) {
+func (s RawStore) Put(path, sha string) (_ string, err error) {
+	defer func() { err = explainFull(err) }()
 	name := filepath.Base(path)
 	dst := filepath.Join(s.Dir, sha, name)
 	if _, err := os.Stat(dst); err == nil {
@@ -49,6 +50,7 @@ func (s RawStore) Put(path, sha string) (string, error) {
 		return "", fmt.Errorf("raw store: %w", err)
 	}
 	defer os.Remove(tmp.Name())
+	Failpoint(StepRawCopy)
 	h := sha256.New()
 	if _, err := io.Copy(io.MultiWriter(tmp, h), src); err != nil {
 		tmp.Close()

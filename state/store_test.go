@@ -103,6 +103,7 @@ func runSuite(t *testing.T, open opener) {
 		{"QuotaLimits", testQuotaLimits},
 		{"SurvivesReopen", testSurvivesReopen},
 		{"Subscriptions", testSubscriptions},
+		{"SubscriptionCap", testSubscriptionCap},
 		{"Enqueue", testEnqueue},
 		{"ClaimLeaseRetry", testClaimLeaseRetry},
 		{"ClaimConcurrent", testClaimConcurrent},
@@ -505,6 +506,93 @@ func testSubscriptions(t *testing.T, open opener) {
 	}
 	if ds, err := s.ListDeliveries(ctx, b.ID, 10); err != nil || len(ds) != 1 || ds[0].SubscriptionID != b1.ID {
 		t.Errorf("b's deliveries = %+v, %v; want one for %s", ds, err, b1.ID)
+	}
+}
+
+// testSubscriptionCap: one key holds at most MaxSubscriptionsPerKey active subscriptions,
+// even when two stores (two server processes) create them at the same time; a deleted one frees
+// its place; another key is not affected; the listing is every active subscription once, in
+// the order they were created (the order the API pages through).
+func testSubscriptionCap(t *testing.T, open opener) {
+	s1, s2 := mustOpen(t, open), mustOpen(t, open)
+	ctx := ctxT(t)
+	_, a := mustKey(t, s1, PlanMonthly, "a")
+	_, b := mustKey(t, s1, PlanMonthly, "b")
+	const tries = MaxSubscriptionsPerKey + 30
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		created = map[string]bool{}
+		refused int
+		start   = make(chan struct{})
+	)
+	for i := range tries {
+		s := []Store{s1, s2}[i%2]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			sub, err := s.CreateSubscription(ctx, a.ID, "dp/x", fmt.Sprintf("https://a.example/%d", i))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case errors.Is(err, ErrLimit):
+				refused++
+			case err != nil:
+				t.Errorf("CreateSubscription: %v", err)
+			default:
+				created[sub.ID] = true
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if len(created) != MaxSubscriptionsPerKey || refused != tries-MaxSubscriptionsPerKey {
+		t.Fatalf("%d created and %d refused of %d concurrent creates; want %d and %d",
+			len(created), refused, tries, MaxSubscriptionsPerKey, tries-MaxSubscriptionsPerKey)
+	}
+	ids := func(s Store) []string {
+		t.Helper()
+		subs, err := s.ListSubscriptions(ctx, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, sub := range subs {
+			out = append(out, sub.ID)
+		}
+		return out
+	}
+	listed := ids(s2)
+	if len(listed) != MaxSubscriptionsPerKey {
+		t.Fatalf("%d subscriptions listed, want %d", len(listed), MaxSubscriptionsPerKey)
+	}
+	for _, id := range listed {
+		if !created[id] {
+			t.Errorf("%s listed but not created", id)
+		}
+		delete(created, id)
+	}
+	if len(created) > 0 {
+		t.Errorf("created but not listed (or listed twice): %v", created)
+	}
+	if again := ids(s1); !slices.Equal(again, listed) {
+		t.Errorf("the two stores list in different orders")
+	}
+	mustSub(t, s2, b.ID, "dp/x", "https://b.example/1")
+	if _, err := s1.CreateSubscription(ctx, a.ID, "dp/x", "https://a.example/over"); !errors.Is(err, ErrLimit) {
+		t.Errorf("a create beyond the cap: err = %v, want ErrLimit", err)
+	}
+	if err := s2.DeleteSubscription(ctx, a.ID, listed[7]); err != nil {
+		t.Fatal(err)
+	}
+	last := mustSub(t, s1, a.ID, "dp/x", "https://a.example/after-delete")
+	if _, err := s2.CreateSubscription(ctx, a.ID, "dp/x", "https://a.example/over"); !errors.Is(err, ErrLimit) {
+		t.Errorf("a create beyond the cap after the freed place was taken: err = %v, want ErrLimit", err)
+	}
+	want := append(slices.Delete(slices.Clone(listed), 7, 8), last.ID)
+	if got := ids(s2); !slices.Equal(got, want) {
+		t.Errorf("after a delete and a create the listing is not the creation order without the deleted one")
 	}
 }
 

@@ -86,7 +86,7 @@ func Reconcile(ctx context.Context, store state.Store, data *snapshots.Store) (e
 		if err != nil {
 			return events, deliveries, fmt.Errorf("queue %s event of %s %s: %w", EventSnapshotPromoted, p.Capability, p.AsOf, err)
 		}
-		snapshots.Failpoint("emit:queued")
+		snapshots.Failpoint(snapshots.StepEventQueued)
 		if err := data.Queued(p); err != nil {
 			return events, deliveries, err
 		}

@@ -16,24 +16,30 @@ import (
 	"github.com/citeq/citeq/state"
 )
 
-// ngRaw is a raw directory holding only the natural gas workbooks (a quick ingest).
-func ngRaw(t *testing.T) string {
+// ngRaw is a raw directory holding the natural gas workbooks (a quick ingest): all of them,
+// or only the named ones.
+func ngRaw(t *testing.T, names ...string) string {
 	t.Helper()
 	src := filepath.Join(testenv.Raw(t), "eia", "ng_prices")
 	dst := filepath.Join(t.TempDir(), "raw")
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
+	if len(names) == 0 {
+		entries, err := os.ReadDir(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
 	}
 	if err := os.MkdirAll(filepath.Join(dst, "eia", "ng_prices"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(src, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dst, "eia", "ng_prices", e.Name()), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dst, "eia", "ng_prices", name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -121,8 +121,11 @@ type Answer struct {
 	// Remaining is the remaining-queries value ("" without accounts); it is set on a
 	// payment_required error too.
 	Remaining string
-	// Pinned reports whether the query named an exact as_of: its answer never changes.
+	// Pinned reports whether the answer never changes (an exact as_of, no evidence).
 	Pinned bool
+	// Reverified reports whether the answer re-verified raw files (include_evidence) and
+	// must be revalidated on every use.
+	Reverified bool
 }
 
 // Query answers a query as every front end does: identify the caller, validate the params,
@@ -144,6 +147,7 @@ func Query(ctx context.Context, svc *service.Service, gate *Gate, authorization,
 		return a, e
 	}
 	a.Pinned = q.Pinned()
+	a.Reverified = q.Reverified()
 	if gate != nil {
 		if a.Remaining, e = gate.CountQuery(ctx, caller); e != nil {
 			return a, e

@@ -94,7 +94,10 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 				c.Header(access.RemainingHeader, a.Remaining)
 			}
 			maxAge := latestMaxAge
-			if a.Pinned {
+			switch {
+			case a.Reverified:
+				maxAge = 0
+			case a.Pinned:
 				maxAge = pinnedMaxAge
 			}
 			respond(c, maxAge)(a.Body, e)

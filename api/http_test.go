@@ -21,6 +21,8 @@ func TestETagAndCacheControl(t *testing.T) {
 		{"pinned POST", "POST", "/v1/power/capacity/query", `{"as_of":"2016-05-31","group_by":["state"]}`, "immutable"},
 		{"pinned GET", "GET", "/v1/power/capacity/query?as_of=2016-05-31&group_by=state", "", "immutable"},
 		{"latest", "POST", "/v1/power/capacity/query", `{"group_by":["state"]}`, "max-age=60"},
+		{"pinned with evidence", "POST", "/v1/power/capacity/query", `{"as_of":"2016-05-31","group_by":["state"],"include_evidence":true}`, "no-cache"},
+		{"pinned GET with evidence", "GET", "/v1/power/capacity/query?as_of=2016-05-31&group_by=state&include_evidence=true", "", "no-cache"},
 		{"schema", "GET", "/v1/natural-gas/prices/schema", "", "max-age=60"},
 	}
 	for _, tc := range cases {

@@ -225,7 +225,7 @@ func oaHeaderComponents() Obj {
 			{"description", "How many of the 25 free queries the caller (its key, or without a key its client address) has left after this one, or `unlimited` on a paid plan."},
 			{"schema", Obj{{"type", "string"}, {"pattern", "^([0-9]+|unlimited)$"}}}}},
 		{"Cache-Control", Obj{
-			{"description", "How long the answer may be reused: a long, immutable lifetime for a query that pins as_of (its answer never changes), a short one for an answer over latest (a newer snapshot may be promoted), no-cache for evidence (re-verified on every call) and no-store for health."},
+			{"description", "How long the answer may be reused: a long, immutable lifetime for a query that pins as_of (its answer never changes), a short one for an answer over latest (a newer snapshot may be promoted), no-cache for evidence and for a query with include_evidence (re-verified on every call; cited_by grows when a later snapshot is built from the same file) and no-store for health."},
 			{"schema", Obj{{"type", "string"}}}}},
 	}
 }

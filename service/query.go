@@ -27,8 +27,14 @@ type Prepared struct {
 	raw     RawParams
 }
 
-// Pinned reports whether the query names an exact as_of (its answer never changes).
-func (q *Prepared) Pinned() bool { return q.pinned }
+// Pinned reports whether the answer never changes: the query names an exact as_of and does
+// not include evidence (whose cited_by lists every snapshot built from the cited file, so a
+// later promotion over the same file changes it).
+func (q *Prepared) Pinned() bool { return q.pinned && !q.params.IncludeEvidence }
+
+// Reverified reports whether the answer re-verifies raw files (include_evidence): like the
+// evidence endpoint's, it must be revalidated on every use.
+func (q *Prepared) Reverified() bool { return q.params.IncludeEvidence }
 
 // Prepare resolves capability path p and validates raw params against it.
 func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {

@@ -254,7 +254,7 @@ func TestQuantileOf(t *testing.T) {
 		{[]float64{7}, 100, 7, true},
 		{[]float64{1, 2}, 50, 1.5, true},
 		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 10, 2, true}, // h = 1 exactly
-		{[]float64{-math.MaxFloat64, math.MaxFloat64}, 50, 0, true},  // no overflow
+		{[]float64{-math.MaxFloat64, math.MaxFloat64}, 50, 0, true}, // no overflow
 		{[]float64{0.1, 0.2, 0.3}, 75, 0.25, true},
 	} {
 		got, ok := Quantile(c.xs, c.p)

@@ -921,11 +921,12 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"date_ranges", oaArray(oaObject("", Obj{{"from", oaStr("")}, {"to", oaStr("")}, {"field", oaStr("")}, {"format", oaStr("")}}), "")},
 			{"metrics", oaArray(named(
 				KV{"name", oaStr("")}, KV{"unit", oaStr("")},
-				KV{"aggregation", Obj{{"type", "string"}, {"enum", []string{string(capability.Sum), string(capability.Count), string(capability.CountNonNull),
-					string(capability.CountDistinct), string(capability.Avg), string(capability.Min), string(capability.Max), string(capability.Ratio)}}}},
+				KV{"aggregation", Obj{{"type", "string"}, {"enum", capability.Aggs}}},
 				KV{"additive_across_groups", oaBoolean("")}, KV{"description", oaStr("")},
 				KV{"numerator", oaStr("ratio: the column summed above")}, KV{"denominator", oaStr("ratio: the column summed below")},
-				KV{"note", oaStr("")}), "")},
+				KV{"note", oaStr("")},
+				KV{"percentile", Obj{{"type", "number"}, {"exclusiveMinimum", 0}, {"exclusiveMaximum", 100}, {"description", "median and percentile: the percentile taken (50 for the median)"}}},
+				KV{"interpolation", oaStr("median and percentile: how a percentile between two values is taken")}), "")},
 			{"order_by", oaArray(Obj{{"type", "string"}}, "")},
 			{"controls", oaArray(named(
 				KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"default", scalar}, KV{"minimum", oaInteger("")}, KV{"maximum", oaInteger("")},

@@ -16,7 +16,6 @@ import (
 	"github.com/citeq/citeq/ingest/fetch"
 	"github.com/citeq/citeq/ingest/iso/queue"
 	"github.com/citeq/citeq/internal/testenv"
-	"github.com/citeq/citeq/snapshots"
 )
 
 // knownQueue is what ingest --fetch downloads for one operator, and what the loopback
@@ -29,7 +28,6 @@ type knownQueue struct {
 	fixture    bool
 	asOf       string
 	rows       int
-	derived    bool
 }
 
 var knownQueues = []knownQueue{
@@ -118,7 +116,7 @@ func TestKnownFromMirror(t *testing.T) {
 			if got := filepath.ToSlash(plans[0].Files[0].Path); !strings.HasSuffix(got, k.dest) {
 				t.Errorf("plan reads %s, want %s", got, k.dest)
 			}
-			hashPlan(t, &plans[0])
+			testenv.HashPlan(t, &plans[0])
 			b, err := a.Build(plans[0])
 			if err != nil {
 				t.Fatal(err)
@@ -173,17 +171,5 @@ func TestPlanCurrentFileIsNewest(t *testing.T) {
 	want := "publicqueuereport-01232025.xlsx|publicqueuereport-08032026.xlsx|PublicQueueReport.xlsx+cluster-15-interconnection-requests.xlsx"
 	if strings.Join(got, "|") != want {
 		t.Errorf("plans %s, want %s", strings.Join(got, "|"), want)
-	}
-}
-
-// hashPlan sets each file's sha256, as ingest does before Build.
-func hashPlan(t *testing.T, p *ingest.Plan) {
-	t.Helper()
-	for i := range p.Files {
-		sha, n, err := snapshots.HashFile(p.Files[i].Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Files[i].SHA256, p.Files[i].Bytes = sha, n
 	}
 }

@@ -46,7 +46,21 @@ const (
 	Max           Agg = "max"
 	// Ratio is the sum of Column divided by the sum of Denominator.
 	Ratio Agg = "ratio"
+	// Median is the middle of the non-null values of Column: the 50th percentile by the
+	// linear definition of Percentile (the mean of the two middle values of an even count).
+	Median Agg = "median"
+	// Percentile is the Metric's Percentile-th percentile of the non-null values of Column,
+	// by the linear (type 7) definition: over the n values sorted ascending x[0..n-1], with
+	// h = (n-1)·p/100, it is x[⌊h⌋] + (h-⌊h⌋)·(x[⌊h⌋+1] - x[⌊h⌋]); one value is its own
+	// percentile. It is what numpy.percentile, R's quantile and Excel's PERCENTILE.INC give.
+	Percentile Agg = "percentile"
 )
+
+// Interpolation names the percentile definition of Median and Percentile metrics.
+const Interpolation = "linear"
+
+// Aggs lists every aggregation, in the order the documentation gives them.
+var Aggs = []Agg{Sum, Count, CountNonNull, CountDistinct, Avg, Min, Max, Ratio, Median, Percentile}
 
 // Field is one column of a capability's fact table and one member of its detail records.
 type Field struct {
@@ -85,6 +99,20 @@ type Metric struct {
 	UnitColumn string `json:"unit_column,omitempty"`
 	// Denominator is the column summed below Column in a Ratio.
 	Denominator string `json:"denominator,omitempty"`
+	// Percentile is the percentile (strictly between 0 and 100) a Percentile metric takes.
+	Percentile float64 `json:"percentile,omitempty"`
+}
+
+// Quantile is the percentile a Median (50) or Percentile metric takes, and false for any
+// other aggregation.
+func (m Metric) Quantile() (float64, bool) {
+	switch m.Agg {
+	case Median:
+		return 50, true
+	case Percentile:
+		return m.Percentile, true
+	}
+	return 0, false
 }
 
 // DateRange is a pair of parameters <Name>_date_from and <Name>_date_to over a date field.

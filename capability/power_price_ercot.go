@@ -46,6 +46,9 @@ var PowerPriceERCOT = register(&Capability{
 		{Name: "max_price", Unit: "USD/MWh", Agg: Max, Column: "price", Description: "highest hourly price"},
 		{Name: "hour_count", Unit: "count", Agg: Count, Additive: true, Description: "number of settlement point hours (rows)"},
 		{Name: "price_count", Unit: "count", Agg: CountNonNull, Column: "price", Additive: true, Description: "number of hours with a published price"},
+		{Name: "median_price", Unit: "USD/MWh", Agg: Median, Column: "price", Description: "median of the hourly prices (the mean of the two middle prices of an even count of hours)"},
+		{Name: "p10_price", Unit: "USD/MWh", Agg: Percentile, Percentile: 10, Column: "price", Description: "10th percentile of the hourly prices, linear interpolation between the two nearest hours' prices"},
+		{Name: "p90_price", Unit: "USD/MWh", Agg: Percentile, Percentile: 90, Column: "price", Description: "90th percentile of the hourly prices, linear interpolation between the two nearest hours' prices"},
 	},
 	DateRanges: []DateRange{{Name: "delivery", Column: "delivery_date"}},
 	Rules: []string{
@@ -53,7 +56,7 @@ var PowerPriceERCOT = register(&Capability{
 		"Peak: on_peak is ERCOT's 5x16 block, hours ending 07:00 to 22:00 Monday to Friday except NERC holidays; off_peak is every other hour (the 2x16 and 7x8 blocks).",
 		"Means: every row is exactly one hour, so avg_price is both the simple and the time-weighted mean over the matched hours; a 25-hour day weighs 25 hours and a 23-hour day 23. A mean across settlement points is the mean of their hourly prices, not a load-weighted price.",
 		"Snapshots: each annual workbook is its own as_of (its last delivery date): 2024 prices are at as_of 2024-12-31, the year-to-date 2025 workbook at 2025-05-17. A query reads one snapshot, so a range across two workbooks needs one query per as_of.",
-		"No percentile or median is offered.",
+		"Percentiles: median_price, p10_price and p90_price are exact percentiles of the matched hourly prices, every hour weighing one (so also time-weighted), by the linear definition (numpy's and Excel's PERCENTILE.INC: between the two nearest ranks, in proportion); they are not additive, so the (other) row of top_n shows them null.",
 		"Does not answer: real-time prices, prices at resource nodes, ancillary service prices, load-weighted or volume-weighted averages, congestion or loss components.",
 	},
 })

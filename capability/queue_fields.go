@@ -120,6 +120,7 @@ func queueCapability(s queueSpec) *Capability {
 		{Name: "project_count", Unit: "count", Agg: Count, Additive: true, Description: "number of queued projects (published rows)"},
 		{Name: "requested_mw", Unit: "MW", Agg: Sum, Column: "requested_mw", Additive: true, Description: "sum of the headline requested capacity"},
 		{Name: "mean_requested_mw", Unit: "MW", Agg: Avg, Column: "requested_mw", Description: "mean headline requested capacity of the projects that publish one"},
+		{Name: "median_requested_mw", Unit: "MW", Agg: Median, Column: "requested_mw", Description: "median headline requested capacity of the projects that publish one (the mean of the two middle values of an even count)"},
 		{Name: "requested_mw_summer", Unit: "MW", Agg: Sum, Column: "requested_mw_summer", Additive: true, Description: "sum of requested summer capacity (null where the operator publishes none)"},
 		{Name: "requested_mw_winter", Unit: "MW", Agg: Sum, Column: "requested_mw_winter", Additive: true, Description: "sum of requested winter capacity (null where the operator publishes none)"},
 		{Name: "requested_mw_net", Unit: "MW", Agg: Sum, Column: "requested_mw_net", Additive: true, Description: "sum of requested net capacity (null where the operator publishes none)"},
@@ -153,7 +154,8 @@ func queueCapability(s queueSpec) *Capability {
 		"One row per project row the operator publishes, on every sheet; the sheet is a dimension and the normalized status says what it means.",
 		"Requested MW columns are never merged: summer, winter and net are separate fields, each null where the operator does not publish it; requested_mw is the operator's headline column named in its description.",
 		"status and generation_type are mapped from the published values by a table per operator; the raw values stay beside them (status_raw, generation_type_raw), and a raw value no table knows rejects the snapshot.",
-		"No median: the engine has no median aggregation yet; mean_requested_mw is the mean.",
+		"mean_requested_mw and median_requested_mw are over the projects that publish a headline requested MW (a blank or N/A is left out, not counted as 0); the median is exact, by the linear definition (the mean of the two middle values of an even count). Neither is additive, so the (other) row of top_n shows them null.",
+		"What changed: the query parameter compare_as_of (another served as_of, or latest) answers with the query's figures at both snapshots and the projects that entered, left, changed status or changed requested MW between them, each side cited to its own row; projects are matched by queue_id.",
 		"Does not answer: the probability that a queued project is built, deliverable or accredited capacity, energy (MWh).",
 	}, s.rules...)
 	return register(&Capability{

@@ -144,11 +144,22 @@ func (c *Capability) Validate() error {
 		case Ratio:
 			field(what, m.Column, Integer, Number)
 			field(what+" denominator", m.Denominator, Integer, Number)
+		case Median, Percentile:
+			field(what, m.Column, Integer, Number)
+			if m.Additive {
+				bad("%s is a %s, which is not additive across groups", what, m.Agg)
+			}
 		default:
 			bad("%s has unknown aggregation %q", what, m.Agg)
 		}
 		if m.Agg != Ratio && m.Denominator != "" {
 			bad("%s has a denominator but is not a ratio", what)
+		}
+		switch {
+		case m.Agg == Percentile && !(m.Percentile > 0 && m.Percentile < 100):
+			bad("%s is a percentile and needs a percentile strictly between 0 and 100 (the median is aggregation median), not %v", what, m.Percentile)
+		case m.Agg != Percentile && m.Percentile != 0:
+			bad("%s has a percentile but its aggregation is %s, not percentile", what, m.Agg)
 		}
 		if m.UnitColumn != "" {
 			field(what+" unit column", m.UnitColumn, String)

@@ -41,6 +41,8 @@ func valid() *Capability {
 			{Name: "years", Unit: "count", Agg: Sum, Column: "year", Additive: true, Description: "d"},
 			{Name: "avg_price", Unit: "USD", Agg: Avg, Column: "price", UnitColumn: "unit", Description: "d"},
 			{Name: "rows", Unit: "count", Agg: Count, Additive: true, Description: "d"},
+			{Name: "median_price", Unit: "USD", Agg: Median, Column: "price", UnitColumn: "unit", Description: "d"},
+			{Name: "p90_price", Unit: "USD", Agg: Percentile, Percentile: 90, Column: "price", Description: "d"},
 		},
 		DateRanges: []DateRange{{Name: "day", Column: "day"}},
 		Partitions: []string{"year"},
@@ -89,6 +91,14 @@ func TestValidateRejects(t *testing.T) {
 		{"partition not a field", func(c *Capability) { c.Partitions = []string{"yaer"} }, `partition "yaer" is not a field`},
 		{"partition not a dimension", func(c *Capability) { c.Partitions = []string{"unit"} }, "partition unit must be both a filter and a group_by"},
 		{"partition twice", func(c *Capability) { c.Partitions = []string{"year", "year"} }, "partition year is declared twice"},
+		{"median over text", func(c *Capability) { c.Metrics[3].Column = "unit" }, "needs [integer number]"},
+		{"median additive", func(c *Capability) { c.Metrics[3].Additive = true }, "metric median_price is a median, which is not additive"},
+		{"percentile additive", func(c *Capability) { c.Metrics[4].Additive = true }, "is a percentile, which is not additive"},
+		{"percentile without one", func(c *Capability) { c.Metrics[4].Percentile = 0 }, "strictly between 0 and 100"},
+		{"percentile of 100", func(c *Capability) { c.Metrics[4].Percentile = 100 }, "strictly between 0 and 100"},
+		{"percentile below 0", func(c *Capability) { c.Metrics[4].Percentile = -5 }, "strictly between 0 and 100"},
+		{"percentile on a median", func(c *Capability) { c.Metrics[3].Percentile = 50 }, "its aggregation is median, not percentile"},
+		{"percentile on a sum", func(c *Capability) { c.Metrics[0].Percentile = 10 }, "its aggregation is sum, not percentile"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,5 +127,23 @@ func TestRegisterRefusesDuplicates(t *testing.T) {
 			}()
 			register(c)
 		})
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	for _, tc := range []struct {
+		m    Metric
+		want float64
+		ok   bool
+	}{
+		{Metric{Agg: Median}, 50, true},
+		{Metric{Agg: Percentile, Percentile: 10}, 10, true},
+		{Metric{Agg: Percentile, Percentile: 97.5}, 97.5, true},
+		{Metric{Agg: Avg}, 0, false},
+		{Metric{Agg: Sum, Percentile: 10}, 0, false},
+	} {
+		if got, ok := tc.m.Quantile(); got != tc.want || ok != tc.ok {
+			t.Errorf("%s %v: Quantile() = %v, %v; want %v, %v", tc.m.Agg, tc.m.Percentile, got, ok, tc.want, tc.ok)
+		}
 	}
 }

@@ -22,6 +22,8 @@ type Op struct {
 	// Unit names a Dict column whose values must agree among a group's non-null inputs of a
 	// float aggregation: groups mixing units are null and marked Mixed. Empty: no check.
 	Unit string
+	// Percentile is the percentile of AggQuantile, from 0 to 100 (50: the median).
+	Percentile float64
 }
 
 // LineageSpec asks Compute for each group's sources: the source-file and sheet columns, and
@@ -101,11 +103,13 @@ func (t *Table) Compute(sel Selection, keys []string, ops []Op, lin *LineageSpec
 		if lin != nil {
 			ans.Total = ans.Lineage[0]
 		}
+		t.quantiles(sel, &sl, used, ops, ans, false)
 		return ans
 	}
 	for i := range ops {
 		ans.Totals = append(ans.Totals, r.resultOf(i, used, true))
 	}
+	t.quantiles(sel, &sl, used, ops, ans, true)
 	if lin != nil {
 		ans.Total = mergeSources(ans.Lineage, lin.K)
 	}
@@ -1039,6 +1043,8 @@ func aggName(a Agg) string {
 		return "max"
 	case AggCountDistinct:
 		return "count_distinct"
+	case AggQuantile:
+		return "quantile"
 	}
 	return fmt.Sprintf("aggregation %d", a)
 }

@@ -287,6 +287,9 @@ const (
 	AggMin
 	AggMax
 	AggCountDistinct
+	// AggQuantile is the exact Op.Percentile-th percentile of the non-null inputs (Quantile);
+	// only Compute evaluates it.
+	AggQuantile
 )
 
 // Result is one aggregate per group. Valid[g] is false where the value is null: a sum, avg,
@@ -303,6 +306,9 @@ type Result struct {
 // distinct; unused for counts) for every group of g. When unit names a Dict column, groups
 // whose non-null inputs carry more than one unit are null and marked Mixed.
 func (t *Table) Aggregate(sel Selection, g *Grouping, agg Agg, col, unit string) Result {
+	if agg == AggQuantile {
+		panic("columnar: a percentile takes its Op.Percentile: use Compute")
+	}
 	return t.run(sel, g.slotter(), []Op{{Agg: agg, Column: col, Unit: unit}}, nil).resultOf(0, every(g.N), false)
 }
 

@@ -168,7 +168,7 @@ func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.S
 				"Arguments are the REST params object: filters, group_by, date ranges, order_by (a metric) with order and top_n (the rest folds into (other)), include_records with limit, include_evidence, rollup_other, as_of. " +
 				"The result is the same document POST /v1/" + c.Path + "/query returns: as_of, summary.totals (authoritative), rows with group, metrics and lineage.citation_ref, and the citations map; pass a citation's verify member to get_source_evidence_v1.",
 			InputSchema:  QuerySchema(svc, c),
-			OutputSchema: outputSchema("a cited answer", "capability", "as_of", "summary", "rows", "citations"),
+			OutputSchema: queryOutputSchema(c),
 			Annotations:  readOnly(),
 		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			done := result("query_"+c.ToolName()+"_v1", c.ID)
@@ -323,6 +323,9 @@ func QuerySchema(svc *service.Service, c *capability.Capability) json.RawMessage
 		d := map[string]any{"type": "string", "pattern": `^\d{4}(-\d{2}(-\d{2})?)?$`, "description": "YYYY-MM-DD, YYYY-MM or YYYY, inclusive, on " + r.Column}
 		props[r.From()] = d
 		props[r.To()] = d
+	}
+	if service.Compares(c) {
+		props[service.CompareParam] = compareProperty()
 	}
 	b, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "additionalProperties": false})
 	return b

@@ -70,6 +70,11 @@ func TestToolsListed(t *testing.T) {
 			t.Errorf("query schema lacks %s", want)
 		}
 	}
+	// compare_as_of is an argument of the queue tools only.
+	queueSchema, _ := json.Marshal(names["query_power_interconnection_queue_caiso_v1"].InputSchema)
+	if !bytes.Contains(queueSchema, []byte(`"compare_as_of"`)) || bytes.Contains(schema, []byte(`"compare_as_of"`)) {
+		t.Errorf("compare_as_of in the queue tool's schema: %v, in power.capacity's: %v", bytes.Contains(queueSchema, []byte(`"compare_as_of"`)), bytes.Contains(schema, []byte(`"compare_as_of"`)))
+	}
 	if !strings.Contains(names["query_power_capacity_v1"].Description, "verify") {
 		t.Error("query tool description does not tell the flow")
 	}
@@ -100,6 +105,9 @@ func TestPayloadsMatchREST(t *testing.T) {
 		{"evidence included", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query", `{"group_by":["atom"],"observation_date_from":"2021","include_evidence":true}`, false},
 		{"bad filter", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{"filters":{"state":"ZZ"}}`, true},
 		{"bad order_by", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query", `{"group_by":["atom"],"order_by":"atom"}`, true},
+		{"prices median", "query_power_price_ercot_v1", "POST", "/v1/power/price-ercot/query", `{"as_of":"2024-12-31","group_by":["settlement_point_type"],"order_by":"median_price","top_n":1}`, false},
+		{"queue compare", "query_power_interconnection_queue_caiso_v1", "POST", "/v1/power/interconnection-queue-caiso/query", `{"as_of":"2025-08-11","compare_as_of":"2025-01-23","group_by":["status"]}`, false},
+		{"compare refused", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", `{"compare_as_of":"2016-05-31"}`, true},
 	}
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {

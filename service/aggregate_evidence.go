@@ -577,6 +577,8 @@ func (r *recompute) value() Num {
 			}
 		}
 		return best
+	case capability.Median, capability.Percentile:
+		return quantileOfCells(r.m, r.vals)
 	case capability.Ratio:
 		num, k := neumaierSum(r.vals)
 		den, kd := neumaierSum(r.dens)
@@ -673,7 +675,7 @@ func servedValue(t *columnar.Table, m capability.Metric, rows []int) (Num, error
 	if m.Agg == capability.Ratio {
 		ops = []columnar.Op{{Agg: columnar.AggSum, Column: m.Column}, {Agg: columnar.AggSum, Column: m.Denominator}}
 	} else {
-		ops = []columnar.Op{{Agg: aggOf(m.Agg), Column: m.Column, Unit: m.UnitColumn}}
+		ops = []columnar.Op{opOf(m)}
 	}
 	var need []string
 	for _, op := range ops {

@@ -67,6 +67,9 @@ func TestAggregateEvidence(t *testing.T) {
 		{"power/capacity", `{"filters":{"state":["TX","RI"]},"group_by":["planned_retirement_year"],"planned_retirement_date_from":"2020"}`},
 		{"natural-gas/prices", `{"group_by":["atom","year"],"filters":{"year":[2008,2009,2010],"atom":["henry_hub_daily_spot","us_electric_power_monthly"]},"order_by":"avg_price","top_n":2}`},
 		{"natural-gas/prices", `{"filters":{"atom":"us_electric_power_monthly"},"observation_date_from":"2015","observation_date_to":"2016"}`},
+		// Medians and percentiles, recomputed from the cells of every cited group.
+		{"power/price-ercot", `{"as_of":"2024-12-31","filters":{"month":"2024-07","settlement_point_type":"hub"},"group_by":["settlement_point"],"order_by":"median_price","top_n":2}`},
+		{"power/interconnection-queue", `{"as_of":"2025-05-09","group_by":["status"],"order_by":"median_requested_mw","top_n":2}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.path+" "+tc.params, func(t *testing.T) {

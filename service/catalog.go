@@ -94,6 +94,7 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 		if m.NullNote != "" {
 			o = append(o, KV{"note", m.NullNote})
 		}
+		o = append(o, quantileDoc(m)...)
 		metrics = append(metrics, o)
 	}
 	var ranges []Obj

@@ -105,7 +105,7 @@ func (s *Service) projects(c *capability.Capability, snap *Snapshot, p *Params) 
 // its own source row.
 func (s *Service) compare(q *Prepared) ([]byte, *Error) {
 	c := q.c
-	if _, ok := c.Field("queue_id"); !ok {
+	if !Compares(c) {
 		return nil, errf(400, CodeInvalidParameter, "%s is answered by the interconnection queue capabilities (projects keyed by queue_id); %s has no queue_id", CompareParam, c.ID)
 	}
 	other := make(RawParams, len(q.raw))

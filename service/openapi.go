@@ -137,7 +137,7 @@ func (s *Service) oaCapabilityPaths(c *capability.Capability, flow string) Obj {
 			{"example", oaQueryExample(c)},
 		}}}},
 	}
-	ok := oaJSONOK("The aggregate answer with its citations.", oaSref(pfx+"QueryResponse"), "ETag", "Cache-Control", "X-Free-Queries-Remaining")
+	ok := oaJSONOK("The aggregate answer with its citations.", oaQueryOK(c), "ETag", "Cache-Control", "X-Free-Queries-Remaining")
 	post := oaOp{id: "query_" + tool + "_post", tags: tags, summary: "Query " + c.ID + " (params object as the body)", desc: desc,
 		body: body, ok: ok, cached: true, errs: []string{"400", "401", "402", "404", "413"}}.build()
 	get := oaOp{id: "query_" + tool + "_get", tags: tags, summary: "Query " + c.ID + " (params as query pairs or q=)", desc: desc,
@@ -451,7 +451,7 @@ func oaQueryParameters(c *capability.Capability) []Obj {
 		Obj{{"name", "order_by"}, {"in", "query"}, {"required", false}, {"description", oaControls()["order_by"]},
 			{"schema", Obj{{"type", "string"}, {"enum", c.MetricNames()}}}},
 		oaPref("Order"), oaPref("TopN"), oaPref("RollupOther"))
-	return params
+	return append(params, oaCompareParameter(c)...)
 }
 
 const oaAsOfDescription = "The snapshot to answer from: `latest` (the default), a served as_of date YYYY-MM-DD, or `on:YYYY-MM-DD`, the snapshot in force at that date (the newest on or before it; a date before every snapshot is a 400 listing the served dates). The response states the exact date resolved."
@@ -617,6 +617,7 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		KV{"rollup_other", oaWithDesc(oaBoolSchema(true), ctl["rollup_other"])},
 	)
 	params = append(params, topFilters...)
+	params = append(params, oaCompareProperty(c)...)
 	echo = append(echo,
 		KV{"group_by", oaArray(Obj{{"type", "string"}, {"enum", c.GroupByNames()}}, "")},
 		KV{"order_by", metricEnum},
@@ -696,7 +697,7 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 	asOf := Obj{{"type", "string"}, {"pattern", "^(latest|(on:)?[0-9]{4}-[0-9]{2}-[0-9]{2})$"}, {"default", "latest"},
 		{"description", oaAsOfDescription}, {"examples", oaAsOfExamples(dates)}}
 
-	return Obj{
+	return append(Obj{
 		{pfx + "AsOf", asOf},
 		{pfx + "QueryParams", append(oaWithAdditional(oaObject("The params object of a "+c.ID+" query. Unknown members are refused (400 invalid_filter).", params), false),
 			KV{"dependentRequired", Obj{{"order_by", []string{"group_by"}}, {"top_n", []string{"group_by", "order_by"}}}})},
@@ -708,7 +709,7 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		{pfx + "Metrics", oaObject("Each metric: a number, or null when no matched row reports its column (SQL semantics; see notes).", metrics, c.MetricNames()...)},
 		{pfx + "Units", oaObject("The unit of each metric: for a metric whose rows carry their unit, the unit the matched rows share.", units, c.MetricNames()...)},
 		{pfx + "Record", oaObject("One matched detail record with its record-level citation.", record, names...)},
-	}
+	}, oaCompareSchemas(c)...)
 }
 
 // oaAsOfExamples are latest, the served dates and the on: form at the first of them.
@@ -921,11 +922,12 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"date_ranges", oaArray(oaObject("", Obj{{"from", oaStr("")}, {"to", oaStr("")}, {"field", oaStr("")}, {"format", oaStr("")}}), "")},
 			{"metrics", oaArray(named(
 				KV{"name", oaStr("")}, KV{"unit", oaStr("")},
-				KV{"aggregation", Obj{{"type", "string"}, {"enum", []string{string(capability.Sum), string(capability.Count), string(capability.CountNonNull),
-					string(capability.CountDistinct), string(capability.Avg), string(capability.Min), string(capability.Max), string(capability.Ratio)}}}},
+				KV{"aggregation", Obj{{"type", "string"}, {"enum", capability.Aggs}}},
 				KV{"additive_across_groups", oaBoolean("")}, KV{"description", oaStr("")},
 				KV{"numerator", oaStr("ratio: the column summed above")}, KV{"denominator", oaStr("ratio: the column summed below")},
-				KV{"note", oaStr("")}), "")},
+				KV{"note", oaStr("")},
+				KV{"percentile", Obj{{"type", "number"}, {"exclusiveMinimum", 0}, {"exclusiveMaximum", 100}, {"description", "median and percentile: the percentile taken (50 for the median)"}}},
+				KV{"interpolation", oaStr("median and percentile: how a percentile between two values is taken")}), "")},
 			{"order_by", oaArray(Obj{{"type", "string"}}, "")},
 			{"controls", oaArray(named(
 				KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"default", scalar}, KV{"minimum", oaInteger("")}, KV{"maximum", oaInteger("")},

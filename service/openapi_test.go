@@ -188,6 +188,9 @@ func TestOpenAPIDocument(t *testing.T) {
 		for _, r := range c.DateRanges {
 			names = append(names, r.From(), r.To())
 		}
+		if Compares(c) {
+			names = append(names, CompareParam)
+		}
 		for _, n := range names {
 			if params[n] == nil {
 				t.Errorf("%s: GET query has no parameter %s", c.ID, n)
@@ -655,5 +658,60 @@ func BenchmarkOpenAPI(b *testing.B) {
 	}
 	for b.Loop() {
 		s.OpenAPI()
+	}
+}
+
+// TestOpenAPICompareAsOf: compare_as_of is a params member and a GET pair of exactly the
+// capabilities that answer it (the queues), and a comparison validates against the query's
+// 200 answer schema, as a plain answer does; elsewhere the schema refuses it, as the service
+// does.
+func TestOpenAPICompareAsOf(t *testing.T) {
+	s := openAPIService(t)
+	doc := oaDecodeJSON(t, s.OpenAPI())
+	compared := 0
+	for _, c := range s.Served() {
+		pfx := oaSchemaPrefix(c)
+		prop := oaMember(doc, "components", "schemas", pfx+"QueryParams", "properties", CompareParam)
+		var pair any
+		for _, p := range oaMember(doc, "paths", "/v1/"+c.Path+"/query", "get", "parameters").([]any) {
+			if oaMember(p, "name") == CompareParam {
+				pair = p
+			}
+		}
+		if (prop != nil) != Compares(c) || (pair != nil) != Compares(c) {
+			t.Errorf("%s: compare_as_of in params %v, as a GET pair %v; the capability compares: %v", c.ID, prop != nil, pair != nil, Compares(c))
+		}
+		v := &oaValidator{doc: doc, closed: true}
+		okSchema := oaMember(doc, "paths", "/v1/"+c.Path+"/query", "post", "responses", "200", "content", "application/json", "schema")
+		_, dates := s.served(c.ID)
+		q := fmt.Sprintf(`{"group_by":["%s"],"compare_as_of":%q}`, c.GroupByNames()[0], dates[0])
+		paramErrs := v.validate(map[string]any{"$ref": "#/components/schemas/" + pfx + "QueryParams"}, oaDecodeJSON(t, []byte(q)), "$", 0)
+		b, e := s.QueryJSON(c.Path, []byte(q))
+		if !Compares(c) {
+			if len(paramErrs) == 0 || e == nil {
+				t.Errorf("%s: compare_as_of accepted by the schema (%v) or the service (%v)", c.ID, paramErrs, e)
+			}
+			continue
+		}
+		compared++
+		if len(paramErrs) > 0 {
+			t.Errorf("%s params %s: %v", c.ID, q, paramErrs)
+		}
+		if e != nil {
+			t.Fatalf("%s %s: %s", c.ID, q, e.Body())
+		}
+		for _, err := range v.validate(okSchema, oaDecodeJSON(t, b), "$", 0) {
+			t.Errorf("%s comparison: %s", c.ID, err)
+		}
+		plain, e := s.QueryJSON(c.Path, []byte(`{"group_by":["status"]}`))
+		if e != nil {
+			t.Fatal(e)
+		}
+		for _, err := range v.validate(okSchema, oaDecodeJSON(t, plain), "$", 0) {
+			t.Errorf("%s answer: %s", c.ID, err)
+		}
+	}
+	if compared < 8 {
+		t.Errorf("%d served capabilities answer compare_as_of, want the 8 queues", compared)
 	}
 }

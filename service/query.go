@@ -128,6 +128,8 @@ func aggOf(a capability.Agg) columnar.Agg {
 		return columnar.AggMin
 	case capability.Max:
 		return columnar.AggMax
+	case capability.Median, capability.Percentile:
+		return columnar.AggQuantile
 	}
 	return columnar.AggCountDistinct
 }
@@ -175,7 +177,7 @@ func Evaluate(c *capability.Capability, t *columnar.Table, p *Params) (*Evaluati
 			ops = append(ops, columnar.Op{Agg: columnar.AggSum, Column: m.Column}, columnar.Op{Agg: columnar.AggSum, Column: m.Denominator})
 			continue
 		}
-		ops = append(ops, columnar.Op{Agg: aggOf(m.Agg), Column: m.Column, Unit: m.UnitColumn})
+		ops = append(ops, opOf(m))
 	}
 	ans := t.Compute(sel, p.GroupBy, ops, &columnar.LineageSpec{FileCol: capability.ColSourceFile, SheetCol: capability.ColSheet, K: sampleRows})
 	ev := &Evaluation{Sel: sel, Groups: ans.Groups, Lineage: ans.Lineage, Total: ans.Total}

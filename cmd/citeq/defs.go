@@ -41,7 +41,7 @@ func layoutOf(id string) recordLayout {
 	}
 	for _, m := range c.Metrics {
 		switch m.Agg {
-		case capability.Sum, capability.Avg, capability.Min, capability.Max, capability.Ratio:
+		case capability.Sum, capability.Avg, capability.Min, capability.Max, capability.Ratio, capability.Median, capability.Percentile:
 			for _, col := range []string{m.Column, m.Denominator} {
 				if col != "" {
 					l.measures[col] = true

@@ -67,7 +67,7 @@ func TestConformance(t *testing.T) {
 				}
 			}
 			p := plans[len(plans)-1]
-			hashPlan(t, &p)
+			testenv.HashPlan(t, &p)
 			b := buildTwice(t, a, p)
 			data := t.TempDir()
 			store := &snapshots.Store{Dir: data}
@@ -101,17 +101,6 @@ func inFolders(dest string, folders []string) bool {
 		}
 	}
 	return false
-}
-
-func hashPlan(t *testing.T, p *ingest.Plan) {
-	t.Helper()
-	for i := range p.Files {
-		sha, n, err := snapshots.HashFile(p.Files[i].Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Files[i].SHA256, p.Files[i].Bytes = sha, n
-	}
 }
 
 // buildTwice builds p twice and checks that the fact tables are byte-identical.

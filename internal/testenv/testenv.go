@@ -268,3 +268,15 @@ func Main(m *testing.M) {
 	Cleanup()
 	os.Exit(code)
 }
+
+// HashPlan sets the sha256 and size of each file of p, as ingest does before Build.
+func HashPlan(t testing.TB, p *ingest.Plan) {
+	t.Helper()
+	for i := range p.Files {
+		sha, n, err := snapshots.HashFile(p.Files[i].Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Files[i].SHA256, p.Files[i].Bytes = sha, n
+	}
+}

@@ -66,13 +66,25 @@ const calls = [
   ["query prices", "query_natural_gas_prices_v1", "POST", "/v1/natural-gas/prices/query",
     { group_by: ["atom", "year"], observation_date_from: "2020", order_by: "avg_price", top_n: 3 }],
   ["query error", "query_power_capacity_v1", "POST", "/v1/power/capacity/query", { filters: { state: "ZZ" } }],
+  ["query price median", "query_power_price_ercot_v1", "POST", "/v1/power/price-ercot/query",
+    { as_of: "2024-12-31", group_by: ["settlement_point"], order_by: "median_price", top_n: 3 }],
+  ["query queue compare_as_of", "query_power_interconnection_queue_caiso_v1", "POST", "/v1/power/interconnection-queue-caiso/query",
+    { as_of: "2025-08-11", compare_as_of: "2025-01-23", group_by: ["status"] }],
 ];
-let grouped;
+let grouped, median;
 for (const [name, tool, method, path, args] of calls) {
   const r = await rest(method, path, JSON.stringify(args));
   const result = await client.callTool({ name: tool, arguments: args });
   compare(name, result, r.text, r.status !== 200);
   if (name === "query grouped top_n") grouped = JSON.parse(r.text);
+  if (name === "query price median") median = JSON.parse(r.text);
+}
+// compare_as_of is an argument of the queue query tools, and only of them.
+{
+  const props = (name) => listed.tools.find((t) => t.name === name)?.inputSchema?.properties ?? {};
+  check("query_power_interconnection_queue_caiso_v1 takes compare_as_of",
+    props("query_power_interconnection_queue_caiso_v1").compare_as_of?.type === "string");
+  check("query_power_capacity_v1 does not take compare_as_of", props("query_power_capacity_v1").compare_as_of === undefined);
 }
 
 // Verify every citation of the grouped query over both protocols.
@@ -123,6 +135,15 @@ for (const [tool, args] of [["describe_power_capacity_v1", { full: "yes" }], ["q
   const result = await client.callTool({ name: "verify_aggregate_v1", arguments: args });
   compare(`verify_aggregate_v1 ${ref}`, result, r.text, r.status !== 200);
   check(`verify_aggregate_v1 ${ref}: equal`, result.structuredContent?.equal === true, JSON.stringify(result.structuredContent).slice(0, 300));
+}
+// A median recomputed from the cited cells.
+{
+  const [ref, cit] = Object.entries(median.citations)[0];
+  const args = { capability: "power.price_ercot", metric: "median_price", citation: cit };
+  const r = await rest("POST", "/v1/evidence/aggregate", JSON.stringify(args));
+  const result = await client.callTool({ name: "verify_aggregate_v1", arguments: args });
+  compare(`verify_aggregate_v1 median ${ref}`, result, r.text, r.status !== 200);
+  check(`verify_aggregate_v1 median ${ref}: equal`, result.structuredContent?.equal === true, JSON.stringify(result.structuredContent).slice(0, 300));
 }
 
 await client.close();

@@ -11,7 +11,9 @@ RAW_DIR defaults to $CITEQ_RAW, else ../shared/data/raw; OUT to testdata/golden/
 import datetime
 import json
 import os
+import statistics
 import sys
+from fractions import Fraction
 
 import openpyxl
 
@@ -38,9 +40,27 @@ def ercot_rows(name):
     return out
 
 
+def percentile(vals, p):
+    """The linear (type 7) percentile, in exact fractions: with h = (n-1)p/100 over the sorted
+    values, x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h])."""
+    xs = sorted(Fraction(v) for v in vals)
+    h = Fraction(len(xs) - 1) * Fraction(p) / 100
+    j = int(h)
+    if j >= len(xs) - 1:
+        return float(xs[-1])
+    return float(xs[j] + (h - j) * (xs[j + 1] - xs[j]))
+
+
 def stats(vals):
     return {"avg_price": sum(vals) / len(vals), "min_price": min(vals), "max_price": max(vals),
             "hour_count": len(vals)}
+
+
+def quantiles(vals):
+    """statistics.median (the middle value, or the mean of the two middle ones) and the 10th
+    and 90th percentiles."""
+    return {"median_price": statistics.median(vals), "p10_price": percentile(vals, 10),
+            "p90_price": percentile(vals, 90)}
 
 
 def ercot_cases():
@@ -58,9 +78,15 @@ def ercot_cases():
             cases.append({"name": f"ercot {year} {metric} by settlement point", "capability": "power.price_ercot",
                           "as_of": as_of, "params": {"group_by": ["settlement_point"]},
                           "groups": {metric: {p: stats(v)[metric] for p, v in sorted(by_point.items())}}})
+        for metric in ("median_price", "p10_price", "p90_price"):
+            cases.append({"name": f"ercot {year} {metric} by settlement point", "capability": "power.price_ercot",
+                          "as_of": as_of, "params": {"group_by": ["settlement_point"]},
+                          "groups": {metric: {p: quantiles(v)[metric] for p, v in sorted(by_point.items())}}})
+        cases.append({"name": f"ercot {year} all hours quantiles", "capability": "power.price_ercot", "as_of": as_of,
+                      "params": {}, "totals": quantiles(allp)})
         hn = [r[4] for r in rows if r[3] == "HB_NORTH"]
         cases.append({"name": f"ercot {year} HB_NORTH", "capability": "power.price_ercot", "as_of": as_of,
-                      "params": {"filters": {"settlement_point": "HB_NORTH"}}, "totals": stats(hn)})
+                      "params": {"filters": {"settlement_point": "HB_NORTH"}}, "totals": {**stats(hn), **quantiles(hn)}})
         # DST days: the spring-forward day has 23 hours per point, the fall-back day 25.
         for d in sorted({r[0] for r in rows}):
             n = sum(1 for r in rows if r[0] == d and r[3] == "HB_NORTH")

@@ -8,7 +8,7 @@ the Go tables).
     /usr/bin/python3 testdata/golden/compute_queues.py > testdata/golden/queues.json
 
 Raw files are read from $CITEQ_RAW (default ../shared/data/raw)."""
-import csv, datetime, json, os, re, sys
+import csv, datetime, json, os, re, statistics, sys
 
 RAW = os.environ.get("CITEQ_RAW", os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "raw"))
 
@@ -82,7 +82,7 @@ def add(name, cap, as_of, params, totals=None, groups=None):
     CASES.append(c)
 
 
-BY_STATUS = {}  # (capability, as_of) -> status -> [projects, MW, MW cells]
+BY_STATUS = {}  # (capability, as_of) -> status -> [projects, MW, MW cells, MW values]
 
 
 def figures(op, path, as_of, tables):
@@ -108,13 +108,14 @@ def figures(op, path, as_of, tables):
                         sums[h][0] += v
                         sums[h][1] += 1
             st = op["status"](sheet, r, col)
-            g = by_status.setdefault(st, [0, 0.0, 0])
+            g = by_status.setdefault(st, [0, 0.0, 0, []])
             g[0] += 1
             heads = [h.lower() for h in (op["headline"] if isinstance(op["headline"], tuple) else (op["headline"],)) if h.lower() in col]
             v = num(r[col[heads[0]]], op.get("blanks", ())) if heads else None
             if v is not None:
                 g[1] += v
                 g[2] += 1
+                g[3].append(v)
         totals = {"project_count": n}
         for h, (s, k) in sums.items():
             if k:
@@ -126,10 +127,17 @@ def status_cases():
     """One by-status case per snapshot (all its files)."""
     for (cap, as_of), by_status in BY_STATUS.items():
         groups = {"project_count": {s: g[0] for s, g in by_status.items()},
-                  "requested_mw": {s: g[1] for s, g in by_status.items() if g[2]}}
-        if len(groups["requested_mw"]) != len(groups["project_count"]):
-            del groups["requested_mw"]
+                  "requested_mw": {s: g[1] for s, g in by_status.items() if g[2]},
+                  # statistics.median: the middle value, or the mean of the two middle ones
+                  "median_requested_mw": {s: statistics.median(g[3]) for s, g in by_status.items() if g[3]}}
+        for m in ("requested_mw", "median_requested_mw"):
+            if len(groups[m]) != len(groups["project_count"]):
+                del groups[m]
         add(f"{cap} {as_of} by status", cap, as_of, {"group_by": ["status"]}, groups=groups)
+        every = [v for g in by_status.values() for v in g[3]]
+        if every:
+            add(f"{cap} {as_of} median", cap, as_of, {}, totals={"median_requested_mw": statistics.median(every),
+                                                                "mean_requested_mw": sum(every) / len(every)})
 
 
 def miso_status(sheet, r, col):

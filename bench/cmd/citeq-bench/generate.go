@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/citeq/citeq/capability"
@@ -176,7 +177,7 @@ type sqlGen struct{ c *capability.Capability }
 // extremes as DOUBLE; a ratio the quotient of two sums, null where the denominator is null or
 // zero; and where m has a unit column, null over rows whose non-null inputs mix units (a null
 // unit is a unit of its own) for the aggregations the engine checks (sum, avg, min, max, and
-// count non-null over a numeric column).
+// count non-null over a numeric column, medians and percentiles).
 func (g sqlGen) metric(m capability.Metric) string {
 	col := quoteIdent(m.Column)
 	var e string
@@ -197,6 +198,10 @@ func (g sqlGen) metric(m capability.Metric) string {
 		e = "max(" + col + ")::DOUBLE"
 	case capability.Ratio:
 		return "(sum(" + col + ")::DOUBLE / nullif(sum(" + quoteIdent(m.Denominator) + ")::DOUBLE, 0))"
+	case capability.Median, capability.Percentile:
+		// quantile_cont interpolates linearly between the two nearest ranks, as the engine does.
+		p, _ := m.Quantile()
+		e = "quantile_cont(" + col + ", " + strconv.FormatFloat(p/100, 'g', -1, 64) + ")::DOUBLE"
 	default:
 		panic(fmt.Sprintf("aggregation %q", m.Agg))
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -106,7 +107,7 @@ func (op *Operator) forFile(name string) *Operator {
 	if op.File.MatchString(name) {
 		return op
 	}
-	for _, c := range op.Companions {
+	for _, c := range slices.Concat(op.Companions, op.Forms) {
 		if c.File.MatchString(name) {
 			return c
 		}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest/fetch"
 )
 
 const (
@@ -62,6 +63,8 @@ var CAISO = &Operator{
 	MoreTypes:  []string{"fuel_2", "fuel_3"},
 	Companions: []*Operator{CAISOCluster15},
 	Hint:       mmddyyyy,
+	// The report's own address (the dated names are those of the files kept).
+	Download: caisoURL, DownloadName: "PublicQueueReport.xlsx", DownloadKind: fetch.XLSX,
 }
 
 var mmddyyyyName = regexp.MustCompile(`(\d{2})(\d{2})(\d{4})`)

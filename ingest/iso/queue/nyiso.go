@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest/fetch"
 )
 
 // nyisoStatus maps NYISO's S codes (the key under every sheet).
@@ -66,7 +67,9 @@ var NYISO = &Operator{
 	URL:       "https://www.nyiso.com/documents/20142/1407078/NYISO-Interconnection-Queue.xlsx",
 	Folder:    "iso/nyiso",
 	File:      regexp.MustCompile(`^NYISO-Interconnection-Queue.*\.xlsx$`),
-	AsOf:      latestDateIn("Interconnection Queue", 1, "Last Updated Date", "Last Update"),
+	Download:  "https://www.nyiso.com/documents/20142/1407078/NYISO-Interconnection-Queue.xlsx", DownloadName: "NYISO-Interconnection-Queue.xlsx",
+	DownloadKind: fetch.XLSX,
+	AsOf:         latestDateIn("Interconnection Queue", 1, "Last Updated Date", "Last Update"),
 	Sheets: []Sheet{
 		{Name: "Interconnection Queue", Header: 1},
 		{Name: " Cluster Projects", Header: 1, Optional: true},

@@ -111,6 +111,15 @@ type Operator struct {
 	// DateFallback reads a text date kit.Date does not (e.g. "03-2026"): a date, or "" with
 	// true for text the operator writes where no date is known ("I/S", "TBD"); nil: none.
 	DateFallback func(s string) (string, bool)
+	// Download is the official address of the operator's current file, which ingest --fetch
+	// downloads to DownloadName in Folder as a file of kind DownloadKind ("": the operator
+	// publishes no address a plain request gets the file from). The name carries no date:
+	// the file is the operator's current one, and its as_of is read from its content.
+	Download, DownloadName string
+	DownloadKind           fetch.Kind
+	// Forms are other forms of the operator's file (SPP's own CSV beside a re-saved
+	// workbook), each read with its own tables; each file is its own snapshot.
+	Forms []*Operator
 }
 
 // BlankStatus is the raw status key of a blank status cell.
@@ -128,10 +137,18 @@ func (a Adapter) Version() string { return a.Op.Version }
 // Folders implements ingest.Adapter.
 func (a Adapter) Folders() []string { return []string{a.Op.Folder} }
 
-// Known implements ingest.Adapter. A queue file is a dated snapshot of a page the operator
-// rewrites in place; the stored snapshots are not downloadable from the official address,
-// so none is listed.
-func (a Adapter) Known() []fetch.Source { return nil }
+// Known implements ingest.Adapter: the operator's current file (and its other forms') from
+// the address it is published at, under a name without date. The dated files of earlier
+// snapshots are no longer published; they stay in the raw store.
+func (a Adapter) Known() []fetch.Source {
+	var out []fetch.Source
+	for _, o := range append([]*Operator{a.Op}, a.Op.Forms...) {
+		if o.Download != "" {
+			out = append(out, fetch.Source{URL: o.Download, Kind: o.DownloadKind, Dest: o.Folder + "/" + o.DownloadName})
+		}
+	}
+	return out
+}
 
 // Plan implements ingest.Adapter: each matching file is its own snapshot; companion files
 // join the snapshot of the latest one.
@@ -149,7 +166,24 @@ func (a Adapter) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
 	for _, p := range paths {
 		plans = append(plans, ingest.Plan{AsOfHint: op.hint(filepath.Base(p)), Files: []ingest.File{file(op, p)}})
 	}
-	sort.SliceStable(plans, func(i, j int) bool { return plans[i].AsOfHint < plans[j].AsOfHint })
+	for _, o := range op.Forms {
+		paths, err := finder.Find(o.File.MatchString)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op.Cap.ID, err)
+		}
+		for _, p := range paths {
+			plans = append(plans, ingest.Plan{AsOfHint: o.hint(filepath.Base(p)), Files: []ingest.File{file(o, p)}})
+		}
+	}
+	// In date order; a file whose name has no date (the operator's current file, as
+	// ingest --fetch names it) is the newest.
+	newest := func(hint string) string {
+		if hint == "" {
+			return "\uffff"
+		}
+		return hint
+	}
+	sort.SliceStable(plans, func(i, j int) bool { return newest(plans[i].AsOfHint) < newest(plans[j].AsOfHint) })
 	for _, c := range op.Companions {
 		paths, err := finder.Find(c.File.MatchString)
 		if err != nil {

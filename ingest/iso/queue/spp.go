@@ -4,9 +4,15 @@ import (
 	"regexp"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest/fetch"
+	"github.com/citeq/citeq/ingest/grid"
 )
 
-// SPP is SPP's GI Active Request list, as a third party's xlsx re-save of SPP's CSV.
+// sppCSVURL is SPP's own address of the GI Active Request list, a CSV.
+const sppCSVURL = "https://opsportal.spp.org/Studies/GenerateActiveCsv"
+
+// SPP is SPP's GI Active Request list, as a third party's xlsx re-save of SPP's CSV; its form
+// SPPCSV is the CSV as SPP publishes it, which ingest --fetch downloads.
 var SPP = &Operator{
 	Cap:         capability.QueueSPP,
 	Version:     "queue-spp/1",
@@ -14,7 +20,7 @@ var SPP = &Operator{
 	Publisher:   "Southwest Power Pool (SPP)",
 	URL:         "https://github.com/selormdzakpasu/gen_interconnection_queues/blob/40114adcfc2a97eceb89a63c9e7c320d5af52c17/Queues/SPP%20GI_ActiveRequest.xlsx",
 	Derived:     true,
-	OriginalURL: "https://opsportal.spp.org/Studies/GenerateActiveCsv",
+	OriginalURL: sppCSVURL,
 	Folder:      "iso/spp",
 	File:        regexp.MustCompile(`^GI_ActiveRequest.*\.xlsx$`),
 	AsOf:        printedDate("SPP GI_ActiveRequest", regexp.MustCompile(`^Last Updated On`)),
@@ -47,3 +53,21 @@ var SPP = &Operator{
 		"Thermal / CT/ST": "natural_gas", "Thermal / Diesel/Gas": "natural_gas", "Thermal / Steam Turbine": "other",
 	},
 }
+
+// SPPCSV is SPP's GI Active Request list as SPP publishes it (GI_ActiveRequest.csv from the
+// operator's address, not derived): the same table as the re-saved workbook, a "Last Updated
+// On" row above the header, read with SPP's tables.
+var SPPCSV = sppCSV()
+
+func sppCSV() *Operator {
+	o := *SPP
+	o.Version = "queue-spp-csv/1"
+	o.URL, o.Derived, o.OriginalURL = sppCSVURL, false, ""
+	o.File = regexp.MustCompile(`^GI_ActiveRequest.*\.csv$`)
+	o.AsOf = printedDate(grid.CSVSheetName, regexp.MustCompile(`^Last Updated On`))
+	o.Sheets = []Sheet{{Name: grid.CSVSheetName, Header: 2}}
+	o.Download, o.DownloadName, o.DownloadKind = sppCSVURL, "GI_ActiveRequest.csv", fetch.CSV
+	return &o
+}
+
+func init() { SPP.Forms = []*Operator{SPPCSV} }

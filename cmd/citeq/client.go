@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -50,6 +51,51 @@ func (e *apiError) Error() string { return e.Code + ": " + e.Message }
 type client struct {
 	base string
 	hc   *http.Client
+	// key is the API key sent as Authorization: Bearer ("" for none); keyFrom says where it
+	// came from (apiKey).
+	key, keyFrom string
+}
+
+// operatorKeyFile is where make run keeps the operator key (citeq serve --operator-key),
+// relative to the directory make run runs in: the client reads it from the working
+// directory.
+const operatorKeyFile = "var/operator.key"
+
+// apiKey is the key sent to the server at base, and where it came from: $CITEQ_API_KEY;
+// else the file $CITEQ_API_KEY_FILE names (set empty: no key); else, for a server on this
+// machine (a loopback address), the operator key make run wrote to var/operator.key. The
+// operator key is never sent elsewhere: it is a key of the local server alone.
+func apiKey(base *url.URL) (key, from string, err error) {
+	if k := strings.TrimSpace(os.Getenv("CITEQ_API_KEY")); k != "" {
+		return k, "$CITEQ_API_KEY", nil
+	}
+	file, explicit := os.LookupEnv("CITEQ_API_KEY_FILE")
+	if !explicit {
+		if !loopback(base.Hostname()) {
+			return "", "", nil
+		}
+		file = operatorKeyFile
+	}
+	if file == "" {
+		return "", "", nil
+	}
+	b, err := os.ReadFile(file)
+	switch {
+	case err == nil:
+		return strings.TrimSpace(string(b)), file, nil
+	case errors.Is(err, os.ErrNotExist) && !explicit:
+		return "", "", nil
+	}
+	return "", "", fmt.Errorf("the API key file cannot be read (%v); fix it, or set CITEQ_API_KEY_FILE= (empty) to send no key", err)
+}
+
+// loopback reports whether host names this machine: localhost or a loopback address.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func newClient(server string) (*client, error) {
@@ -64,7 +110,11 @@ func newClient(server string) (*client, error) {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("--server %q is not an http(s) URL; give the base URL of a citeq server, e.g. %s", server, defaultServer)
 	}
-	return &client{base: strings.TrimRight(s, "/"), hc: &http.Client{Timeout: clientTimeout}}, nil
+	key, from, err := apiKey(u)
+	if err != nil {
+		return nil, err
+	}
+	return &client{base: strings.TrimRight(s, "/"), hc: &http.Client{Timeout: clientTimeout}, key: key, keyFrom: from}, nil
 }
 
 // get and post return the body of a 200 response; any other status is an *apiError (or a
@@ -88,8 +138,8 @@ func (c *client) do(method, path string, body []byte) ([]byte, error) {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
-	if key := os.Getenv("CITEQ_API_KEY"); key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -114,7 +164,12 @@ func (c *client) do(method, path string, body []byte) ([]byte, error) {
 		} `json:"error"`
 	}
 	if json.Unmarshal(b, &eb) == nil && eb.Error != nil && eb.Error.Code != "" {
-		return nil, &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message}
+		msg := eb.Error.Message
+		if resp.StatusCode == http.StatusUnauthorized && c.keyFrom != "" {
+			msg += " (the key sent was read from " + c.keyFrom + ": a key belongs to the server whose store made it; " +
+				"var/operator.key is the one make run made for its own server)"
+		}
+		return nil, &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: msg}
 	}
 	snippet := strings.TrimSpace(string(b))
 	if len(snippet) > 200 {

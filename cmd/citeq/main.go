@@ -2,7 +2,7 @@
 // aggregates over them (REST and MCP).
 //
 //	citeq ingest    [--fetch] [--mirror URL] --raw DIR --data DIR [--state DSN]
-//	citeq serve     --data DIR --addr HOST:PORT [--state DSN] [--allow-insecure-callbacks]
+//	citeq serve     --data DIR --addr HOST:PORT [--state DSN] [--operator-key FILE] [--allow-insecure-callbacks]
 //	citeq snapshots --data DIR
 //	citeq keys      create|list|plan|revoke
 //	citeq query <path> [--filter k=v ...] [--group-by a,b] [--order-by METRIC] [--top N] ... [--json]
@@ -22,6 +22,7 @@ const usageFormat = `citeq — cited aggregates over U.S. public data
 usage:
   citeq ingest    [--fetch] [--mirror URL] [--raw DIR] [--data DIR] [--state DSN]
   citeq serve     [--data DIR] [--addr HOST:PORT] [--state DSN] [--trusted-proxy CIDR ...]
+                  [--operator-key FILE]   (a key kept in FILE, not limited by the free quota)
                   [--allow-insecure-callbacks]   (local testing only: http and loopback callbacks)
   citeq snapshots [--data DIR]
   citeq keys create [--plan free|monthly|annual] [--owner NAME]   (prints the key once)
@@ -34,7 +35,9 @@ client of a running server (--server URL, default $CITEQ_SERVER, else http://127
   citeq describe <path> [--json] [--server URL]
   citeq capabilities [--json] [--server URL]
   citeq verify <citation JSON | -> [--json] [--server URL]
-(an API key in $CITEQ_API_KEY is sent as Authorization: Bearer)
+(the API key sent as Authorization: Bearer is $CITEQ_API_KEY, else the one in the file
+$CITEQ_API_KEY_FILE names, else, to a server on this machine, the operator key that make run
+keeps in var/operator.key)
 
 --raw defaults to $CITEQ_RAW, else ../shared/data/raw; --data to ./var; --addr to 127.0.0.1:8080;
 --state to SQLite at DATA/state.db (postgres://… to share keys, quotas and subscriptions).
@@ -58,7 +61,7 @@ func main() {
 	case "ingest":
 		err = runIngest(os.Args[2:], os.Stdout, os.Stderr)
 	case "serve":
-		err = runServe(os.Args[2:])
+		err = runServe(os.Args[2:], os.Stdout)
 	case "keys":
 		err = runKeys(os.Args[2:], os.Stdout)
 	case "snapshots":

@@ -724,15 +724,15 @@ func cut(s string, n int) string {
 // ---- describe ----
 
 type schemaDoc struct {
-	Capability    string   `json:"capability"`
-	Path          string   `json:"path"`
-	Title         string   `json:"title"`
-	Grain         string   `json:"grain"`
-	AsOf          string   `json:"as_of"`
-	AsOfAvailable []string `json:"as_of_available"`
+	Capability    string      `json:"capability"`
+	Path          string      `json:"path"`
+	Title         string      `json:"title"`
+	Grain         string      `json:"grain"`
+	AsOf          string      `json:"as_of"`
+	AsOfAvailable []string    `json:"as_of_available"`
 	Filters       []filterDoc `json:"filters"`
-	GroupBy    []string `json:"group_by"`
-	DateRanges []struct {
+	GroupBy       []string    `json:"group_by"`
+	DateRanges    []struct {
 		From   string `json:"from"`
 		To     string `json:"to"`
 		Field  string `json:"field"`

@@ -3,7 +3,7 @@ GO       ?= go
 RAW      ?= $(or $(CITEQ_RAW),../shared/data/raw)
 DATA     ?= var
 ADDR     ?= 127.0.0.1:8080
-BIN      := bin/citeq
+BIN      ?= bin/citeq
 STATICCHECK_VERSION := v0.8.2
 
 .PHONY: build run ingest serve test lint bench load fuzz soak clean

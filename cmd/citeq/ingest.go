@@ -26,7 +26,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	raw := fs.String("raw", defaultRaw(), "directory holding the agencies' source files")
 	data := fs.String("data", "var", "data directory: raw store, snapshots, catalog")
 	doFetch := fs.Bool("fetch", false, "first download every known source file from its official URL into --raw")
-	mirror := fs.String("mirror", "", "with --fetch: fetch from this scheme://host instead of the agencies' hosts (a mirror)")
+	mirror := fs.String("mirror", os.Getenv("CITEQ_FETCH_MIRROR"), "with --fetch: fetch from this scheme://host instead of the agencies' hosts (a mirror; default $CITEQ_FETCH_MIRROR)")
 	stateDSN := fs.String("state", "", "state store whose webhook outbox receives snapshot.promoted events: empty for SQLite at DATA/state.db, or postgres://…")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -5,8 +5,8 @@
 //	citeq serve     --data DIR --addr HOST:PORT [--state DSN] [--operator-key FILE] [--allow-insecure-callbacks]
 //	citeq snapshots --data DIR
 //	citeq keys      create|list|plan|revoke
-//	citeq query <path> [--filter k=v ...] [--group-by a,b] [--order-by METRIC] [--top N] ... [--json]
-//	citeq describe <path>
+//	citeq query <path> [--filter k=v ...] [--group-by a,b] [--order-by METRIC] [--top N] [--metrics a,b] ... [--json]
+//	citeq describe <path> [--values N] [--page P] [--all] [--field NAME]
 //	citeq capabilities
 //	citeq verify <citation JSON | ->
 package main
@@ -31,8 +31,8 @@ usage:
 client of a running server (--server URL, default $CITEQ_SERVER, else http://127.0.0.1:8080):
   citeq query <path> [--filter k=v ...] [--group-by a,b] [--order-by METRIC] [--order asc|desc]
                      [--top N] [--as-of DATE] [--from NAME=DATE] [--to NAME=DATE]
-                     [--records] [--limit N] [--json] [--server URL]
-  citeq describe <path> [--json] [--server URL]
+                     [--records] [--limit N] [--metrics a,b] [--json] [--server URL]
+  citeq describe <path> [--values N] [--page P] [--all] [--field NAME] [--json] [--server URL]
   citeq capabilities [--json] [--server URL]
   citeq verify <citation JSON | -> [--json] [--server URL]
 (the API key sent as Authorization: Bearer is $CITEQ_API_KEY, else the one in the file
@@ -43,6 +43,7 @@ keeps in var/operator.key)
 --state to SQLite at DATA/state.db (postgres://… to share keys, quotas and subscriptions).
 A repeated --filter for one name gives a list; --from NAME=2015 sets NAME_date_from (e.g. %s).
 --json prints the server's response body unchanged; verify reads the citation from stdin with -.
+Tables fit $COLUMNS, else the terminal, else 100 characters (COLUMNS=0: no limit).
 `
 
 // usage is the help text, its example taken from the capability definitions.

@@ -3,24 +3,32 @@ GO       ?= go
 RAW      ?= $(or $(CITEQ_RAW),../shared/data/raw)
 DATA     ?= var
 ADDR     ?= 127.0.0.1:8080
-BIN      := bin/citeq
+BIN      ?= bin/citeq
 STATICCHECK_VERSION := v0.8.2
 
 .PHONY: build run ingest serve test lint bench load fuzz soak clean
 
+# A first build downloads the modules (go names each one) and compiles some 700 packages:
+# minutes on a small machine, so each package is named as it compiles (-v); a later build
+# compiles only what changed, in seconds.
 build:
-	$(GO) build -o $(BIN) ./cmd/citeq
+	@echo "== citeq: building $(BIN) with $$($(GO) env GOVERSION); a first build downloads the Go modules and compiles them (a few minutes, each named as it goes), a later one takes seconds"
+	$(GO) build -v -o $(BIN) ./cmd/citeq
+	@echo "== citeq: built $(BIN)"
 
-# Build, ingest the shared raw files into ./var, serve on 127.0.0.1:8080.
+# Build, ingest the shared raw files into ./var, serve on 127.0.0.1:8080 with an operator key
+# kept in ./var/operator.key (printed once; bin/citeq sends it by itself).
 run: build
-	./$(BIN) ingest --raw $(RAW) --data $(DATA)
-	./$(BIN) serve --data $(DATA) --addr $(ADDR)
+	@echo "== citeq: ingesting the agencies' files under $(RAW) into $(DATA)"
+	$(BIN) ingest --raw $(RAW) --data $(DATA)
+	@echo "== citeq: starting the server on $(ADDR)"
+	$(BIN) serve --data $(DATA) --addr $(ADDR) --operator-key $(DATA)/operator.key
 
 ingest: build
-	./$(BIN) ingest --raw $(RAW) --data $(DATA)
+	$(BIN) ingest --raw $(RAW) --data $(DATA)
 
 serve: build
-	./$(BIN) serve --data $(DATA) --addr $(ADDR)
+	$(BIN) serve --data $(DATA) --addr $(ADDR) --operator-key $(DATA)/operator.key
 
 test:
 	$(GO) vet ./...

@@ -1,7 +1,8 @@
 // Package access decides who is calling and whether a query may run: API keys presented as
 // "Authorization: Bearer <key>", the free quota of 25 queries (per key, or per client address
-// for callers without a key), and the paid plans that lift it. REST and MCP both go through
-// it, so a query counts the same whichever way it arrives.
+// for callers without a key), the paid plans that lift it, and the operator key that lifts it
+// for the person running the server alone. REST and MCP both go through it, so a query
+// counts the same whichever way it arrives.
 package access
 
 import (
@@ -51,6 +52,10 @@ type Gate struct {
 	Store state.Store
 	// FreeQueries is the free quota (state.FreeQueries when 0).
 	FreeQueries int
+	// Operator is the id of the operator key (LoadOperatorKey) of the server this gate
+	// guards: its queries are not counted ("" when the server has none). No other caller's
+	// quota changes.
+	Operator string
 }
 
 // Identify reads the caller from an Authorization header value and the client address. No
@@ -95,7 +100,7 @@ func (g *Gate) free() int {
 // CountQuery counts one query of the caller and returns the value of the remaining-queries
 // header, or payment_required once the free queries are used.
 func (g *Gate) CountQuery(ctx context.Context, c Caller) (string, *service.Error) {
-	if c.Paid() {
+	if c.Paid() || (c.Key != nil && g.Operator != "" && c.Key.ID == g.Operator) {
 		return "unlimited", nil
 	}
 	used, allowed, err := g.Store.ConsumeQuery(ctx, c.Subject(), g.free())

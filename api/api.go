@@ -251,7 +251,7 @@ func requestLog(log zerolog.Logger) gin.HandlerFunc {
 		}
 		code, _ := c.Get("error_code")
 		ev.Str("request_id", id).Str("method", c.Request.Method).Str("path", c.Request.URL.Path).
-			Int("status", c.Writer.Status()).Int("bytes", c.Writer.Size()).Dur("latency", time.Since(start)).
+			Int("status", c.Writer.Status()).Int("bytes", c.Writer.Size()).Float64("latency_ms", float64(time.Since(start).Microseconds())/1000).
 			Interface("error_code", code).Msg("request")
 	}
 }

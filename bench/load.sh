@@ -55,7 +55,7 @@ run() {
   local server
   server=$(tail -n +"$((before + 1))" "$work/serve.log" | python3 -c '
 import json, sys
-l = sorted(json.loads(x)["latency"] for x in sys.stdin if "/query" in x and x.startswith("{"))
+l = sorted(json.loads(x)["latency_ms"] for x in sys.stdin if "/query" in x and x.startswith("{"))
 print("%.2fms %.2fms" % (l[len(l) // 2], l[min(len(l) - 1, int(len(l) * 0.99))]) if l else "- -")')
   local p50 p99 rps non2xx
   p50=$(awk '$1=="50%" {print $2}' "$work/wrk.out")

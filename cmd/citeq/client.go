@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +52,51 @@ func (e *apiError) Error() string { return e.Code + ": " + e.Message }
 type client struct {
 	base string
 	hc   *http.Client
+	// key is the API key sent as Authorization: Bearer ("" for none); keyFrom says where it
+	// came from (apiKey).
+	key, keyFrom string
+}
+
+// operatorKeyFile is where make run keeps the operator key (citeq serve --operator-key),
+// relative to the directory make run runs in: the client reads it from the working
+// directory.
+const operatorKeyFile = "var/operator.key"
+
+// apiKey is the key sent to the server at base, and where it came from: $CITEQ_API_KEY;
+// else the file $CITEQ_API_KEY_FILE names (set empty: no key); else, for a server on this
+// machine (a loopback address), the operator key make run wrote to var/operator.key. The
+// operator key is never sent elsewhere: it is a key of the local server alone.
+func apiKey(base *url.URL) (key, from string, err error) {
+	if k := strings.TrimSpace(os.Getenv("CITEQ_API_KEY")); k != "" {
+		return k, "$CITEQ_API_KEY", nil
+	}
+	file, explicit := os.LookupEnv("CITEQ_API_KEY_FILE")
+	if !explicit {
+		if !loopback(base.Hostname()) {
+			return "", "", nil
+		}
+		file = operatorKeyFile
+	}
+	if file == "" {
+		return "", "", nil
+	}
+	b, err := os.ReadFile(file)
+	switch {
+	case err == nil:
+		return strings.TrimSpace(string(b)), file, nil
+	case errors.Is(err, os.ErrNotExist) && !explicit:
+		return "", "", nil
+	}
+	return "", "", fmt.Errorf("the API key file cannot be read (%v); fix it, or set CITEQ_API_KEY_FILE= (empty) to send no key", err)
+}
+
+// loopback reports whether host names this machine: localhost or a loopback address.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func newClient(server string) (*client, error) {
@@ -64,7 +111,11 @@ func newClient(server string) (*client, error) {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("--server %q is not an http(s) URL; give the base URL of a citeq server, e.g. %s", server, defaultServer)
 	}
-	return &client{base: strings.TrimRight(s, "/"), hc: &http.Client{Timeout: clientTimeout}}, nil
+	key, from, err := apiKey(u)
+	if err != nil {
+		return nil, err
+	}
+	return &client{base: strings.TrimRight(s, "/"), hc: &http.Client{Timeout: clientTimeout}, key: key, keyFrom: from}, nil
 }
 
 // get and post return the body of a 200 response; any other status is an *apiError (or a
@@ -88,8 +139,8 @@ func (c *client) do(method, path string, body []byte) ([]byte, error) {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
-	if key := os.Getenv("CITEQ_API_KEY"); key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -114,7 +165,12 @@ func (c *client) do(method, path string, body []byte) ([]byte, error) {
 		} `json:"error"`
 	}
 	if json.Unmarshal(b, &eb) == nil && eb.Error != nil && eb.Error.Code != "" {
-		return nil, &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message}
+		msg := eb.Error.Message
+		if resp.StatusCode == http.StatusUnauthorized && c.keyFrom != "" {
+			msg += " (the key sent was read from " + c.keyFrom + ": a key belongs to the server whose store made it; " +
+				"var/operator.key is the one make run made for its own server)"
+		}
+		return nil, &apiError{Status: resp.StatusCode, Code: eb.Error.Code, Message: msg}
 	}
 	snippet := strings.TrimSpace(string(b))
 	if len(snippet) > 200 {
@@ -291,6 +347,8 @@ func runQuery(args []string, stdout io.Writer) error {
 	fs.StringVar(&q.asOf, "as-of", "", "snapshot date YYYY-MM-DD (default latest)")
 	fs.BoolVar(&q.records, "records", false, "also return the matched detail records")
 	fs.IntVar(&q.limit, "limit", 0, "with --records: the most records returned (server default 100, maximum 5000)")
+	var metricFlags listFlag
+	fs.Var(&metricFlags, "metrics", "the metrics the table shows, comma-separated, in that order (default: every metric); --json prints them all")
 	asJSON := fs.Bool("json", false, "print the response body unchanged")
 	server := fs.String("server", serverDefault(), "citeq server base URL ($CITEQ_SERVER)")
 	pos, err := parseArgs(fs, args)
@@ -307,6 +365,13 @@ func runQuery(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	metrics := splitList(metricFlags)
+	// The metrics are checked against the definition before the query is sent (and counted).
+	if c := capability.ByPath(path); c != nil {
+		if err := knownMetrics(metrics, definedMetrics(c)); err != nil {
+			return err
+		}
+	}
 	body, err := json.Marshal(params)
 	if err != nil {
 		return err
@@ -322,7 +387,38 @@ func runQuery(args []string, stdout io.Writer) error {
 	if *asJSON {
 		return writeRaw(stdout, resp)
 	}
-	return printQuery(stdout, resp)
+	return printQuery(stdout, resp, metrics, outputWidth(stdout))
+}
+
+// splitList splits comma-separated flag values into their trimmed, non-empty parts.
+func splitList(l listFlag) []string {
+	var out []string
+	for _, v := range l {
+		for _, part := range strings.Split(v, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
+
+func definedMetrics(c *capability.Capability) []string {
+	var names []string
+	for _, m := range c.Metrics {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+// knownMetrics checks that every metric --metrics names is one of the capability's.
+func knownMetrics(chosen, defined []string) error {
+	for _, m := range chosen {
+		if !slices.Contains(defined, m) {
+			return fmt.Errorf("--metrics %s: no such metric; the metrics are %s (e.g. --metrics %s)", m, strings.Join(defined, ", "), strings.Join(defined[:min(2, len(defined))], ","))
+		}
+	}
+	return nil
 }
 
 type note struct {
@@ -361,8 +457,22 @@ type queryResponse struct {
 	Citations map[string]json.RawMessage `json:"citations"`
 }
 
-// printQuery renders a query response as an aligned table.
-func printQuery(w io.Writer, body []byte) error {
+// refsCell prints a row's citation refs: the first, and how many more (--json lists them).
+func refsCell(refs []string) string {
+	switch len(refs) {
+	case 0:
+		return ""
+	case 1:
+		return refs[0]
+	}
+	return fmt.Sprintf("%s +%d", refs[0], len(refs)-1)
+}
+
+// printQuery renders a query response as an aligned table of the chosen metrics (all when
+// none is chosen), fitted to width characters (0: no limit): metric names on the first header
+// line and their units on the second; columns that do not fit are wrapped into further blocks
+// that repeat the group columns, and the output says so.
+func printQuery(w io.Writer, body []byte, chosen []string, width int) error {
 	var r queryResponse
 	if err := json.Unmarshal(body, &r); err != nil {
 		return fmt.Errorf("the query response does not parse: %v", err)
@@ -371,32 +481,43 @@ func printQuery(w io.Writer, body []byte) error {
 	if err != nil {
 		return fmt.Errorf("the query response's summary.units does not parse: %v", err)
 	}
+	if len(chosen) > 0 {
+		if err := knownMetrics(chosen, metrics); err != nil {
+			return err
+		}
+		metrics = chosen
+	}
 	// Each metric's unit is the one the server states in summary.units, from the capability's
 	// definition; the client holds no unit of its own.
 	var units map[string]string
 	_ = json.Unmarshal(r.Summary.Units, &units)
 
-	fmt.Fprintf(w, "%s  as_of %s  (%s matched; %s, %s shown)\n\n", r.Capability, r.AsOf,
+	writeWrapped(w, "", "  ", fmt.Sprintf("%s  as_of %s  (%s matched; %s, %s shown)", r.Capability, r.AsOf,
 		count(r.Summary.MatchedSourceRows, "source row"), count(r.Summary.GroupCount, "group"),
-		formatNumber(strconv.FormatInt(r.Summary.ReturnedGroupCount, 10)))
+		formatNumber(strconv.FormatInt(r.Summary.ReturnedGroupCount, 10))), width)
+	fmt.Fprintln(w)
 
 	dims := r.Query.GroupBy
 	t := &table{}
-	labelCols := len(dims)
-	if labelCols == 0 {
-		labelCols = 1
+	labelCols := max(len(dims), 1)
+	t.keep = labelCols
+	if len(dims) == 0 {
 		t.head = append(t.head, "")
+		t.sub = append(t.sub, "")
 		t.right = append(t.right, false)
 	}
 	for _, d := range dims {
 		t.head = append(t.head, d)
+		t.sub = append(t.sub, "")
 		t.right = append(t.right, false)
 	}
 	for _, m := range metrics {
-		t.head = append(t.head, m+" ("+units[m]+")")
+		t.head = append(t.head, m)
+		t.sub = append(t.sub, "("+units[m]+")")
 		t.right = append(t.right, true)
 	}
 	t.head = append(t.head, "citation")
+	t.sub = append(t.sub, "")
 	t.right = append(t.right, false)
 
 	type rowNote struct {
@@ -421,10 +542,12 @@ func printQuery(w io.Writer, body []byte) error {
 		if len(refs) == 0 && row.Lineage.Ref != nil {
 			refs = []string{*row.Lineage.Ref}
 		}
-		cells = append(cells, strings.Join(refs, ","))
+		cells = append(cells, refsCell(refs))
 		t.rows = append(t.rows, cells)
 		for _, n := range row.Notes {
-			rowNotes = append(rowNotes, rowNote{strings.Join(label, " "), n})
+			if len(chosen) == 0 || n.Metric == "" || slices.Contains(metrics, n.Metric) {
+				rowNotes = append(rowNotes, rowNote{strings.Join(label, " "), n})
+			}
 		}
 	}
 	t.rows = append(t.rows, nil)
@@ -435,33 +558,58 @@ func printQuery(w io.Writer, body []byte) error {
 	for _, m := range metrics {
 		total = append(total, metricValue(r.Summary.Totals[m]))
 	}
-	total = append(total, strings.Join(r.Summary.CitationRefs, ","))
+	total = append(total, refsCell(r.Summary.CitationRefs))
 	t.rows = append(t.rows, total)
-	t.write(w, "")
+	fit := t.write(w, "", width)
+	if fit.blocks > 1 || fit.cut {
+		var said []string
+		if fit.blocks > 1 {
+			said = append(said, fmt.Sprintf("the columns are wrapped into %d blocks, one below the other", fit.blocks))
+		}
+		if fit.cut {
+			said = append(said, "long group values are cut (...)")
+		}
+		writeWrapped(w, "\n(", " ", fmt.Sprintf("%s, to fit %d characters: --metrics %s picks the metrics shown; COLUMNS sets the width, COLUMNS=0 for no limit; --json prints everything)",
+			strings.Join(said, " and "), width, strings.Join(metrics[:min(2, len(metrics))], ",")), width)
+	}
 
-	if len(r.Summary.Notes) > 0 || len(rowNotes) > 0 {
+	var notes []note
+	for _, n := range r.Summary.Notes {
+		if len(chosen) == 0 || n.Metric == "" || slices.Contains(metrics, n.Metric) {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) > 0 || len(rowNotes) > 0 {
 		fmt.Fprintln(w, "\nnotes:")
-		for _, n := range r.Summary.Notes {
-			fmt.Fprintf(w, "  %s: %s: %s\n", n.Metric, n.Code, n.Message)
+		for _, n := range notes {
+			writeWrapped(w, "  ", "    ", noteText(n), width)
 		}
 		for _, rn := range rowNotes {
-			fmt.Fprintf(w, "  [%s] %s: %s: %s\n", rn.label, rn.n.Metric, rn.n.Code, rn.n.Message)
+			writeWrapped(w, "  ", "    ", "["+rn.label+"] "+noteText(rn.n), width)
 		}
 	}
 	if r.Records != nil {
-		if err := printRecords(w, &r); err != nil {
+		if err := printRecords(w, &r, width); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(w, "\n%s: --json prints them in full; citeq verify checks any of them against the raw file.\n", count(int64(len(r.Citations)), "citation"))
+	writeWrapped(w, "\n", "", count(int64(len(r.Citations)), "citation")+": --json prints them in full; citeq verify checks any of them against the raw file.", width)
 	return nil
+}
+
+// noteText is a note as printed: its metric (when it has one), code and message.
+func noteText(n note) string {
+	if n.Metric == "" {
+		return n.Code + ": " + n.Message
+	}
+	return n.Metric + ": " + n.Code + ": " + n.Message
 }
 
 // printRecords renders the detail records: the first few fields that tell the records apart
 // (not bookkeeping, not null or identical on every record returned), every field a metric
 // sums, averages or takes the extreme of, and the source sheet and row of the citation. The
 // capability's definition says which fields are which (layoutOf).
-func printRecords(w io.Writer, r *queryResponse) error {
+func printRecords(w io.Writer, r *queryResponse, width int) error {
 	var returned int64
 	if r.Summary.RecordsReturned != nil {
 		returned = *r.Summary.RecordsReturned
@@ -528,7 +676,11 @@ func printRecords(w io.Writer, r *queryResponse) error {
 		cells = append(cells, cit.Sheet, strconv.FormatInt(cit.Row, 10))
 		t.rows = append(t.rows, cells)
 	}
-	t.write(w, "")
+	t.keep = 1
+	if fit := t.write(w, "", width); fit.blocks > 1 {
+		writeWrapped(w, "\n(", " ", fmt.Sprintf("the record columns are wrapped into %d blocks, each led by %s, to fit %d characters: COLUMNS sets the width, COLUMNS=0 for no limit; --json prints every field)",
+			fit.blocks, t.head[0], width), width)
+	}
 	return nil
 }
 
@@ -572,23 +724,15 @@ func cut(s string, n int) string {
 // ---- describe ----
 
 type schemaDoc struct {
-	Capability    string   `json:"capability"`
-	Path          string   `json:"path"`
-	Title         string   `json:"title"`
-	Grain         string   `json:"grain"`
-	AsOf          string   `json:"as_of"`
-	AsOfAvailable []string `json:"as_of_available"`
-	Filters       []struct {
-		Name           string   `json:"name"`
-		Type           string   `json:"type"`
-		GroupBy        bool     `json:"group_by"`
-		Values         []string `json:"values"`
-		Codebook       string   `json:"codebook"`
-		DistinctValues *int     `json:"distinct_values"`
-		Published      *bool    `json:"published"`
-	} `json:"filters"`
-	GroupBy    []string `json:"group_by"`
-	DateRanges []struct {
+	Capability    string      `json:"capability"`
+	Path          string      `json:"path"`
+	Title         string      `json:"title"`
+	Grain         string      `json:"grain"`
+	AsOf          string      `json:"as_of"`
+	AsOfAvailable []string    `json:"as_of_available"`
+	Filters       []filterDoc `json:"filters"`
+	GroupBy       []string    `json:"group_by"`
+	DateRanges    []struct {
 		From   string `json:"from"`
 		To     string `json:"to"`
 		Field  string `json:"field"`
@@ -613,10 +757,75 @@ type schemaDoc struct {
 	Codebooks json.RawMessage `json:"codebooks"`
 }
 
+// filterDoc is one filter of the schema.
+type filterDoc struct {
+	Name             string            `json:"name"`
+	Type             string            `json:"type"`
+	GroupBy          bool              `json:"group_by"`
+	Values           []string          `json:"values"`
+	ValuesInSnapshot []json.RawMessage `json:"values_in_snapshot"`
+	Codebook         string            `json:"codebook"`
+	DistinctValues   *int              `json:"distinct_values"`
+	Published        *bool             `json:"published"`
+}
+
+// codebookDoc is one codebook of the schema.
+type codebookDoc struct {
+	Description string `json:"description"`
+	Codes       []struct {
+		Code          json.RawMessage `json:"code"`
+		Description   string          `json:"description"`
+		InAgencyTable *bool           `json:"in_agency_table"`
+		Rows          *int64          `json:"rows_in_snapshot"`
+	} `json:"codes"`
+}
+
+// defaultValuesPage is how many values of each filter and codes of each codebook describe
+// prints at a time.
+const defaultValuesPage = 10
+
+// valuesPage is the part of every value list describe prints: page (1-based) of per values,
+// or every value.
+type valuesPage struct {
+	per, page int
+	all       bool
+	// field, when set, limits the lists printed to one filter or codebook.
+	field string
+}
+
+// slice returns the bounds [lo, hi) of the page within a list of n values.
+func (p valuesPage) slice(n int) (lo, hi int) {
+	if p.all {
+		return 0, n
+	}
+	lo = min(n, (p.page-1)*p.per)
+	return lo, min(n, lo+p.per)
+}
+
+// span says which values of n a page shows: "all 4", "1-10 of 51", "none of 4 on page 9".
+func (p valuesPage) span(n int) string {
+	lo, hi := p.slice(n)
+	switch {
+	case lo == 0 && hi == n:
+		if n == 1 {
+			return "1 value"
+		}
+		return "all " + formatNumber(strconv.Itoa(n))
+	case lo == hi:
+		return fmt.Sprintf("none of %s on page %d", formatNumber(strconv.Itoa(n)), p.page)
+	}
+	return fmt.Sprintf("%d-%d of %s", lo+1, hi, formatNumber(strconv.Itoa(n)))
+}
+
 func runDescribe(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("describe", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the response body unchanged")
 	server := fs.String("server", serverDefault(), "citeq server base URL ($CITEQ_SERVER)")
+	var pg valuesPage
+	fs.IntVar(&pg.per, "values", defaultValuesPage, "how many values of each filter and codes of each codebook to print")
+	fs.IntVar(&pg.page, "page", 1, "which page of --values values to print (1 is the first)")
+	fs.BoolVar(&pg.all, "all", false, "print every value and code")
+	fs.StringVar(&pg.field, "field", "", "print the values of this filter or codebook only")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -624,6 +833,9 @@ func runDescribe(args []string, stdout io.Writer) error {
 	path, err := onePath("describe", pos)
 	if err != nil {
 		return err
+	}
+	if pg.per < 1 || pg.page < 1 {
+		return fmt.Errorf("--values and --page take a whole number from 1 (got --values %d --page %d); --all prints every value", pg.per, pg.page)
 	}
 	c, err := newClient(*server)
 	if err != nil {
@@ -636,43 +848,75 @@ func runDescribe(args []string, stdout io.Writer) error {
 	if *asJSON {
 		return writeRaw(stdout, body)
 	}
-	return printSchema(stdout, body)
+	return printSchema(stdout, body, pg, outputWidth(stdout))
 }
 
-func printSchema(w io.Writer, body []byte) error {
+// printSchema renders a schema: the filters, group_by, date ranges, metrics and controls,
+// then a page of the values of every filter that lists them and of the codes of every
+// codebook (pg), fitted to width characters.
+func printSchema(w io.Writer, body []byte, pg valuesPage, width int) error {
 	var s schemaDoc
 	if err := json.Unmarshal(body, &s); err != nil {
 		return fmt.Errorf("the schema response does not parse: %v", err)
 	}
-	fmt.Fprintf(w, "%s  (path %s)  as_of %s  (available: %s)\n", s.Capability, s.Path, s.AsOf, strings.Join(s.AsOfAvailable, ", "))
-	fmt.Fprintf(w, "%s; grain: %s\n", s.Title, s.Grain)
+	names, err := objectKeys(s.Codebooks)
+	if err != nil {
+		return fmt.Errorf("the schema's codebooks do not parse: %v", err)
+	}
+	var books map[string]codebookDoc
+	_ = json.Unmarshal(s.Codebooks, &books)
+	if pg.field != "" && !slices.ContainsFunc(s.Filters, func(f filterDoc) bool { return f.Name == pg.field }) && !slices.Contains(names, pg.field) {
+		return fmt.Errorf("--field %s: %s has no such filter or codebook (citeq describe %s lists them)", pg.field, s.Capability, s.Path)
+	}
 
+	writeWrapped(w, "", "  ", fmt.Sprintf("%s  (path %s)  as_of %s  (available: %s)", s.Capability, s.Path, s.AsOf, strings.Join(s.AsOfAvailable, ", ")), width)
+	writeWrapped(w, "", "  ", fmt.Sprintf("%s; grain: %s", s.Title, s.Grain), width)
+
+	// The filters table says what each filter's values are: a list (printed below), a
+	// codebook (its codes printed below), or only how many there are.
+	type valueList struct {
+		name   string
+		values []string
+	}
+	var lists []valueList
 	fmt.Fprintln(w, "\nfilters:")
-	t := &table{head: []string{"name", "type", "group_by", "values"}}
+	t := &table{head: []string{"name", "type", "group_by", "values"}, wrapLast: true}
 	for _, f := range s.Filters {
 		var vals string
+		var inSnapshot []string
+		for _, v := range f.ValuesInSnapshot {
+			inSnapshot = append(inSnapshot, plainValue(v))
+		}
 		switch {
 		case f.Codebook != "":
 			vals = "codebook " + f.Codebook
 			if f.DistinctValues != nil {
-				vals += fmt.Sprintf(" (%d in snapshot)", *f.DistinctValues)
+				vals += fmt.Sprintf(" (%s in snapshot)", formatNumber(strconv.Itoa(*f.DistinctValues)))
 			}
-		case len(f.Values) > 0 && f.DistinctValues == nil:
-			vals = strings.Join(f.Values, ", ")
+			vals += ", its codes listed below"
+			if len(inSnapshot) > 0 {
+				lists = append(lists, valueList{f.Name, inSnapshot})
+			}
 		case len(f.Values) > 0:
-			vals = count(int64(len(f.Values)), "value") + ": " + strings.Join(f.Values, ", ")
+			vals = count(int64(len(f.Values)), "value") + ", listed below"
+			lists = append(lists, valueList{f.Name, f.Values})
+		case len(inSnapshot) > 0:
+			vals = count(int64(len(inSnapshot)), "value") + " in snapshot, listed below"
+			lists = append(lists, valueList{f.Name, inSnapshot})
+		case f.DistinctValues != nil && *f.DistinctValues > 0:
+			vals = count(int64(*f.DistinctValues), "value") + " in snapshot, too many to list"
 		case f.DistinctValues != nil:
-			vals = count(int64(*f.DistinctValues), "value") + " in snapshot"
+			vals = "no value in snapshot"
 		}
 		if f.Published != nil && !*f.Published {
 			vals += "; not published in as_of " + s.AsOf
 		}
 		t.rows = append(t.rows, []string{f.Name, f.Type, yesNo(f.GroupBy), vals})
 	}
-	t.write(w, "  ")
+	t.write(w, "  ", width)
 
 	fmt.Fprintln(w, "\ngroup_by:")
-	fmt.Fprintf(w, "  %s\n", strings.Join(s.GroupBy, ", "))
+	writeWrapped(w, "  ", "  ", strings.Join(s.GroupBy, ", "), width)
 
 	fmt.Fprintln(w, "\ndate ranges (YYYY-MM-DD, YYYY-MM or YYYY; inclusive):")
 	if len(s.DateRanges) == 0 {
@@ -682,18 +926,18 @@ func printSchema(w io.Writer, body []byte) error {
 		for _, r := range s.DateRanges {
 			t.rows = append(t.rows, []string{r.From, r.To, r.Field})
 		}
-		t.write(w, "  ")
+		t.write(w, "  ", width)
 	}
 
 	fmt.Fprintln(w, "\nmetrics:")
-	t = &table{head: []string{"name", "unit", "aggregation", "additive", "description"}}
+	t = &table{head: []string{"name", "unit", "aggregation", "additive", "description"}, wrapLast: true}
 	for _, m := range s.Metrics {
 		t.rows = append(t.rows, []string{m.Name, m.Unit, m.Aggregation, yesNo(m.Additive), m.Description})
 	}
-	t.write(w, "  ")
+	t.write(w, "  ", width)
 
 	fmt.Fprintln(w, "\ncontrols:")
-	t = &table{head: []string{"name", "type", "default", "description"}}
+	t = &table{head: []string{"name", "type", "default", "description"}, wrapLast: true}
 	for _, c := range s.Controls {
 		def := ""
 		if len(c.Default) > 0 {
@@ -711,30 +955,69 @@ func printSchema(w io.Writer, body []byte) error {
 		}
 		t.rows = append(t.rows, []string{c.Name, c.Type, def, desc})
 	}
-	t.write(w, "  ")
+	t.write(w, "  ", width)
 
-	fmt.Fprintln(w, "\ncodebooks:")
-	names, err := objectKeys(s.Codebooks)
-	if err != nil {
-		return fmt.Errorf("the schema's codebooks do not parse: %v", err)
+	// With --field, only the section holding that field is printed.
+	more := false // whether some list has values beyond the page
+	var picked []valueList
+	for _, l := range lists {
+		if pg.field == "" || l.name == pg.field {
+			picked = append(picked, l)
+		}
 	}
+	if pg.field == "" || len(picked) > 0 {
+		fmt.Fprintln(w, "\nvalues:")
+	}
+	for _, l := range picked {
+		lo, hi := pg.slice(len(l.values))
+		more = more || hi < len(l.values)
+		writeWrapped(w, fmt.Sprintf("  %s (%s): ", l.name, pg.span(len(l.values))), "    ", strings.Join(l.values[lo:hi], ", "), width)
+	}
+	if pg.field == "" && len(picked) == 0 {
+		fmt.Fprintln(w, "  none listed")
+	}
+
+	if pg.field != "" {
+		names = slices.DeleteFunc(names, func(n string) bool { return n != pg.field })
+		if len(names) == 0 {
+			return nil
+		}
+	}
+	fmt.Fprintln(w, "\ncodebooks:")
 	if len(names) == 0 {
 		fmt.Fprintln(w, "  none")
 	}
-	var books map[string]struct {
-		Codes []struct {
-			InAgencyTable *bool `json:"in_agency_table"`
-		} `json:"codes"`
-	}
-	_ = json.Unmarshal(s.Codebooks, &books)
 	for _, n := range names {
+		b := books[n]
 		out := 0
-		for _, c := range books[n].Codes {
+		for _, c := range b.Codes {
 			if c.InAgencyTable != nil && !*c.InAgencyTable {
 				out++
 			}
 		}
-		fmt.Fprintf(w, "  %s: %d codes, %d not in the agency table\n", n, len(books[n].Codes), out)
+		lo, hi := pg.slice(len(b.Codes))
+		more = more || hi < len(b.Codes)
+		fmt.Fprintf(w, "  %s: %s, %d not in the agency table (%s)\n", n, count(int64(len(b.Codes)), "code"), out, strings.TrimPrefix(pg.span(len(b.Codes)), "all "))
+		if lo == hi {
+			continue
+		}
+		t = &table{head: []string{"code", "rows", "description"}, right: []bool{false, true, false}, wrapLast: true}
+		for _, c := range b.Codes[lo:hi] {
+			rows, desc := "", c.Description
+			if c.Rows != nil {
+				rows = formatNumber(strconv.FormatInt(*c.Rows, 10))
+			}
+			if c.InAgencyTable != nil && !*c.InAgencyTable {
+				desc += " (not in the agency table)"
+			}
+			t.rows = append(t.rows, []string{plainValue(c.Code), rows, desc})
+		}
+		t.write(w, "    ", width)
+	}
+	if more {
+		next := pg
+		next.page++
+		writeWrapped(w, "\n", "", fmt.Sprintf("More values follow: --page %d for the next %d, --values N for N at a time, --all for every one, --field NAME for one filter or codebook.", next.page, pg.per), width)
 	}
 	return nil
 }
@@ -785,11 +1068,11 @@ func runCapabilities(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "the server at %s serves no capability yet: run citeq ingest, then the server picks the snapshots up\n", c.base)
 		return nil
 	}
-	t := &table{head: []string{"capability", "path", "as_of latest", "as_of available"}}
+	t := &table{head: []string{"capability", "path", "as_of latest", "as_of available"}, wrapLast: true}
 	for _, cp := range doc.Capabilities {
 		t.rows = append(t.rows, []string{cp.Capability, cp.Path, cp.Latest, strings.Join(cp.Available, ", ")})
 	}
-	t.write(stdout, "")
+	t.write(stdout, "", outputWidth(stdout))
 	return nil
 }
 
@@ -916,66 +1199,12 @@ func printEvidence(w io.Writer, body []byte) error {
 		}
 		t.rows = append(t.rows, []string{c.Column, c.Header, v, c.Type})
 	}
-	t.write(w, "")
+	// One line a cell, however wide: the value is the literal the file holds.
+	t.write(w, "", 0)
 	return nil
 }
 
 // ---- formatting ----
-
-// table is an aligned text table: columns two spaces apart, right-aligned where right says so.
-// A nil row prints as a rule.
-type table struct {
-	head  []string
-	right []bool
-	rows  [][]string
-}
-
-func (t *table) write(w io.Writer, indent string) {
-	n := len(t.head)
-	width := make([]int, n)
-	for i, h := range t.head {
-		width[i] = len([]rune(h))
-	}
-	for _, r := range t.rows {
-		for i, c := range r {
-			if i < n {
-				width[i] = max(width[i], len([]rune(c)))
-			}
-		}
-	}
-	line := func(cells []string) {
-		var b strings.Builder
-		b.WriteString(indent)
-		for i := 0; i < n; i++ {
-			c := ""
-			if i < len(cells) {
-				c = cells[i]
-			}
-			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if i < len(t.right) && t.right[i] {
-				b.WriteString(pad + c)
-			} else {
-				b.WriteString(c + pad)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
-	line(t.head)
-	total := 2 * (n - 1)
-	for _, wd := range width {
-		total += wd
-	}
-	for _, r := range t.rows {
-		if r == nil {
-			fmt.Fprintln(w, indent+strings.Repeat("-", total))
-			continue
-		}
-		line(r)
-	}
-}
 
 // objectKeys lists the members of a JSON object in document order.
 func objectKeys(raw json.RawMessage) ([]string, error) {
@@ -1056,9 +1285,13 @@ func formatNumber(s string) string {
 	return sign(neg) + group(intPart)
 }
 
-// count writes n with its noun, in the plural unless n is 1: "20,187 source rows".
+// count writes n with its noun, in the plural unless n is 1: "20,187 source rows", "2
+// capabilities".
 func count(n int64, noun string) string {
 	if n != 1 {
+		if strings.HasSuffix(noun, "y") {
+			noun = strings.TrimSuffix(noun, "y") + "ie"
+		}
 		noun += "s"
 	}
 	return formatNumber(strconv.FormatInt(n, 10)) + " " + noun

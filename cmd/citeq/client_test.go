@@ -102,6 +102,7 @@ func fields(line string) []string { return cellSep.Split(strings.TrimSpace(line)
 // queryTable is the rows and the TOTAL line of a printed query table, split into cells.
 type queryTable struct {
 	head  []string
+	units []string // the units line: one "(unit)" per metric
 	rows  [][]string
 	total []string
 }
@@ -110,8 +111,9 @@ func parseQueryTable(t *testing.T, out string) queryTable {
 	t.Helper()
 	lines := strings.Split(out, "\n")
 	var q queryTable
-	// line 0 is the capability and as_of, line 1 blank, line 2 the column header.
-	if len(lines) < 4 || !strings.Contains(lines[0], " as_of ") {
+	// line 0 is the capability and as_of, line 1 blank, line 2 the column header (the
+	// metrics' names), line 3 their units.
+	if len(lines) < 5 || !strings.Contains(lines[0], " as_of ") {
 		t.Fatalf("no query table in:\n%s", out)
 	}
 	q.head = fields(lines[2])
@@ -119,6 +121,10 @@ func parseQueryTable(t *testing.T, out string) queryTable {
 		q.head = append([]string{""}, q.head...)
 	}
 	i := 3
+	if strings.HasPrefix(lines[3], " ") { // the units line (absent over columns without one)
+		q.units = fields(lines[3])
+		i = 4
+	}
 	for ; i < len(lines) && strings.Trim(lines[i], "-") != ""; i++ {
 		q.rows = append(q.rows, fields(lines[i]))
 	}
@@ -181,6 +187,8 @@ type restEvidence struct {
 }
 
 func TestClientCommands(t *testing.T) {
+	// The tables are checked whole here, on one line each (TestQueryFitsTheWidth fits them).
+	t.Setenv("COLUMNS", "0")
 	srv := apiServer(t)
 	const top5 = `{"filters":{"lifecycle":"operating"},"group_by":["state"],"order_by":"nameplate_mw","top_n":5}`
 	top5Body := rest(t, srv, "/v1/power/capacity/query", []byte(top5))
@@ -260,7 +268,10 @@ func TestClientCommands(t *testing.T) {
 				if q.rows[5][0] != "(other)" {
 					t.Errorf("last row %q, want (other)", q.rows[5][0])
 				}
-				np := q.col(t, "nameplate_mw (MW)")
+				np := q.col(t, "nameplate_mw")
+				if q.units[0] != "(MW)" {
+					t.Errorf("units line %q: nameplate_mw's unit is not (MW)", q.units)
+				}
 				total := number(t, q.total[np])
 				if want := *top5Resp.Summary.Totals["nameplate_mw"]; !sameAt3(total, want) {
 					t.Errorf("TOTAL nameplate_mw printed %v, summary.totals.nameplate_mw is %v", total, want)
@@ -273,7 +284,7 @@ func TestClientCommands(t *testing.T) {
 						t.Errorf("row %s citation %q, want %q", r[0], r[len(r)-1], top5Resp.Rows[i].Lineage.Ref)
 					}
 				}
-				if q.total[q.col(t, "net_winter_mw (MW)")] != "null" {
+				if q.total[q.col(t, "net_winter_mw")] != "null" {
 					t.Errorf("net_winter_mw total is not null: %q", q.total)
 				}
 				if !strings.Contains(out, "\nnotes:\n  net_winter_mw: not_published: ") {
@@ -354,10 +365,10 @@ func TestClientCommands(t *testing.T) {
 				if len(q.rows) != 1 || q.rows[0][0] != "(all)" {
 					t.Errorf("rows %q, want one (all) row", q.rows)
 				}
-				if q.total[q.col(t, "avg_price (unit of the series)")] != "null" {
+				if q.total[q.col(t, "avg_price")] != "null" {
 					t.Errorf("avg_price total %q, want null", q.total)
 				}
-				if got := number(t, q.total[q.col(t, "source_record_count (count)")]); got != 267 {
+				if got := number(t, q.total[q.col(t, "source_record_count")]); got != 267 {
 					t.Errorf("source_record_count %v, want 267 (2020: 255 trading days and 12 months)", got)
 				}
 				if !strings.Contains(out, "  avg_price: mixed_units: ") {
@@ -377,8 +388,9 @@ func TestClientCommands(t *testing.T) {
 			check: func(t *testing.T, out string) {
 				checkDescribe(t, out, rest(t, srv, "/v1/power/capacity/schema", nil))
 				for _, want := range []string{
-					"\n  lifecycle                       string   yes       4 values: operating, planned, retired, canceled_or_postponed\n",
-					"\n  status_code: 15 codes, 1 not in the agency table\n",
+					"\n  lifecycle                       string   yes       4 values, listed below\n",
+					"\n  lifecycle (all 4): operating, planned, retired, canceled_or_postponed\n",
+					"\n  status_code: 15 codes, 1 not in the agency table (1-10 of 15)\n",
 					"\n  operating_date_from ",
 				} {
 					if !strings.Contains(out, want) {

@@ -64,13 +64,34 @@ type server struct {
 	cmd  *exec.Cmd
 	addr string
 	log  *bytes.Buffer
+	// out is what it printed on stdout.
+	out *syncBuffer
+}
+
+// syncBuffer is a buffer a process writes to while a test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
-	s := &server{addr: freePort(t), log: &bytes.Buffer{}}
+	s := &server{addr: freePort(t), log: &bytes.Buffer{}, out: &syncBuffer{}}
 	s.cmd = exec.Command(binary(t), append([]string{"serve", "--addr", s.addr}, args...)...)
 	s.cmd.Stderr = s.log
+	s.cmd.Stdout = s.out
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

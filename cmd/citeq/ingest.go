@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -25,7 +26,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	raw := fs.String("raw", defaultRaw(), "directory holding the agencies' source files")
 	data := fs.String("data", "var", "data directory: raw store, snapshots, catalog")
 	doFetch := fs.Bool("fetch", false, "first download every known source file from its official URL into --raw")
-	mirror := fs.String("mirror", "", "with --fetch: fetch from this scheme://host instead of the agencies' hosts (a mirror)")
+	mirror := fs.String("mirror", os.Getenv("CITEQ_FETCH_MIRROR"), "with --fetch: fetch from this scheme://host instead of the agencies' hosts (a mirror; default $CITEQ_FETCH_MIRROR)")
 	stateDSN := fs.String("state", "", "state store whose webhook outbox receives snapshot.promoted events: empty for SQLite at DATA/state.db, or postgres://…")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -45,13 +46,57 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	outcomes, runErr := ingest.Run(*raw, store, adapters.All(), stdout)
+	all := planned(*raw, adapters.All(), stdout)
+	outcomes, runErr := ingest.Run(*raw, store, all, stdout)
 	if runErr == nil || len(outcomes) > 0 {
 		printOutcomes(stdout, outcomes, runErr == nil)
 	}
 	// Every promotion, of this run or of an interrupted one, gets its event, even when this
 	// run (or one of its adapters) fails.
 	return errors.Join(runErr, queuePromotions(*stateDSN, store, stdout))
+}
+
+// plannedAdapter is an adapter whose plan was made before the run: Run is handed the plan
+// (or the planning error) instead of planning again.
+type plannedAdapter struct {
+	ingest.Adapter
+	plans []ingest.Plan
+	err   error
+}
+
+func (p plannedAdapter) Plan(*ingest.Finder) ([]ingest.Plan, error) { return p.plans, p.err }
+
+// planned plans every adapter over raw and says what the run is about to read (files,
+// bytes, snapshots), so that a long ingest says at once how much is ahead of it.
+func planned(raw string, all []ingest.Adapter, w io.Writer) []ingest.Adapter {
+	out := make([]ingest.Adapter, len(all))
+	files := map[string]int64{}
+	snaps, caps := 0, 0
+	for i, a := range all {
+		plans, err := a.Plan(ingest.NewFinder(raw, a.Folders()))
+		out[i] = plannedAdapter{Adapter: a, plans: plans, err: err}
+		if len(plans) > 0 {
+			caps++
+		}
+		snaps += len(plans)
+		for _, p := range plans {
+			for _, f := range p.Files {
+				if _, seen := files[f.Path]; !seen {
+					files[f.Path] = 0
+					if fi, err := os.Stat(f.Path); err == nil {
+						files[f.Path] = fi.Size()
+					}
+				}
+			}
+		}
+	}
+	var bytes int64
+	for _, n := range files {
+		bytes += n
+	}
+	fmt.Fprintf(w, "ingest: %s (%s bytes) under %s for %s of %s; one line per file as it is read, then each snapshot's gates\n\n",
+		count(int64(len(files)), "source file"), formatNumber(strconv.FormatInt(bytes, 10)), raw, count(int64(snaps), "snapshot"), count(int64(caps), "capability"))
+	return out
 }
 
 // queuePromotions queues a snapshot.promoted event for every promotion not yet queued (this

@@ -2,11 +2,11 @@
 // aggregates over them (REST and MCP).
 //
 //	citeq ingest    [--fetch] [--mirror URL] --raw DIR --data DIR [--state DSN]
-//	citeq serve     --data DIR --addr HOST:PORT [--state DSN] [--allow-insecure-callbacks]
+//	citeq serve     --data DIR --addr HOST:PORT [--state DSN] [--operator-key FILE] [--allow-insecure-callbacks]
 //	citeq snapshots --data DIR
 //	citeq keys      create|list|plan|revoke
-//	citeq query <path> [--filter k=v ...] [--group-by a,b] [--order-by METRIC] [--top N] ... [--json]
-//	citeq describe <path>
+//	citeq query <path> [--filter k=v ...] [--group-by a,b] [--order-by METRIC] [--top N] [--metrics a,b] ... [--json]
+//	citeq describe <path> [--values N] [--page P] [--all] [--field NAME]
 //	citeq capabilities
 //	citeq verify <citation JSON | ->
 package main
@@ -22,6 +22,7 @@ const usageFormat = `citeq — cited aggregates over U.S. public data
 usage:
   citeq ingest    [--fetch] [--mirror URL] [--raw DIR] [--data DIR] [--state DSN]
   citeq serve     [--data DIR] [--addr HOST:PORT] [--state DSN] [--trusted-proxy CIDR ...]
+                  [--operator-key FILE]   (a key kept in FILE, not limited by the free quota)
                   [--allow-insecure-callbacks]   (local testing only: http and loopback callbacks)
   citeq snapshots [--data DIR]
   citeq keys create [--plan free|monthly|annual] [--owner NAME]   (prints the key once)
@@ -30,16 +31,19 @@ usage:
 client of a running server (--server URL, default $CITEQ_SERVER, else http://127.0.0.1:8080):
   citeq query <path> [--filter k=v ...] [--group-by a,b] [--order-by METRIC] [--order asc|desc]
                      [--top N] [--as-of DATE] [--from NAME=DATE] [--to NAME=DATE]
-                     [--records] [--limit N] [--json] [--server URL]
-  citeq describe <path> [--json] [--server URL]
+                     [--records] [--limit N] [--metrics a,b] [--json] [--server URL]
+  citeq describe <path> [--values N] [--page P] [--all] [--field NAME] [--json] [--server URL]
   citeq capabilities [--json] [--server URL]
   citeq verify <citation JSON | -> [--json] [--server URL]
-(an API key in $CITEQ_API_KEY is sent as Authorization: Bearer)
+(the API key sent as Authorization: Bearer is $CITEQ_API_KEY, else the one in the file
+$CITEQ_API_KEY_FILE names, else, to a server on this machine, the operator key that make run
+keeps in var/operator.key)
 
 --raw defaults to $CITEQ_RAW, else ../shared/data/raw; --data to ./var; --addr to 127.0.0.1:8080;
 --state to SQLite at DATA/state.db (postgres://… to share keys, quotas and subscriptions).
 A repeated --filter for one name gives a list; --from NAME=2015 sets NAME_date_from (e.g. %s).
 --json prints the server's response body unchanged; verify reads the citation from stdin with -.
+Tables fit $COLUMNS, else the terminal, else 100 characters (COLUMNS=0: no limit).
 `
 
 // usage is the help text, its example taken from the capability definitions.
@@ -58,7 +62,7 @@ func main() {
 	case "ingest":
 		err = runIngest(os.Args[2:], os.Stdout, os.Stderr)
 	case "serve":
-		err = runServe(os.Args[2:])
+		err = runServe(os.Args[2:], os.Stdout)
 	case "keys":
 		err = runKeys(os.Args[2:], os.Stdout)
 	case "snapshots":

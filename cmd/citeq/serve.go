@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -24,7 +25,7 @@ import (
 // reloadEvery is how often the server looks for newly promoted snapshots.
 const reloadEvery = 2 * time.Second
 
-func runServe(args []string) error {
+func runServe(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	data := fs.String("data", "var", "data directory written by citeq ingest")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
@@ -32,6 +33,7 @@ func runServe(args []string) error {
 	insecure := fs.Bool("allow-insecure-callbacks", false, "FOR LOCAL TESTING ONLY: accept http and loopback webhook callbacks")
 	var proxies listFlag
 	fs.Var(&proxies, "trusted-proxy", "a proxy address or CIDR whose X-Forwarded-For names the client (repeatable; none by default)")
+	operatorKey := fs.String("operator-key", "", "keep the operator's key in this file (created with mode 0600 when absent or no longer live, printed once): its queries are not limited by the free quota of this server; citeq query, describe and verify send it by themselves to a server on this machine when it is var/operator.key (make run uses it)")
 	warmRows := fs.Int("warm-rows", 16<<20, "after start and after each reload, decode in the background every queryable column of the snapshots with at most this many rows (0: none; larger ones decode a column when a query first needs it)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -52,7 +54,17 @@ func runServe(args []string) error {
 	if *insecure {
 		log.Warn().Msg("--allow-insecure-callbacks: http and loopback webhook callbacks are accepted; never use this in production")
 	}
-	handler, err := api.NewWith(svc, api.Config{Log: log, Gate: &access.Gate{Store: store}, Guard: guard, TrustedProxies: proxies})
+	gate := &access.Gate{Store: store}
+	if *operatorKey != "" {
+		op, err := access.LoadOperatorKey(ctx, store, *operatorKey)
+		if err != nil {
+			return err
+		}
+		gate.Operator = op.Key.ID
+		printOperatorKey(stdout, op)
+		log.Info().Str("key_id", op.Key.ID).Str("file", op.File).Bool("created", op.Created).Msg("operator key: not limited by the free quota")
+	}
+	handler, err := api.NewWith(svc, api.Config{Log: log, Gate: gate, Guard: guard, TrustedProxies: proxies})
 	if err != nil {
 		return err
 	}
@@ -77,7 +89,7 @@ func runServe(args []string) error {
 			log.Error().Err(err).Msg("warm: those columns decode when a query first needs them")
 			return
 		}
-		log.Info().Dur("took", time.Since(start)).Msg("snapshots warmed")
+		log.Info().Int64("took_ms", time.Since(start).Milliseconds()).Msg("snapshots warmed")
 	}
 	if *warmRows > 0 {
 		go warm()
@@ -108,10 +120,12 @@ func runServe(args []string) error {
 			}
 		}
 	}()
+	fmt.Fprintf(stdout, "serving %s at http://%s (the log follows on stderr; Ctrl-C stops the server)\n",
+		count(int64(len(svc.SnapshotsServed())), "snapshot"), ln.Addr())
 	errc := make(chan error, 1)
 	go func() {
-		log.Info().Str("addr", ln.Addr().String()).Dur("read_timeout", limits.Read).Dur("write_timeout", limits.Write).
-			Dur("idle_timeout", limits.Idle).Int("max_conns", limits.MaxConns).Msg("serving")
+		log.Info().Str("addr", ln.Addr().String()).Int64("read_timeout_ms", limits.Read.Milliseconds()).Int64("write_timeout_ms", limits.Write.Milliseconds()).
+			Int64("idle_timeout_ms", limits.Idle.Milliseconds()).Int("max_conns", limits.MaxConns).Msg("serving")
 		errc <- srv.Serve(api.Listen(ln, limits.MaxConns))
 	}()
 	select {
@@ -126,4 +140,22 @@ func runServe(args []string) error {
 		return err
 	}
 	return nil
+}
+
+// printOperatorKey says where the operator key is and, when it was made now, prints it: the
+// only time it is shown (a key read from its file is named by its id alone).
+func printOperatorKey(w io.Writer, op access.OperatorKey) {
+	if !op.Created {
+		fmt.Fprintf(w, "operator key %s, kept in %s: its queries are not limited by the free quota of this server\n", op.Key.ID, op.File)
+		return
+	}
+	fmt.Fprintf(w, `operator key (shown only now; kept in %s, readable by you alone):
+
+    %s
+
+Its queries are not limited by the free quota of this server; every other caller keeps the
+quota. bin/citeq sends it by itself to a server on this machine (from var/operator.key, or the
+file $CITEQ_API_KEY_FILE names); with curl: -H "Authorization: Bearer $(cat %s)".
+
+`, op.File, op.Secret, op.File)
 }

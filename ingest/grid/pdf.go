@@ -20,9 +20,10 @@ import (
 //     font size starts the next cell (a word space, drawn or left as a gap, stays inside).
 //   - Columns: the consecutive lines holding two cells or more form a table block; the line
 //     with the most cells sets the block's columns, and every cell of the block takes the
-//     column it overlaps most (the nearest, when it overlaps none). A line of one cell (a
-//     title, a note) is column A. A line whose cells would share a column keeps its reading
-//     order.
+//     column it overlaps most (the nearest, when it overlaps none). A line of one cell joins
+//     the block above it when the cell stands clear of the block's first column (the text of
+//     a cell wrapped onto a line of its own); any other line of one cell (a title, a note) is
+//     column A. A line whose cells would share a column keeps its reading order.
 //
 // Every value is the printed text; a cell whose text is a decimal number is a Number cell.
 const (
@@ -89,8 +90,13 @@ func pdfRows(glyphs []pdf.Text) [][]Cell {
 	for start := 0; start < len(cells); {
 		end := start + 1
 		if len(cells[start]) > 1 {
-			for end < len(cells) && len(cells[end]) > 1 {
-				end++
+			first := cells[start][0].x1 // right edge of the first cell of the last line of two or more
+			for ; end < len(cells); end++ {
+				if l := cells[end]; len(l) > 1 {
+					first = l[0].x1
+				} else if len(l) == 0 || l[0].x0 <= first {
+					break
+				}
 			}
 		}
 		pdfBlock(cells[start:end], rows[start:end])

@@ -32,7 +32,8 @@ func rowTexts(sh *Sheet) [][]string {
 
 // TestPDFPagesLinesCells: each page is a sheet "Page n"; each line a row from the top; cells
 // split at column gaps, words of a cell kept together, and every cell of a table block in the
-// column of the block's widest line, a header line without the row-label cell included.
+// column of the block's widest line, a header line without the row-label cell included, and
+// a line of one cell clear of the first column (wrapped text) in its column.
 func TestPDFPagesLinesCells(t *testing.T) {
 	table := func(y float64, cells ...string) []pdfwrite.Text {
 		var out []pdfwrite.Text
@@ -53,6 +54,8 @@ func TestPDFPagesLinesCells(t *testing.T) {
 	p1 = append(p1, table(500, "", "Z1", "Z2", "ERZ")...)
 	p1 = append(p1, table(485, "PRMR", "1,234.5", "", "9.0")...)
 	p1 = append(p1, table(470, "ACP ($/MW-Day)", "666.50", "$666.50", "$74.09 - $91.60")...)
+	p1 = append(p1, table(458, "Offer", "1.0", "", "")...)
+	p1 = append(p1, pdfwrite.Text{X: 470, Y: 462, Size: 10, S: "(wrapped", Right: true}, pdfwrite.Text{X: 470, Y: 450, Size: 10, S: "text)", Right: true})
 	p1 = append(p1, pdfwrite.Text{X: 40, Y: 440, Size: 8, S: "* ERZ cleared as printed"})
 	data := writePDF(t, []pdfwrite.Page{{Texts: p1}, {}, {Texts: []pdfwrite.Text{{X: 40, Y: 300, Size: 12, S: "Posted   (3)"}}}})
 	if got := Sniff(data); got != "pdf" {
@@ -70,6 +73,9 @@ func TestPDFPagesLinesCells(t *testing.T) {
 		{"", "Z1", "Z2", "ERZ"},
 		{"PRMR", "1,234.5", "", "9.0"},
 		{"ACP ($/MW-Day)", "666.50", "$666.50", "$74.09 - $91.60"},
+		{"", "", "", "(wrapped"},
+		{"Offer", "1.0"},
+		{"", "", "", "text)"},
 		{"* ERZ cleared as printed"},
 	}
 	if got := rowTexts(wb.Sheet("Page 1")); !reflect.DeepEqual(got, want) {

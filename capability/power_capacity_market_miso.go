@@ -60,5 +60,5 @@ var PowerCapacityMarketMISO = register(&Capability{
 		"Planning years before 2024 are not answered: the capability covers the seasonal auctions from planning year 2024-2025 on; a posting for an earlier planning year is refused at ingest (gate planning_year_supported), and a query whose planning_year or auction_label filter names an earlier year (alone or in a list) is refused with invalid_filter, naming 2024-2025 as the first planning year answered (each field's floor in the schema).",
 		"Does not answer: energy-market prices or plant revenue; PRMR, LCR, CIL/CEL, cleared-MW or offer-curve quantities; planning years before 2024; demand-curve position, scarcity interpretation or effective capacity price; ZRC-to-UCAP conversion, resource-specific accreditation or FRAP volumes.",
 	},
-	Unserved: "no MISO Planning Resource Auction results posting has been obtained; MISO publishes it as a PDF (https://www.misoenergy.org/markets-and-operations/resource-adequacy/, Planning Resource Auction results), which ingest reads once its tables are laid out as a workbook with one sheet per page",
+	Unserved: "no MISO Planning Resource Auction results posting has been obtained here; MISO publishes each posting as a PDF on its document host (cdn.misoenergy.org; the 2024-2025, 2025-2026 and 2026-2027 postings are listed for ingest --fetch), which ingest reads page by page",
 })

@@ -8,7 +8,9 @@ package capability
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Type is the JSON type of a field's values.
@@ -77,10 +79,53 @@ type Field struct {
 	// Unique marks text that is (nearly) distinct on every row, such as a row key; the
 	// engine keeps it as plain strings rather than dictionary codes.
 	Unique bool `json:"-"`
+	// Floor, when set on a filter, is the first value the capability answers: a filter value
+	// ordered before it is refused with the floor's reason, whatever the snapshot holds.
+	Floor *Floor `json:"floor,omitempty"`
 	// Bookkeeping marks a field that repeats the snapshot or the citation (source id, as_of,
 	// row key, sheet name, ...): it is served in records but left out of compact renderings
 	// such as the command line's records table. The common fields are bookkeeping.
 	Bookkeeping bool `json:"-"`
+}
+
+// Floor is the first value of a filter a capability answers, and why the values before it
+// are not answered (a scope the capability states, such as "planning years before 2024").
+type Floor struct {
+	Value  string `json:"value"`
+	Reason string `json:"reason"`
+}
+
+// Before reports whether the filter value v of a field of type t is ordered before the
+// floor: numbers as numbers, dates as dates, and text by the whole number it starts with
+// (the planning year "2023-2024" and the auction "2023-2024 PRA" are before "2024-2025").
+// A value that cannot be ordered so (text that starts with no digit, a number that does not
+// parse) is not before the floor; the filter's other checks judge it.
+func (f *Floor) Before(t Type, v string) bool {
+	v = strings.TrimSpace(v)
+	switch t {
+	case Integer, Number:
+		x, err1 := strconv.ParseFloat(v, 64)
+		y, err2 := strconv.ParseFloat(f.Value, 64)
+		return err1 == nil && err2 == nil && x < y
+	case Date:
+		_, err := time.Parse("2006-01-02", v)
+		return err == nil && v < f.Value
+	case String:
+		x, ok1 := leadingNumber(v)
+		y, ok2 := leadingNumber(f.Value)
+		return ok1 && ok2 && x < y
+	}
+	return false
+}
+
+// leadingNumber is the whole number a text starts with.
+func leadingNumber(s string) (int64, bool) {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	x, err := strconv.ParseInt(s[:n], 10, 64)
+	return x, n > 0 && err == nil
 }
 
 // Metric is one aggregate a query can return.

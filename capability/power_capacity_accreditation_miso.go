@@ -11,7 +11,7 @@ var PowerCapacityAccreditationMISO = register(&Capability{
 	Grain:       "one printed ratio or withheld value: planning year, method, season and resource class",
 	Cadence:     Annual,
 	Publisher:   "Midcontinent Independent System Operator (MISO)",
-	AsOfRule:    "the posting date printed under the title of the workbook's sheets ('Posted 2025-03-03'); each workbook is its own snapshot",
+	AsOfRule:    "the latest posting date printed under the titles of a planning year's accreditation documents ('Posted 2025-03-03'); the documents of one planning year are one snapshot",
 	NaturalKey:  []string{"planning_year", "method", "season", "resource_class", "atom_type"},
 	Fields: []Field{
 		{Name: "planning_year", Type: String, Filter: true, GroupBy: true, Description: "planning year, two years joined by a hyphen (2025-2026)"},
@@ -44,5 +44,5 @@ var PowerCapacityAccreditationMISO = register(&Capability{
 		"Unit counts are served on every atom of the class (the printed Units cell of its row); no metric sums them, since a class has four seasonal atoms.",
 		"Does not answer: resource-specific accreditation (a unit's accredited capacity), ZRC quantities, auction prices (see power.capacity_market_miso).",
 	},
-	Unserved: "no MISO accreditation workbook has been obtained; MISO posts the seasonal class-average and indicative DLOL accreditation results on its resource adequacy page (https://www.misoenergy.org/markets-and-operations/resource-adequacy/)",
+	Unserved: "no MISO accreditation document has been obtained here; MISO posts the seasonal class-average and indicative DLOL accreditation results as PDFs (ingest --fetch downloads the indicative DLOL results of planning year 2025-2026 from cdn.misoenergy.org), which ingest reads page by page",
 })

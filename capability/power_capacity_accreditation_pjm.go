@@ -34,5 +34,5 @@ var PowerCapacityAccreditationPJM = register(&Capability{
 		"A rating is the marginal ELCC class rating as printed, in percent; a preliminary and a final document are distinct documents, each served at its own as_of.",
 		"Does not answer: resource-specific accreditation (accredited UCAP of a unit), ELCC class ratings computed by citeq, capacity prices (see power.capacity_market_pjm).",
 	},
-	Unserved: "no PJM ELCC class ratings document has been obtained; PJM publishes them as PDFs (e.g. 2026-27-bra-elcc-class-ratings.pdf under https://www.pjm.com/planning/resource-adequacy-planning/effective-load-carrying-capability), which ingest reads once laid out as a workbook with one sheet per page",
+	Unserved: "no PJM ELCC class ratings document has been obtained here; PJM publishes them as PDFs (ingest --fetch downloads the final ratings of the 2023/2024, 2026/2027 and 2028/2029 base residual auctions from www.pjm.com), which ingest reads page by page",
 })

@@ -1,5 +1,11 @@
 package capability
 
+// The first planning year power.capacity_market_miso answers, and why earlier ones are not.
+const (
+	misoFirstAuction = "2024-2025"
+	misoFloorReason  = "planning years before 2024 are not answered: power.capacity_market_miso covers MISO's seasonal Planning Resource Auctions, from planning year 2024-2025 on"
+)
+
 // PowerCapacityMarketMISO is power.capacity_market_miso (contract section 2.4): MISO's
 // Planning Resource Auction results, one row per result atom: seasonal zonal auction
 // clearing prices (ACP), external resource zone clearing quoted verbatim, seasonal
@@ -20,8 +26,10 @@ var PowerCapacityMarketMISO = register(&Capability{
 		{Name: "source_id", Type: String, Description: "source identifier (miso_pra_results)"},
 		{Name: "sheet_name", Type: String, Bookkeeping: true, Description: "page of the posting the atom is printed on (Page <n>)"},
 		{Name: "iso", Type: String, Description: "MISO"},
-		{Name: "auction_label", Type: String, Filter: true, GroupBy: true, Description: "the auction, '<planning year> PRA' (e.g. 2025-2026 PRA)"},
-		{Name: "planning_year", Type: String, Filter: true, GroupBy: true, Description: "planning year, two years joined by a hyphen (2025-2026), June 1 to May 31"},
+		{Name: "auction_label", Type: String, Filter: true, GroupBy: true, Description: "the auction, '<planning year> PRA' (e.g. 2025-2026 PRA)",
+			Floor: &Floor{Value: misoFirstAuction + " PRA", Reason: misoFloorReason}},
+		{Name: "planning_year", Type: String, Filter: true, GroupBy: true, Description: "planning year, two years joined by a hyphen (2025-2026), June 1 to May 31",
+			Floor: &Floor{Value: misoFirstAuction, Reason: misoFloorReason}},
 		{Name: "season", Type: String, Filter: true, GroupBy: true, Enum: []string{"summer", "fall", "winter", "spring"},
 			Description: "season of the atom, lower case (null for annual CONE)"},
 		{Name: "zone", Type: String, Filter: true, GroupBy: true, Description: "local resource zone, Z1 to Z10 (null for subregional, external or MISO-wide atoms)"},
@@ -49,8 +57,8 @@ var PowerCapacityMarketMISO = register(&Capability{
 		"CONE is recorded as the stated administrative parameter on the basis of its stating document and is never interpreted, annualized or converted: seasonal CONE is per season as printed, annual CONE is the annual figure as printed.",
 		"External resource zone clearing is quoted verbatim in acp_erz_verbatim, ranges included; it is never parsed into a number and never enters the ACP metrics.",
 		"A corrections posting is a distinct document identity: its atoms cite the corrections file and it is its own as_of; earlier postings stay served at their own as_of and are never silently replaced.",
-		"Planning years before 2024 are not answered: the capability covers the seasonal auctions from planning year 2024-2025 on; a posting for an earlier planning year is refused at ingest (gate planning_year_supported), and a filter on such a year matches no served value.",
+		"Planning years before 2024 are not answered: the capability covers the seasonal auctions from planning year 2024-2025 on; a posting for an earlier planning year is refused at ingest (gate planning_year_supported), and a query whose planning_year or auction_label filter names an earlier year (alone or in a list) is refused with invalid_filter, naming 2024-2025 as the first planning year answered (each field's floor in the schema).",
 		"Does not answer: energy-market prices or plant revenue; PRMR, LCR, CIL/CEL, cleared-MW or offer-curve quantities; planning years before 2024; demand-curve position, scarcity interpretation or effective capacity price; ZRC-to-UCAP conversion, resource-specific accreditation or FRAP volumes.",
 	},
-	Unserved: "no MISO Planning Resource Auction results posting has been obtained; MISO publishes it as a PDF (https://www.misoenergy.org/markets-and-operations/resource-adequacy/, Planning Resource Auction results), which ingest reads once its tables are laid out as a workbook with one sheet per page",
+	Unserved: "no MISO Planning Resource Auction results posting has been obtained here; MISO publishes each posting as a PDF on its document host (cdn.misoenergy.org; the 2024-2025, 2025-2026 and 2026-2027 postings are listed for ingest --fetch), which ingest reads page by page",
 })

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Cadence is how often a capability's source publishes new data points.
@@ -44,6 +46,20 @@ var (
 	idPattern   = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
 	namePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 )
+
+// orderable reports whether Before can order values of type t against the floor.
+func (f *Floor) orderable(t Type) bool {
+	switch t {
+	case Integer, Number:
+		_, err := strconv.ParseFloat(f.Value, 64)
+		return err == nil
+	case Date:
+		_, err := time.Parse("2006-01-02", f.Value)
+		return err == nil
+	}
+	_, ok := leadingNumber(f.Value)
+	return ok
+}
 
 // Validate checks that the definition is coherent: identifiers and names well formed and
 // unique, every name a metric, key, codebook, unit, denominator or date range refers to is a
@@ -91,6 +107,18 @@ func (c *Capability) Validate() error {
 		}
 		if f.Description == "" {
 			bad("field %s has no description", f.Name)
+		}
+		if fl := f.Floor; fl != nil {
+			switch {
+			case !f.Filter:
+				bad("field %s has a floor but is not a filter", f.Name)
+			case fl.Value == "" || fl.Reason == "":
+				bad("field %s has a floor without its first value or its reason", f.Name)
+			case f.Type == Boolean:
+				bad("field %s has a floor but is boolean", f.Name)
+			case !fl.orderable(f.Type):
+				bad("field %s has the floor %q, which its type does not order (a number, a date, or text that starts with a whole number)", f.Name, fl.Value)
+			}
 		}
 	}
 	for _, cf := range CommonFields {

@@ -80,6 +80,13 @@ func TestValidateRejects(t *testing.T) {
 			c.Metrics[1].Agg, c.Metrics[1].Denominator = Ratio, "cost"
 		}, "denominator"},
 		{"enum on a number", func(c *Capability) { fieldOf(c, "price").Enum = []string{"1"} }, "enum"},
+		{"floor on a field that is not a filter", func(c *Capability) { fieldOf(c, "unit").Floor = &Floor{Value: "2024", Reason: "r"} }, "not a filter"},
+		{"floor without a reason", func(c *Capability) { fieldOf(c, "year").Floor = &Floor{Value: "2024"} }, "without its first value or its reason"},
+		{"floor a number cannot order", func(c *Capability) { fieldOf(c, "price").Floor = &Floor{Value: "low", Reason: "r"} }, "does not order"},
+		{"text floor without a leading number", func(c *Capability) {
+			f := fieldOf(c, "unit")
+			f.Filter, f.Floor = true, &Floor{Value: "PY 2024", Reason: "r"}
+		}, "does not order"},
 		{"cadence untyped", func(c *Capability) { c.Cadence = "every so often" }, "cadence"},
 		{"path not derived from id", func(c *Capability) { c.Path = "test/other" }, "path"},
 		{"field twice", func(c *Capability) { c.Fields = append(c.Fields, c.Fields[0]) }, "declared twice"},
@@ -144,6 +151,42 @@ func TestQuantile(t *testing.T) {
 	} {
 		if got, ok := tc.m.Quantile(); got != tc.want || ok != tc.ok {
 			t.Errorf("%s %v: Quantile() = %v, %v; want %v, %v", tc.m.Agg, tc.m.Percentile, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestFloorBefore: a filter value is before the floor by the field's own order, and a value
+// that cannot be ordered is left to the filter's other checks.
+func TestFloorBefore(t *testing.T) {
+	py := &Floor{Value: "2024-2025", Reason: "r"}
+	auction := &Floor{Value: "2024-2025 PRA", Reason: "r"}
+	year := &Floor{Value: "2024", Reason: "r"}
+	day := &Floor{Value: "2024-06-01", Reason: "r"}
+	for _, tc := range []struct {
+		floor *Floor
+		t     Type
+		v     string
+		want  bool
+	}{
+		{py, String, "2023-2024", true},
+		{py, String, " 2019-2020", true},
+		{py, String, "2024-2025", false},
+		{py, String, "2024", false},
+		{py, String, "2030-2031", false},
+		{py, String, "PY 2023", false},
+		{py, String, "", false},
+		{auction, String, "2022-2023 PRA", true},
+		{auction, String, "2025-2026 PRA", false},
+		{year, Integer, "2023", true},
+		{year, Integer, "2024", false},
+		{year, Integer, "two", false},
+		{year, Number, "2023.5", true},
+		{day, Date, "2024-05-31", true},
+		{day, Date, "2024-06-01", false},
+		{day, Date, "May 2024", false},
+	} {
+		if got := tc.floor.Before(tc.t, tc.v); got != tc.want {
+			t.Errorf("floor %s (%s): Before(%q) = %v, want %v", tc.floor.Value, tc.t, tc.v, got, tc.want)
 		}
 	}
 }

@@ -222,6 +222,9 @@ func (s *Service) fieldDoc(snap *Snapshot, f capability.Field, compact bool) Obj
 	case f.Codebook != "":
 		o = append(o, KV{"codebook", f.Codebook})
 	}
+	if f.Floor != nil {
+		o = append(o, KV{"first_value_answered", f.Floor.Value}, KV{"before_first_value", f.Floor.Reason})
+	}
 	if snap == nil {
 		return o
 	}

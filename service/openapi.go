@@ -916,6 +916,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"filters", oaArray(named(
 				KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")},
 				KV{"group_by", oaBoolean("")}, KV{"values", oaArray(Obj{{"type", "string"}}, "")}, KV{"codebook", oaStr("")},
+				KV{"first_value_answered", oaStr("a value of the filter ordered before it is refused (invalid_filter)")}, KV{"before_first_value", oaStr("why the values before it are not answered")},
 				KV{"distinct_values", oaInteger("")}, KV{"values_in_snapshot", oaArray(scalar, "")},
 				KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
 			{"group_by", oaArray(Obj{{"type", "string"}}, "")},

@@ -380,6 +380,13 @@ func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filt
 		if err != nil || len(vals) == 0 {
 			return errf(400, CodeInvalidFilter, "filter %s takes a value or a non-empty list of values", name)
 		}
+		// A value before the field's floor is refused for what it is, whatever else the list holds.
+		for _, v := range vals {
+			if f.Floor != nil && f.Floor.Before(f.Type, v) {
+				return errf(400, CodeInvalidFilter, "filter %s %q is refused: %s; the first %s answered is %s, so filter on it or a later one (see %s)",
+					name, v, f.Floor.Reason, name, f.Floor.Value, schemaURL)
+			}
+		}
 		var canon []string
 		for _, v := range vals {
 			cv, e := s.checkValue(c, snap, f, v, schemaURL)

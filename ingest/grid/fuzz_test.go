@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/citeq/citeq/internal/pdfwrite"
 )
 
 // smallXLSX is a two-sheet workbook with text, numbers, a blank and a formula.
@@ -28,13 +30,15 @@ func smallXLSX(f *testing.F) []byte {
 }
 
 // FuzzParse: no file, whatever its bytes, crashes the readers of the agencies' files (xlsx,
-// xls and CSV, chosen by the leading bytes); a workbook that parses is consistent.
+// xls, PDF and CSV, chosen by the leading bytes); a workbook that parses is consistent.
 func FuzzParse(f *testing.F) {
 	f.Add(smallXLSX(f))
 	f.Add([]byte("Date,Henry Hub Natural Gas Spot Price Dollars per Million Btu\n01/07/1997,3.82\n01/08/1997,\n"))
 	f.Add([]byte("a;b\n\"q\"\"x\",\"\n"))
 	f.Add([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1, 0, 0, 0})
 	f.Add([]byte("PK\x03\x04garbage"))
+	f.Add(writePDF(f, []pdfwrite.Page{{Texts: []pdfwrite.Text{{X: 40, Y: 500, Size: 10, S: "Zone"}, {X: 120, Y: 500, Size: 10, S: "30.00"}}}}))
+	f.Add([]byte("%PDF-1.7\n1 0 obj\n<<>>\nendobj\n"))
 	f.Add([]byte("<html><body>not a file</body></html>"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		wb, err := Parse(data)

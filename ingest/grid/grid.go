@@ -1,4 +1,4 @@
-// Package grid reads the agencies' spreadsheet and CSV files into a plain grid of literal
+// Package grid reads the agencies' spreadsheet, CSV and PDF files into a plain grid of literal
 // cells, numbered the way the publisher's file numbers them (1-based rows and columns).
 // Ingest adapters parse from it and the evidence endpoint re-reads cited rows through it,
 // so a citation and its evidence always agree on what "row n of sheet s" means.
@@ -46,7 +46,7 @@ type Sheet struct {
 
 // Workbook is every sheet of one file, in the file's order.
 type Workbook struct {
-	Format string // "xlsx", "xls", "json" or "csv"
+	Format string // "xlsx", "xls", "json", "csv" or "pdf"
 	Sheets []*Sheet
 }
 
@@ -105,14 +105,16 @@ func Open(path string) (*Workbook, error) {
 	return wb, nil
 }
 
-// Sniff names the format of a file from its leading bytes: "xlsx", "xls", "json", "csv" or
-// "".
+// Sniff names the format of a file from its leading bytes: "xlsx", "xls", "pdf", "json",
+// "csv" or "".
 func Sniff(data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
 		return "xlsx"
 	case bytes.HasPrefix(data, []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}):
 		return "xls"
+	case bytes.HasPrefix(data, []byte("%PDF-")):
+		return "pdf"
 	case looksJSON(data):
 		return "json"
 	case len(data) > 0 && !bytes.ContainsRune(data, 0) && !looksHTML(data):
@@ -133,12 +135,14 @@ func Parse(data []byte) (*Workbook, error) {
 		return parseXLSX(data)
 	case "xls":
 		return parseXLS(data)
+	case "pdf":
+		return parsePDF(data)
 	case "json":
 		return parseJSON(bytes.TrimLeft(data, "\xef\xbb\xbf"))
 	case "csv":
 		return parseCSV(data)
 	}
-	return nil, errors.New("not an xlsx, xls, JSON or text CSV file")
+	return nil, errors.New("not an xlsx, xls, PDF, JSON or text CSV file")
 }
 
 func parseXLSX(data []byte) (wb *Workbook, err error) {

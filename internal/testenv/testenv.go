@@ -228,6 +228,25 @@ func dataKey(root, raw string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
 }
 
+// FixtureData returns a new data directory into which the fixtures under testdata/fixtures
+// (small files in the publishers' layouts, never served by the service itself) have been
+// ingested by the given adapters, every snapshot promoted; for tests of a capability that has
+// no real file yet.
+func FixtureData(t testing.TB, as ...ingest.Adapter) string {
+	t.Helper()
+	dir := t.TempDir()
+	outcomes, err := ingest.Run(filepath.Join(RepoRoot(t), "testdata", "fixtures"), &snapshots.Store{Dir: dir}, as, io.Discard)
+	if err != nil {
+		t.Fatalf("ingest the fixtures: %v", err)
+	}
+	for _, o := range outcomes {
+		if o.Status != snapshots.Promoted {
+			t.Fatalf("fixture snapshot %s %s not promoted: %v", o.Capability, o.AsOf, o.Reasons)
+		}
+	}
+	return dir
+}
+
 // CopyDir copies a directory tree (for tests that modify a data directory).
 func CopyDir(t testing.TB, src string) string {
 	t.Helper()

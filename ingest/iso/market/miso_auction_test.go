@@ -59,7 +59,7 @@ func misoBuild(t *testing.T, file string) []atom {
 	return nil
 }
 
-const misoPosting2025 = "2025-2026 PRA Results Posting 20250428.xlsx"
+const misoPosting2025 = "2025-2026 PRA Results Posting 20250428.pdf"
 
 func TestRuleAtomTypes(t *testing.T) {
 	want := []string{"acp", "acp_erz_verbatim", "cone_seasonal", "cone_annual", "imm_threshold"}
@@ -161,8 +161,9 @@ func TestRuleCONEStatedNeverAnnualizedOrConverted(t *testing.T) {
 			t.Errorf("%v atom carries a CONE", a["atom_type"])
 		}
 	}
-	// As printed on pages 4 and 5 of the fixture: 110 per season, 400 a year; never 110*4 or 400/4.
-	if !reflect.DeepEqual(seasonal, []float64{110, 110, 110, 110}) || len(annual) != 10 || annual[0] != 400 {
+	// As printed on pages 6 and 7 of the fixture: 1,384.36 in summer and 110.00 in the other
+	// seasons, 400.00 a year; never multiplied by the days of a season nor divided by four.
+	if !reflect.DeepEqual(seasonal, []float64{1384.36, 110, 110, 110}) || len(annual) != 10 || annual[0] != 400 {
 		t.Errorf("seasonal %v, annual %v", seasonal, annual)
 	}
 }
@@ -177,7 +178,8 @@ func TestRuleERZClearingQuotedVerbatim(t *testing.T) {
 			}
 		}
 	}
-	want := map[any]any{"summer": "$666.50", "fall": "$74.09 - $91.60", "winter": "$33.20", "spring": "$69.88"}
+	// The fall range wraps in its cell ("74.09-" over "91.60") and is quoted as one text.
+	want := map[any]any{"summer": "666.50", "fall": "74.09-91.60", "winter": "33.20", "spring": "69.88"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ERZ %v, want %v", got, want)
 	}
@@ -195,11 +197,11 @@ func TestRuleCorrectionsPostingIsDistinctDocument(t *testing.T) {
 			t.Fatalf("%s not promoted: %v", o.AsOf, o.Reasons)
 		}
 		asOfs = append(asOfs, o.AsOf)
-		if o.AsOf == "2025-05-02" && (len(o.Manifest.Sources) != 1 || !strings.Contains(o.Manifest.Sources[0].File, "Corrections")) {
+		if o.AsOf == "2025-05-29" && (len(o.Manifest.Sources) != 1 || !strings.Contains(o.Manifest.Sources[0].File, "Corrections")) {
 			t.Errorf("the corrections snapshot cites %+v", o.Manifest.Sources)
 		}
 	}
-	if !reflect.DeepEqual(asOfs, []string{"2024-04-25", "2025-04-28", "2025-05-02"}) {
+	if !reflect.DeepEqual(asOfs, []string{"2024-04-25", "2025-04-28", "2025-05-29", "2026-05-22"}) {
 		t.Errorf("as_of %v", asOfs)
 	}
 	cat, err := store.ReadCatalog()
@@ -211,15 +213,15 @@ func TestRuleCorrectionsPostingIsDistinctDocument(t *testing.T) {
 			t.Errorf("as_of %s is not served after the corrections posting", d)
 		}
 	}
-	for _, a := range misoBuild(t, "2025-2026 PRA Results Posting 20250502 Corrections.xlsx") {
-		if !strings.Contains(a["_source_file"].(string), "Corrections") || a["report_period"] != "2025-05-02" {
+	for _, a := range misoBuild(t, "2025-2026 PRA Results Posting 20250529 Corrections.pdf") {
+		if !strings.Contains(a["_source_file"].(string), "Corrections") || a["report_period"] != "2025-05-29" {
 			t.Fatalf("corrections atom cites %v (%v)", a["_source_file"], a["report_period"])
 		}
 	}
 }
 
 func TestRulePlanningYearsBefore2024Refused(t *testing.T) {
-	src := filepath.Join(misoFixtures(t), "iso", "miso", "pra", "2024-2025 PRA Results Posting 20240425.xlsx")
+	src := filepath.Join(misoFixtures(t), "iso", "miso", "pra", "2024-2025 PRA Results Posting 20240425.pdf")
 	raw := t.TempDir()
 	dir := filepath.Join(raw, "iso", "miso", "pra")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -229,7 +231,7 @@ func TestRulePlanningYearsBefore2024Refused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "2023-2024 PRA Results Posting 20230428.xlsx"), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "2023-2024 PRA Results Posting 20230428.pdf"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	store := &snapshots.Store{Dir: t.TempDir()}

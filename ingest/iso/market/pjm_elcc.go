@@ -16,10 +16,10 @@ import (
 )
 
 // PJMAccreditation ingests power.capacity_accreditation_pjm from PJM's ELCC class rating
-// documents. PJM publishes them as PDFs: a first page titled "<Preliminary|Final> ELCC Class
-// Ratings for the <DY> Base Residual Auction" with the posting date, and a table headed
-// "ELCC Class | ELCC Class Rating" (ratings in percent). The adapter reads a document laid out
-// as a workbook with one sheet per page; each document is its own snapshot.
+// documents. PJM publishes them as PDFs (read page by page through grid): a title "<Preliminary|
+// Final> ELCC Class Ratings for the <DY> Base Residual Auction" with the posting date, and a
+// table headed "ELCC Class | ELCC Class Rating" (ratings in percent). Each document is its own
+// snapshot.
 type PJMAccreditation struct{}
 
 const (
@@ -29,7 +29,7 @@ const (
 )
 
 var (
-	pjmELCCFile  = regexp.MustCompile(`(?i)elcc-class-ratings.*\.xlsx$`)
+	pjmELCCFile  = regexp.MustCompile(`(?i)elcc-class-ratings.*\.(pdf|xlsx)$`)
 	pjmELCCTitle = regexp.MustCompile(`(?i)^(?:(\w+)\s+)?ELCC Class Ratings for the (\d{4})/(\d{4}) (Base Residual Auction|BRA|.+ Incremental Auction)`)
 	pjmELCCDate  = regexp.MustCompile(`(?i)^posted:?\s+(.+)$`)
 )
@@ -40,13 +40,26 @@ func (PJMAccreditation) Capability() *capability.Capability {
 }
 
 // Version implements ingest.Adapter.
-func (PJMAccreditation) Version() string { return "pjm-elcc/1" }
+func (PJMAccreditation) Version() string { return "pjm-elcc/2" }
 
 // Folders implements ingest.Adapter.
 func (PJMAccreditation) Folders() []string { return []string{pjmELCCFolder} }
 
-// Known implements ingest.Adapter: the documents are PDFs, which ingest --fetch does not take.
-func (PJMAccreditation) Known() []fetch.Source { return nil }
+// pjmELCCKnown are the final class ratings documents of the base residual auctions on PJM's
+// site, saved under PJM's own file names. PJM's multi-year preliminary documents (one column
+// per delivery year) are another layout and are not listed.
+var pjmELCCKnown = []fetch.Source{
+	{URL: "https://www.pjm.com/-/media/DotCom/planning/res-adeq/elcc/elcc-class-ratings-for-2023-2024-bra.pdf", Kind: fetch.PDF,
+		Dest: pjmELCCFolder + "/elcc-class-ratings-for-2023-2024-bra.pdf"},
+	{URL: "https://www.pjm.com/-/media/DotCom/planning/res-adeq/elcc/2026-27-bra-elcc-class-ratings.pdf", Kind: fetch.PDF,
+		Dest: pjmELCCFolder + "/2026-27-bra-elcc-class-ratings.pdf"},
+	{URL: "https://www.pjm.com/-/media/DotCom/planning/res-adeq/elcc/28-29-bra-elcc-class-ratings.pdf", Kind: fetch.PDF,
+		Dest: pjmELCCFolder + "/28-29-bra-elcc-class-ratings.pdf"},
+}
+
+// Known implements ingest.Adapter: the final class ratings documents PJM has posted for the
+// base residual auctions (each has its own address; a new one is added when PJM posts it).
+func (PJMAccreditation) Known() []fetch.Source { return append([]fetch.Source(nil), pjmELCCKnown...) }
 
 // Plan implements ingest.Adapter: one snapshot per document.
 func (PJMAccreditation) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
@@ -56,7 +69,7 @@ func (PJMAccreditation) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
 	}
 	var plans []ingest.Plan
 	for _, p := range paths {
-		plans = append(plans, ingest.Plan{Files: []ingest.File{{Path: p, SourceID: pjmELCCSourceID, Publisher: PublisherPJM, URL: pjmELCCURL, Role: ingest.RoleData}}})
+		plans = append(plans, ingest.Plan{Files: []ingest.File{{Path: p, SourceID: pjmELCCSourceID, Publisher: PublisherPJM, URL: knownURL(pjmELCCKnown, p, pjmELCCURL), Role: ingest.RoleData}}})
 	}
 	return plans, nil
 }
@@ -138,7 +151,7 @@ func (PJMAccreditation) Build(p ingest.Plan) (*ingest.Build, error) {
 		}
 		found = append(found, fmt.Sprintf("%s: %s %s %s, %d classes", name, kind, auction, dy, n))
 		src := f.Source()
-		src.Title, src.Release, src.HeaderRows = strings.TrimSuffix(name, ".xlsx"), posted, headers
+		src.Title, src.Release, src.HeaderRows = strings.TrimSuffix(strings.TrimSuffix(name, ".pdf"), ".xlsx"), posted, headers
 		b.Sources = append(b.Sources, src)
 		asOf = max(asOf, posted)
 	}

@@ -4,13 +4,14 @@ import (
 	"io"
 	"testing"
 
+	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/iso/market"
 	"github.com/citeq/citeq/snapshots"
 )
 
-// TestPJMAccreditationDocuments ingests the two fixture documents: a preliminary and a final
-// rating document for the same auction are distinct snapshots, each with its own kind.
+// TestPJMAccreditationDocuments ingests the fixture documents: each rating document, final or
+// preliminary, is a distinct snapshot with its own kind (a title without one reads as final).
 func TestPJMAccreditationDocuments(t *testing.T) {
 	t.Parallel()
 	store := &snapshots.Store{Dir: t.TempDir()}
@@ -18,8 +19,8 @@ func TestPJMAccreditationDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"2025-10-15": "final", "2025-02-10": "preliminary"}
-	if len(outcomes) != 2 {
+	want := map[string]string{"2025-10-15": "final", "2025-02-10": "preliminary", "2021-12-16": "final", "2026-01-20": "final"}
+	if len(outcomes) != len(want) {
 		t.Fatalf("%d outcomes", len(outcomes))
 	}
 	for _, o := range outcomes {
@@ -39,6 +40,17 @@ func TestPJMAccreditationDocuments(t *testing.T) {
 		}
 		if b.Sources[0].Release != b.AsOf || len(b.Rows) != 18 {
 			t.Errorf("%s: as_of %s, %d rows", b.Sources[0].File, b.AsOf, len(b.Rows))
+		}
+		kind := -1
+		for i, f := range snapshots.Columns(capability.PowerCapacityAccreditationPJM) {
+			if f.Name == "document_kind" {
+				kind = i
+			}
+		}
+		for _, r := range b.Rows {
+			if r[kind] != want[b.AsOf] {
+				t.Fatalf("%s: document_kind %v, want %s", b.Sources[0].File, r[kind], want[b.AsOf])
+			}
 		}
 	}
 }

@@ -36,6 +36,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1, 0, 0, 0})
 	f.Add([]byte("PK\x03\x04garbage"))
 	f.Add([]byte("<html><body>not a file</body></html>"))
+	f.Add([]byte("1|0|S2129|SATAMD2022010700003|SAT|note\r\nmore|^|\r\n2|\x93x\x94|^|\r\n"))
+	f.Add([]byte("PUBLIC NOTICE\nReport No. SAT-01603    Friday January 21, 2022\nSAT-AMD-20220107-00003  E  S2129  Maxar License Inc.\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		wb, err := Parse(data)
 		if err != nil {

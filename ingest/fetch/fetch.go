@@ -40,12 +40,13 @@ const (
 	JSON Kind = "json" // a JSON document (an API response body)
 	PDF  Kind = "pdf"  // a PDF document
 	TEXT Kind = "text" // UTF-8 (or ASCII) text of any other layout: delimited exports, notices
+	ANSI Kind = "ansi" // text in a single-byte Windows code page (Windows-1252), as legacy database exports are
 )
 
 // valid reports whether k is one of the known kinds.
 func (k Kind) valid() bool {
 	switch k {
-	case XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT:
+	case XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT, ANSI:
 		return true
 	}
 	return false
@@ -175,7 +176,12 @@ func Fetch(ctx context.Context, rawDir string, src Source, opt Options) (Result,
 		maxBytes = DefaultMaxBytes
 	}
 
-	tmp, err := download(ctx, u, dir, src, opt, maxBytes)
+	var tmp string
+	if pu, _ := url.Parse(u); pu != nil && pu.Scheme == "ftp" {
+		tmp, err = downloadFTP(ctx, pu, dir, src, opt, maxBytes)
+	} else {
+		tmp, err = download(ctx, u, dir, src, opt, maxBytes)
+	}
 	if tmp != "" {
 		defer os.Remove(tmp) // a no-op once renamed
 	}
@@ -228,7 +234,7 @@ func checkSource(src Source) error {
 		return errors.New("source has no URL")
 	}
 	if !src.Kind.valid() {
-		return fmt.Errorf("unknown kind %q (want xlsx, xls, csv or zip)", src.Kind)
+		return fmt.Errorf("unknown kind %q (want xlsx, xls, csv, zip, json, pdf, text or ansi)", src.Kind)
 	}
 	if src.Dest == "" {
 		return errors.New("source has no destination path")
@@ -241,14 +247,15 @@ func checkSource(src Source) error {
 }
 
 // resolveURL parses raw and, when mirror is set, replaces its scheme and
-// host with the mirror's (prefixing the mirror's path, if any).
+// host with the mirror's (prefixing the mirror's path, if any): an ftp
+// address is then fetched from the mirror over HTTP.
 func resolveURL(raw, mirror string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", fmt.Errorf("bad URL %q: %w", raw, err)
 	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "", fmt.Errorf("bad URL %q: want an http or https address", raw)
+	if u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ftp" || u.Host == "" {
+		return "", fmt.Errorf("bad URL %q: want an http, https or ftp address", raw)
 	}
 	if mirror == "" {
 		return u.String(), nil

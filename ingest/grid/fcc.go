@@ -111,7 +111,8 @@ func delimitedRow(rec string) []Cell {
 			cells[j] = Cell{Kind: Text, Value: v}
 		}
 	}
-	return trimRow(cells)
+	// Trailing empty fields are kept: how many fields a record has is part of its layout.
+	return cells
 }
 
 // noticeGap separates the cells of a notice line: a tab, a form feed, or two blanks or more.

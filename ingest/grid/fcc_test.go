@@ -27,7 +27,7 @@ func TestFCCDelimited(t *testing.T) {
 			[][]string{{"1", "0", "S2129", "SATAMD2022010700003", "SAT"}, {"2", "", "E000326", "SESMOD2004060800805", "SES"}}},
 		{"a line break inside a field", "7|first line\r\nsecond line|x|^|\r\n8|y|^|\r\n",
 			[][]string{{"7", "first line\r\nsecond line", "x"}, {"8", "y"}}},
-		{"trailing empty fields and LF only", "9|a|||^|\n", [][]string{{"9", "a"}}},
+		{"trailing empty fields and LF only", "9|a|||^|\n", [][]string{{"9", "a", "", ""}}},
 		{"no line break after the last record", "10|b|^|", [][]string{{"10", "b"}}},
 		{"Windows-1252 text", "11|Caf\xe9 \x93Sat\x94 \x96 97.5\xb0|^|\r\n", [][]string{{"11", "Café “Sat” – 97.5°"}}},
 		{"UTF-8 text kept", "12|Café|^|\r\n", [][]string{{"12", "Café"}}},

@@ -40,7 +40,8 @@ const (
 //     from a cell equals the literal cell the row cites;
 //   - the natural key is unique and every codebook field's values resolve in its codebook;
 //   - damaged copies of its first data file (a renamed header, text in a numeric cell, a
-//     truncated sheet) are rejected for their own gate and leave the catalog untouched.
+//     truncated sheet) are rejected for their own gate and leave the catalog untouched; a
+//     sheet of a positional layout (header row 0) has no header to rename.
 func TestConformance(t *testing.T) {
 	raw := testenv.Raw(t)
 	fixtures := filepath.Join(testenv.RepoRoot(t), "testdata", "fixtures")

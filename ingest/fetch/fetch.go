@@ -335,30 +335,13 @@ func download(ctx context.Context, u, dir string, src Source, opt Options, maxBy
 			Advice: "check the URL, or raise Options.MaxBytes if the file really is this large"}
 	}
 
-	f, err := os.CreateTemp(dir, "."+filepath.Base(filepath.FromSlash(src.Dest))+".*.part")
-	if err != nil {
-		return "", fmt.Errorf("create temporary file: %w", err)
-	}
-	tmp := f.Name()
-	bar := newBar(opt.Progress, src.Dest, resp.ContentLength)
-	var w io.Writer = f
-	if bar != nil {
-		w = io.MultiWriter(f, bar)
-	}
-	body := &activityReader{r: io.LimitReader(resp.Body, maxBytes+1), t: watchdog, d: stallTimeout}
-	n, copyErr := io.Copy(w, body)
-	bar.finish(copyErr == nil && n <= maxBytes)
-	if copyErr == nil {
-		copyErr = f.Sync()
-	}
-	if cerr := f.Close(); copyErr == nil && cerr != nil {
-		return tmp, fmt.Errorf("write temporary file: %w", cerr)
-	}
+	body := &activityReader{r: resp.Body, t: watchdog, d: stallTimeout}
+	tmp, n, copyErr, err := saveBody(dir, src, opt, resp.ContentLength, body, maxBytes)
 	switch {
+	case err != nil:
+		return tmp, err
 	case n > maxBytes:
-		return tmp, &RefusedError{URL: u,
-			Reason: fmt.Sprintf("the body is larger than the size cap of %s", humanBytes(maxBytes)),
-			Advice: "check the URL, or raise Options.MaxBytes if the file really is this large"}
+		return tmp, overCap(u, "the body", maxBytes)
 	case errors.Is(copyErr, io.ErrUnexpectedEOF) && resp.ContentLength >= 0:
 		return tmp, truncated(u, n, resp.ContentLength)
 	case copyErr != nil:
@@ -390,6 +373,38 @@ func statusAdvice(code int) string {
 		return "the server redirected but the redirect was not followed; check the URL"
 	}
 	return "check the URL or try again later"
+}
+
+// saveBody copies r into a new temporary file in dir, at most maxBytes+1 bytes, with a
+// progress bar of total bytes (-1: unknown). It returns the file (also on error, when one was
+// created), the bytes copied, the error of reading r, and the error of writing the file.
+func saveBody(dir string, src Source, opt Options, total int64, r io.Reader, maxBytes int64) (tmp string, n int64, copyErr, err error) {
+	f, err := os.CreateTemp(dir, "."+filepath.Base(filepath.FromSlash(src.Dest))+".*.part")
+	if err != nil {
+		return "", 0, nil, fmt.Errorf("create temporary file: %w", err)
+	}
+	tmp = f.Name()
+	bar := newBar(opt.Progress, src.Dest, total)
+	var w io.Writer = f
+	if bar != nil {
+		w = io.MultiWriter(f, bar)
+	}
+	n, copyErr = io.Copy(w, io.LimitReader(r, maxBytes+1))
+	bar.finish(copyErr == nil && n <= maxBytes)
+	if copyErr == nil {
+		copyErr = f.Sync()
+	}
+	if cerr := f.Close(); copyErr == nil && cerr != nil {
+		return tmp, n, nil, fmt.Errorf("write temporary file: %w", cerr)
+	}
+	return tmp, n, copyErr, nil
+}
+
+// overCap refuses a download of what (the body, the file) larger than the size cap.
+func overCap(u, what string, maxBytes int64) error {
+	return &RefusedError{URL: u,
+		Reason: fmt.Sprintf("%s is larger than the size cap of %s", what, humanBytes(maxBytes)),
+		Advice: "check the URL, or raise Options.MaxBytes if the file really is this large"}
 }
 
 // activityReader resets a stall watchdog whenever data arrives.

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/textproto"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -173,30 +170,13 @@ func downloadFTP(ctx context.Context, u *url.URL, dir string, src Source, opt Op
 	if _, _, err := f.cmd([]int{125, 150}, "RETR %s", path); err != nil {
 		return "", err
 	}
-	out, err := os.CreateTemp(dir, "."+filepath.Base(filepath.FromSlash(src.Dest))+".*.part")
-	if err != nil {
-		return "", fmt.Errorf("create temporary file: %w", err)
-	}
-	tmp := out.Name()
-	bar := newBar(opt.Progress, src.Dest, size)
-	var w io.Writer = out
-	if bar != nil {
-		w = io.MultiWriter(out, bar)
-	}
-	n, copyErr := io.Copy(w, io.LimitReader(deadlineReader{data, stallTimeout}, maxBytes+1))
-	bar.finish(copyErr == nil && n <= maxBytes)
+	tmp, n, copyErr, err := saveBody(dir, src, opt, size, deadlineReader{data, stallTimeout}, maxBytes)
 	data.Close()
-	if copyErr == nil {
-		copyErr = out.Sync()
-	}
-	if cerr := out.Close(); copyErr == nil && cerr != nil {
-		return tmp, fmt.Errorf("write temporary file: %w", cerr)
-	}
 	switch {
+	case err != nil:
+		return tmp, err
 	case n > maxBytes:
-		return tmp, &RefusedError{URL: f.u,
-			Reason: fmt.Sprintf("the file is larger than the size cap of %s", humanBytes(maxBytes)),
-			Advice: "check the URL, or raise Options.MaxBytes if the file really is this large"}
+		return tmp, overCap(f.u, "the file", maxBytes)
 	case copyErr != nil:
 		if ctx.Err() != nil {
 			copyErr = ctx.Err()

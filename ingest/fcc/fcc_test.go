@@ -26,7 +26,7 @@ import (
 	"github.com/citeq/citeq/snapshots"
 )
 
-// golden is testdata/golden/fcc_space.json, computed from the fixtures and the layout
+// golden is testdata/golden/fixtures/fcc_space.json, computed from the fixtures and the layout
 // samples by compute_fcc_space.py, without this code.
 type golden struct {
 	Filings struct {
@@ -71,7 +71,7 @@ type golden struct {
 
 func readGolden(t *testing.T) golden {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "golden", "fcc_space.json"))
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "golden", "fixtures", "fcc_space.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

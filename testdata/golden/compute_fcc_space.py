@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Re-derives testdata/golden/fcc_space.json without any citeq code.
+"""Re-derives testdata/golden/fixtures/fcc_space.json without any citeq code.
 
     /usr/bin/python3 testdata/golden/compute_fcc_space.py [OUTPUT]
 
@@ -173,7 +173,7 @@ def samples():
 
 def main():
     out = {"filings": filings(), "notices": notices(), "notice_samples": samples()}
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "testdata", "golden", "fcc_space.json")
+    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "testdata", "golden", "fixtures", "fcc_space.json")
     with open(path, "w") as f:
         json.dump(out, f, indent=1, ensure_ascii=False, sort_keys=True)
         f.write("\n")

@@ -222,6 +222,16 @@ func TestNoticesAnswers(t *testing.T) {
 			t.Errorf("by %s: %v, want %v", tc.dim, got, tc.want)
 		}
 	}
+	// The contract's series: the notices released from 2025-06-18 on.
+	since := 0
+	for report, date := range g.Reports {
+		if date >= capability.SatelliteNoticesFrom {
+			since += g.ByReport[report]
+		}
+	}
+	if got := int(query(t, svc, c, `{"notice_date_from":"`+capability.SatelliteNoticesFrom+`"}`).Summary.Totals["entry_count"]); got != since || since == g.Entries {
+		t.Errorf("entries since %s: %d, want %d (of %d)", capability.SatelliteNoticesFrom, got, since, g.Entries)
+	}
 	recs := query(t, svc, c, `{"report_number":"SAT-01901","include_records":true,"limit":1}`).Records
 	if len(recs) != 1 {
 		t.Fatalf("records %v", recs)
@@ -406,7 +416,7 @@ func TestFilingsGates(t *testing.T) {
 
 // TestNoticesGates damages a notice's heading and entries.
 func TestNoticesGates(t *testing.T) {
-	const name = "notice_SAT-01903.txt"
+	const name = "2025-06-25_SAT-01903.txt"
 	for _, tc := range []struct {
 		name string
 		edit func(string) string
@@ -463,7 +473,7 @@ func zipOf(t *testing.T, dir string, names ...string) []byte {
 func TestFetchFromMirror(t *testing.T) {
 	ibfsDir := filepath.Join(fixtures(t), filepath.FromSlash(fcc.IBFSFolder))
 	archive := zipOf(t, ibfsDir, "main.dat", "address.dat")
-	notice, err := os.ReadFile(filepath.Join(fixtures(t), filepath.FromSlash(fcc.NoticesFolder), "notice_SAT-01905.txt"))
+	notice, err := os.ReadFile(filepath.Join(fixtures(t), filepath.FromSlash(fcc.NoticesFolder), "DOC-379485A1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ bench: build
 load:
 	CITEQ_RAW=$(abspath $(RAW)) bench/load.sh
 
-# Fuzz every parser of outside input for FUZZTIME each (default 60s: 12 targets, about 13
+# Fuzz every parser of outside input for FUZZTIME each (default 60s: 13 targets, about 14
 # minutes). The seeds (f.Add and <package>/testdata/fuzz/<target>) run in every `make test`;
 # with FUZZ_KEEP=1 what a run adds to the corpus is copied into <package>/testdata/fuzz/<target>
 # (to be committed when worth keeping).
@@ -58,7 +58,8 @@ FUZZ_KEEP ?=
 FUZZ_TARGETS := \
 	./service:FuzzQueryJSON ./service:FuzzQueryPairs ./service:FuzzEvidenceJSON ./service:FuzzRenderString \
 	./api:FuzzSubscriptionBody ./webhooks:FuzzGuardControl ./mcp:FuzzToolArguments \
-	./ingest/grid:FuzzParse ./ingest/xls:FuzzRead ./ingest/xls:FuzzWorkbookStream ./ingest/fetch:FuzzCheckFile
+	./ingest/grid:FuzzParse ./ingest/xls:FuzzRead ./ingest/xls:FuzzWorkbookStream ./ingest/fetch:FuzzCheckFile \
+	./ingest/fcc:FuzzParseNotice
 fuzz:
 	@cache=$$($(GO) env GOCACHE)/fuzz/$$($(GO) list -m); \
 	for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \

@@ -7,6 +7,7 @@ import (
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/census"
 	"github.com/citeq/citeq/ingest/eia"
+	"github.com/citeq/citeq/ingest/fcc"
 	"github.com/citeq/citeq/ingest/fred"
 	"github.com/citeq/citeq/ingest/iso/market"
 	"github.com/citeq/citeq/ingest/iso/queue"
@@ -59,6 +60,8 @@ func All() []ingest.Adapter {
 		census.ChipTrade(),
 		census.EquipmentTrade(),
 		census.RobotTrade(),
+		fcc.Filings{},
+		fcc.Notices{},
 	)
 
 	return all

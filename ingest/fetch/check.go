@@ -39,6 +39,8 @@ func (k Kind) noun() string {
 		return "a PDF document"
 	case TEXT:
 		return "a text file"
+	case ANSI:
+		return "a text file (Windows-1252)"
 	}
 	return "a " + string(k) + " file"
 }
@@ -109,6 +111,20 @@ func checkFile(path string, kind Kind, u, member string) error {
 		if !bytes.HasPrefix(head, pdfMagic) {
 			return wrongKind()
 		}
+	case ANSI:
+		// Any byte is a character of the code page; binary data shows itself by NUL bytes or
+		// by the magic of another kind.
+		if bytes.HasPrefix(head, zipMagic) || bytes.HasPrefix(head, oleMagic) || bytes.HasPrefix(head, pdfMagic) {
+			return wrongKind()
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("check download: %w", err)
+		}
+		if at, err := nulAt(f); err != nil {
+			return fmt.Errorf("check download: %w", err)
+		} else if at >= 0 {
+			return refuse(fmt.Sprintf("%s is not text: it contains a NUL byte at offset %d (binary data, or UTF-16 text)", what, at), kindAdvice(kind, head, member))
+		}
 	case CSV, TEXT, JSON:
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("check download: %w", err)
@@ -133,6 +149,25 @@ func checkFile(path string, kind Kind, u, member string) error {
 		}
 	}
 	return nil
+}
+
+// nulAt returns the offset of the first NUL byte read from r, -1 when there is none.
+func nulAt(r io.Reader) (int64, error) {
+	buf := make([]byte, 64<<10)
+	var off int64
+	for {
+		n, err := r.Read(buf)
+		if i := bytes.IndexByte(buf[:n], 0); i >= 0 {
+			return off + int64(i), nil
+		}
+		off += int64(n)
+		if err == io.EOF {
+			return -1, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
 }
 
 // checkJSON reads one JSON value from r to its end and refuses trailing data.

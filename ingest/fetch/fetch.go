@@ -40,12 +40,13 @@ const (
 	JSON Kind = "json" // a JSON document (an API response body)
 	PDF  Kind = "pdf"  // a PDF document
 	TEXT Kind = "text" // UTF-8 (or ASCII) text of any other layout: delimited exports, notices
+	ANSI Kind = "ansi" // text in a single-byte Windows code page (Windows-1252), as legacy database exports are
 )
 
 // valid reports whether k is one of the known kinds.
 func (k Kind) valid() bool {
 	switch k {
-	case XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT:
+	case XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT, ANSI:
 		return true
 	}
 	return false
@@ -175,7 +176,12 @@ func Fetch(ctx context.Context, rawDir string, src Source, opt Options) (Result,
 		maxBytes = DefaultMaxBytes
 	}
 
-	tmp, err := download(ctx, u, dir, src, opt, maxBytes)
+	var tmp string
+	if pu, _ := url.Parse(u); pu != nil && pu.Scheme == "ftp" {
+		tmp, err = downloadFTP(ctx, pu, dir, src, opt, maxBytes)
+	} else {
+		tmp, err = download(ctx, u, dir, src, opt, maxBytes)
+	}
 	if tmp != "" {
 		defer os.Remove(tmp) // a no-op once renamed
 	}
@@ -228,7 +234,7 @@ func checkSource(src Source) error {
 		return errors.New("source has no URL")
 	}
 	if !src.Kind.valid() {
-		return fmt.Errorf("unknown kind %q (want xlsx, xls, csv or zip)", src.Kind)
+		return fmt.Errorf("unknown kind %q (want xlsx, xls, csv, zip, json, pdf, text or ansi)", src.Kind)
 	}
 	if src.Dest == "" {
 		return errors.New("source has no destination path")
@@ -241,14 +247,15 @@ func checkSource(src Source) error {
 }
 
 // resolveURL parses raw and, when mirror is set, replaces its scheme and
-// host with the mirror's (prefixing the mirror's path, if any).
+// host with the mirror's (prefixing the mirror's path, if any): an ftp
+// address is then fetched from the mirror over HTTP.
 func resolveURL(raw, mirror string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", fmt.Errorf("bad URL %q: %w", raw, err)
 	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "", fmt.Errorf("bad URL %q: want an http or https address", raw)
+	if u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ftp" || u.Host == "" {
+		return "", fmt.Errorf("bad URL %q: want an http, https or ftp address", raw)
 	}
 	if mirror == "" {
 		return u.String(), nil
@@ -328,30 +335,13 @@ func download(ctx context.Context, u, dir string, src Source, opt Options, maxBy
 			Advice: "check the URL, or raise Options.MaxBytes if the file really is this large"}
 	}
 
-	f, err := os.CreateTemp(dir, "."+filepath.Base(filepath.FromSlash(src.Dest))+".*.part")
-	if err != nil {
-		return "", fmt.Errorf("create temporary file: %w", err)
-	}
-	tmp := f.Name()
-	bar := newBar(opt.Progress, src.Dest, resp.ContentLength)
-	var w io.Writer = f
-	if bar != nil {
-		w = io.MultiWriter(f, bar)
-	}
-	body := &activityReader{r: io.LimitReader(resp.Body, maxBytes+1), t: watchdog, d: stallTimeout}
-	n, copyErr := io.Copy(w, body)
-	bar.finish(copyErr == nil && n <= maxBytes)
-	if copyErr == nil {
-		copyErr = f.Sync()
-	}
-	if cerr := f.Close(); copyErr == nil && cerr != nil {
-		return tmp, fmt.Errorf("write temporary file: %w", cerr)
-	}
+	body := &activityReader{r: resp.Body, t: watchdog, d: stallTimeout}
+	tmp, n, copyErr, err := saveBody(dir, src, opt, resp.ContentLength, body, maxBytes)
 	switch {
+	case err != nil:
+		return tmp, err
 	case n > maxBytes:
-		return tmp, &RefusedError{URL: u,
-			Reason: fmt.Sprintf("the body is larger than the size cap of %s", humanBytes(maxBytes)),
-			Advice: "check the URL, or raise Options.MaxBytes if the file really is this large"}
+		return tmp, overCap(u, "the body", maxBytes)
 	case errors.Is(copyErr, io.ErrUnexpectedEOF) && resp.ContentLength >= 0:
 		return tmp, truncated(u, n, resp.ContentLength)
 	case copyErr != nil:
@@ -383,6 +373,38 @@ func statusAdvice(code int) string {
 		return "the server redirected but the redirect was not followed; check the URL"
 	}
 	return "check the URL or try again later"
+}
+
+// saveBody copies r into a new temporary file in dir, at most maxBytes+1 bytes, with a
+// progress bar of total bytes (-1: unknown). It returns the file (also on error, when one was
+// created), the bytes copied, the error of reading r, and the error of writing the file.
+func saveBody(dir string, src Source, opt Options, total int64, r io.Reader, maxBytes int64) (tmp string, n int64, copyErr, err error) {
+	f, err := os.CreateTemp(dir, "."+filepath.Base(filepath.FromSlash(src.Dest))+".*.part")
+	if err != nil {
+		return "", 0, nil, fmt.Errorf("create temporary file: %w", err)
+	}
+	tmp = f.Name()
+	bar := newBar(opt.Progress, src.Dest, total)
+	var w io.Writer = f
+	if bar != nil {
+		w = io.MultiWriter(f, bar)
+	}
+	n, copyErr = io.Copy(w, io.LimitReader(r, maxBytes+1))
+	bar.finish(copyErr == nil && n <= maxBytes)
+	if copyErr == nil {
+		copyErr = f.Sync()
+	}
+	if cerr := f.Close(); copyErr == nil && cerr != nil {
+		return tmp, n, nil, fmt.Errorf("write temporary file: %w", cerr)
+	}
+	return tmp, n, copyErr, nil
+}
+
+// overCap refuses a download of what (the body, the file) larger than the size cap.
+func overCap(u, what string, maxBytes int64) error {
+	return &RefusedError{URL: u,
+		Reason: fmt.Sprintf("%s is larger than the size cap of %s", what, humanBytes(maxBytes)),
+		Advice: "check the URL, or raise Options.MaxBytes if the file really is this large"}
 }
 
 // activityReader resets a stall watchdog whenever data arrives.

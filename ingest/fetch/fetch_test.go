@@ -296,7 +296,9 @@ func TestMirror(t *testing.T) {
 		{urlGenerator, "127.0.0.1:8099", "", "bad mirror"},
 		{urlGenerator, "ftp://mirror", "", "bad mirror"},
 		{"www.eia.gov/x.xls", "", "", "bad URL"},
-		{"ftp://www.eia.gov/x.xls", "http://127.0.0.1:1", "", "bad URL"},
+		{"ftp://ftp.fcc.gov/pub/Bureaus/International/databases/IBFS.zip", "http://127.0.0.1:1", "http://127.0.0.1:1/pub/Bureaus/International/databases/IBFS.zip", ""},
+		{"ftp://ftp.fcc.gov/pub/IBFS.zip", "", "ftp://ftp.fcc.gov/pub/IBFS.zip", ""},
+		{"sftp://www.eia.gov/x.xls", "http://127.0.0.1:1", "", "bad URL"},
 	}
 	for _, tt := range tests {
 		got, err := resolveURL(tt.url, tt.mirror)
@@ -674,7 +676,7 @@ func TestBadSources(t *testing.T) {
 		{"dest absolute", Source{URL: urlHenryHub, Kind: XLS, Dest: "/tmp/a.xls"}, Options{}, "inside the raw directory"},
 		{"dest dot", Source{URL: urlHenryHub, Kind: XLS, Dest: "."}, Options{}, "inside the raw directory"},
 		{"bad mirror", Source{URL: urlHenryHub, Kind: XLS, Dest: "a.xls"}, Options{Mirror: "localhost"}, "bad mirror"},
-		{"ftp URL", Source{URL: "ftp://ftp.eia.gov/a.xls", Kind: XLS, Dest: "a.xls"}, Options{}, "bad URL"},
+		{"sftp URL", Source{URL: "sftp://ftp.eia.gov/a.xls", Kind: XLS, Dest: "a.xls"}, Options{}, "bad URL"},
 		{"dest is a directory", Source{URL: urlHenryHub, Kind: XLS, Dest: "dir"}, Options{Mirror: srv.URL, Client: srv.Client()}, "not a regular file"},
 	}
 	for _, tt := range tests {
@@ -728,7 +730,7 @@ func TestGarbageResponses(t *testing.T) {
 		w.Write(bodies[i])
 	})
 	for i := range bodies {
-		for _, kind := range []Kind{XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT} {
+		for _, kind := range []Kind{XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT, ANSI} {
 			for _, member := range []string{"", "LayoutY2024.xlsx"} {
 				raw := t.TempDir()
 				src := Source{URL: urlEIA860Zip + "?i=" + strconv.Itoa(i), Kind: kind, ZipMember: member, Dest: "d/f"}
@@ -801,6 +803,11 @@ func TestTextKinds(t *testing.T) {
 		{"pdf is text", PDF, "Results of the auction", "text starting \"Results of the auction\", not a PDF document"},
 		{"text pipes", TEXT, "SAT-LOA-20250101-00001|^|Example LLC|^|\n", ""},
 		{"text is pdf", TEXT, "%PDF-1.4\x00\x01", "not a text file"},
+		{"ansi records", ANSI, "1|S2129|SATAMD2022010700003|Caf\xe9 \x93Sat\x94|^|\r\n", ""},
+		{"ansi is utf-8", ANSI, "1|Café|^|\r\n", ""},
+		{"ansi with a NUL", ANSI, "1|S2129|^|\r\n\x00", "contains a NUL byte at offset 12"},
+		{"ansi is a zip", ANSI, "PK\x03\x04rest", "not a text file (Windows-1252)"},
+		{"text refuses windows-1252", TEXT, "1|Caf\xe9|^|\r\n", "not valid UTF-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -831,7 +838,7 @@ func FuzzCheckFile(f *testing.F) {
 		if err := os.WriteFile(path, body, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		for _, kind := range []Kind{XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT} {
+		for _, kind := range []Kind{XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT, ANSI} {
 			if err := checkFile(path, kind, "http://x/", ""); err != nil && !errors.Is(err, ErrRefused) {
 				t.Errorf("kind %s: unexpected error %v", kind, err)
 			}

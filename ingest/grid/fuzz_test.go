@@ -40,6 +40,8 @@ func FuzzParse(f *testing.F) {
 	f.Add(writePDF(f, []pdfwrite.Page{{Texts: []pdfwrite.Text{{X: 40, Y: 500, Size: 10, S: "Zone"}, {X: 120, Y: 500, Size: 10, S: "30.00"}}}}))
 	f.Add([]byte("%PDF-1.7\n1 0 obj\n<<>>\nendobj\n"))
 	f.Add([]byte("<html><body>not a file</body></html>"))
+	f.Add([]byte("1|0|S2129|SATAMD2022010700003|SAT|note\r\nmore|^|\r\n2|\x93x\x94|^|\r\n"))
+	f.Add([]byte("PUBLIC NOTICE\nReport No. SAT-01603    Friday January 21, 2022\nSAT-AMD-20220107-00003  E  S2129  Maxar License Inc.\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		wb, err := Parse(data)
 		if err != nil {

@@ -46,7 +46,7 @@ type Sheet struct {
 
 // Workbook is every sheet of one file, in the file's order.
 type Workbook struct {
-	Format string // "xlsx", "xls", "json", "csv" or "pdf"
+	Format string // "xlsx", "xls", "json", "pdf", "fcc-delimited", "fcc-notice" or "csv"
 	Sheets []*Sheet
 }
 
@@ -105,8 +105,9 @@ func Open(path string) (*Workbook, error) {
 	return wb, nil
 }
 
-// Sniff names the format of a file from its leading bytes: "xlsx", "xls", "pdf", "json",
-// "csv" or "".
+// Sniff names the format of a file from its content: "xlsx", "xls", "pdf", "json",
+// "fcc-delimited" (an FCC database export, records ended by "|^|"), "fcc-notice" (the text of
+// an FCC public notice), "csv" (any other text) or "".
 func Sniff(data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
@@ -117,6 +118,10 @@ func Sniff(data []byte) string {
 		return "pdf"
 	case looksJSON(data):
 		return "json"
+	case looksFCCDelimited(data):
+		return "fcc-delimited"
+	case looksNotice(data):
+		return "fcc-notice"
 	case len(data) > 0 && !bytes.ContainsRune(data, 0) && !looksHTML(data):
 		return "csv"
 	}
@@ -139,10 +144,14 @@ func Parse(data []byte) (*Workbook, error) {
 		return parsePDF(data)
 	case "json":
 		return parseJSON(bytes.TrimLeft(data, "\xef\xbb\xbf"))
+	case "fcc-delimited":
+		return parseFCCDelimited(data), nil
+	case "fcc-notice":
+		return parseNotice(data), nil
 	case "csv":
 		return parseCSV(data)
 	}
-	return nil, errors.New("not an xlsx, xls, PDF, JSON or text CSV file")
+	return nil, errors.New("not an xlsx, xls, PDF, JSON, FCC text or CSV file")
 }
 
 func parseXLSX(data []byte) (wb *Workbook, err error) {

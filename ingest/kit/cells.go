@@ -92,10 +92,13 @@ var (
 	usDate    = regexp.MustCompile(`^(\d{1,2})/(\d{1,2})/(\d{4})$`)
 	isoDate   = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?)?$`)
 	textDates = []string{"January 2, 2006", "Jan 2, 2006", "2-Jan-2006", "02-Jan-06", "Jan-2-2006"}
+	// dbDate is a datetime as Sybase and SQL Server export it: "Jun 18 2025  4:50:24:023PM".
+	dbDate = regexp.MustCompile(`^([A-Z][a-z]{2}) +(\d{1,2}) +(\d{4})(?: +\d{1,2}:\d{2}(?::\d{2}(?:[:.]\d{1,3})?)? *[AP]M)?$`)
 )
 
 // ParseDate reads a text date: YYYY-MM-DD (a time of day after it is ignored), M/D/YYYY,
-// or a month written out ("July 1, 2026", "1-Jul-2026").
+// a month written out ("July 1, 2026", "1-Jul-2026"), or a database export's datetime
+// ("Jun 18 2025  4:50:24:023PM", the time of day ignored).
 func ParseDate(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if m := isoDate.FindStringSubmatch(s); m != nil {
@@ -106,6 +109,11 @@ func ParseDate(s string) (time.Time, error) {
 	}
 	for _, l := range textDates {
 		if t, err := time.Parse(l, s); err == nil {
+			return t, nil
+		}
+	}
+	if m := dbDate.FindStringSubmatch(s); m != nil {
+		if t, err := time.Parse("Jan 2 2006", m[1]+" "+m[2]+" "+m[3]); err == nil {
 			return t, nil
 		}
 	}

@@ -64,8 +64,8 @@ func (c *Cells) Truncate(sheet string, n int) {
 }
 
 // Write writes the cells to dst in the file's own format: xlsx for spreadsheets (an xls
-// file is written as xlsx under its own name; readers tell formats by content), CSV and JSON
-// as such.
+// file is written as xlsx under its own name; readers tell formats by content), CSV, JSON
+// and the FCC text layouts as such.
 func (c *Cells) Write(t testing.TB, dst string) {
 	t.Helper()
 	var err error
@@ -74,6 +74,8 @@ func (c *Cells) Write(t testing.TB, dst string) {
 		err = c.writeCSV(dst)
 	case "json":
 		err = c.writeJSON(dst)
+	case "fcc-delimited", "fcc-notice":
+		err = c.writeFCC(dst)
 	default:
 		err = c.writeXLSX(dst)
 	}
@@ -92,6 +94,20 @@ func (c *Cells) writeCSV(dst string) error {
 	}
 	w.Flush()
 	return os.WriteFile(dst, b.Bytes(), 0o644)
+}
+
+// writeFCC writes an FCC text layout back: a delimited export as records of "|"-separated
+// fields each ended by "|^|" and CRLF, a notice as lines whose cells are parted by two blanks.
+func (c *Cells) writeFCC(dst string) error {
+	var b strings.Builder
+	for _, row := range c.Rows[c.Sheets[0]] {
+		if c.Format == "fcc-delimited" {
+			b.WriteString(strings.Join(row, "|") + "|^|\r\n")
+		} else {
+			b.WriteString(strings.Join(row, "  ") + "\r\n")
+		}
+	}
+	return os.WriteFile(dst, []byte(b.String()), 0o644)
 }
 
 // writeJSON writes the table as an array of objects under the sheet's path when row 1 is a

@@ -28,7 +28,7 @@ func smallXLSX(f *testing.F) []byte {
 }
 
 // FuzzParse: no file, whatever its bytes, crashes the readers of the agencies' files (xlsx,
-// xls and CSV, chosen by the leading bytes); a workbook that parses is consistent.
+// xls, JSON, XBRL and CSV, chosen by the leading bytes); a workbook that parses is consistent.
 func FuzzParse(f *testing.F) {
 	f.Add(smallXLSX(f))
 	f.Add([]byte("Date,Henry Hub Natural Gas Spot Price Dollars per Million Btu\n01/07/1997,3.82\n01/08/1997,\n"))
@@ -36,6 +36,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1, 0, 0, 0})
 	f.Add([]byte("PK\x03\x04garbage"))
 	f.Add([]byte("<html><body>not a file</body></html>"))
+	f.Add([]byte(smallXBRL))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		wb, err := Parse(data)
 		if err != nil {

@@ -46,7 +46,7 @@ type Sheet struct {
 
 // Workbook is every sheet of one file, in the file's order.
 type Workbook struct {
-	Format string // "xlsx", "xls", "json" or "csv"
+	Format string // "xlsx", "xls", "json", "xbrl" or "csv"
 	Sheets []*Sheet
 }
 
@@ -105,8 +105,8 @@ func Open(path string) (*Workbook, error) {
 	return wb, nil
 }
 
-// Sniff names the format of a file from its leading bytes: "xlsx", "xls", "json", "csv" or
-// "".
+// Sniff names the format of a file from its leading bytes: "xlsx", "xls", "json", "xbrl",
+// "csv" or "".
 func Sniff(data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
@@ -115,6 +115,8 @@ func Sniff(data []byte) string {
 		return "xls"
 	case looksJSON(data):
 		return "json"
+	case looksXBRL(data):
+		return "xbrl"
 	case len(data) > 0 && !bytes.ContainsRune(data, 0) && !looksHTML(data):
 		return "csv"
 	}
@@ -135,10 +137,12 @@ func Parse(data []byte) (*Workbook, error) {
 		return parseXLS(data)
 	case "json":
 		return parseJSON(bytes.TrimLeft(data, "\xef\xbb\xbf"))
+	case "xbrl":
+		return parseXBRL(data)
 	case "csv":
 		return parseCSV(data)
 	}
-	return nil, errors.New("not an xlsx, xls, JSON or text CSV file")
+	return nil, errors.New("not an xlsx, xls, JSON, XBRL instance or text CSV file")
 }
 
 func parseXLSX(data []byte) (wb *Workbook, err error) {

@@ -183,6 +183,37 @@ func TestFixtureFacts(t *testing.T) {
 		}
 	})
 
+	t.Run("every cited aggregate recomputes from its cells", func(t *testing.T) {
+		out, e := svc.QueryJSON("power/plant-costs", []byte(`{"filters":{"unit":"USD"},"group_by":["respondent_id","concept"]}`))
+		if e != nil {
+			t.Fatal(e.Message)
+		}
+		var r struct {
+			Citations map[string]json.RawMessage `json:"citations"`
+		}
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Citations) < 20 {
+			t.Fatalf("%d citations", len(r.Citations))
+		}
+		for ref, cit := range r.Citations {
+			body := fmt.Sprintf(`{"capability":"power.plant_costs","metric":"value_sum","citation":%s}`, cit)
+			ev, e := svc.AggregateEvidenceJSON([]byte(body))
+			if e != nil {
+				t.Fatalf("%s: %s", ref, e.Message)
+			}
+			var v struct {
+				Equal      bool     `json:"equal"`
+				Recomputed *float64 `json:"recomputed"`
+				Served     *float64 `json:"served"`
+			}
+			if err := json.Unmarshal(ev, &v); err != nil || !v.Equal {
+				t.Errorf("%s: recomputed %v, served %v (%v)", ref, deref(v.Recomputed), deref(v.Served), err)
+			}
+		}
+	})
+
 	t.Run("net generation asked by concept", func(t *testing.T) {
 		out, e := svc.QueryJSON("power/plant-costs", []byte(`{"filters":{"concept":"NetGenerationExcludingPlantUse"}}`))
 		if e != nil {

@@ -90,35 +90,54 @@ func xmlAttr(se xml.StartElement, space, local string) (string, bool) {
 	return "", false
 }
 
-// elementText reads the character data of the element just opened, up to its end, nested elements'
-// text included.
-func elementText(dec *xml.Decoder, depth int) (string, error) {
-	var b strings.Builder
+// walk reads the element just opened (at depth) to its end: visit is called on every element
+// inside it, with that element's depth, and reports whether it read the element to its own
+// end (else walk goes on inside it); text receives the character data walk reads.
+func walk(dec *xml.Decoder, depth int, visit func(xml.StartElement, int) (bool, error), text func(xml.CharData)) error {
 	level := 1
 	for level > 0 {
 		tok, err := dec.Token()
 		if err != nil {
-			return "", err
+			return err
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			level++
 			if depth+level > maxXBRLDepth {
-				return "", errors.New("elements nested too deep")
+				return errors.New("elements nested too deep")
+			}
+			read := false
+			if visit != nil {
+				if read, err = visit(t, depth+level); err != nil {
+					return err
+				}
+			}
+			if !read {
+				level++
 			}
 		case xml.EndElement:
 			level--
 		case xml.CharData:
-			b.Write(t)
+			if text != nil {
+				text(t)
+			}
 		}
 	}
-	return b.String(), nil
+	return nil
+}
+
+// elementText reads the character data of the element just opened, up to its end, nested
+// elements' text included.
+func elementText(dec *xml.Decoder, depth int) (string, error) {
+	var b strings.Builder
+	err := walk(dec, depth, nil, func(c xml.CharData) { b.Write(c) })
+	return b.String(), err
 }
 
 // skipElement consumes the element just opened.
-func skipElement(dec *xml.Decoder, depth int) error {
-	_, err := elementText(dec, depth)
-	return err
+func skipElement(dec *xml.Decoder, depth int) error { return walk(dec, depth, nil, nil) }
+
+func isXBRLI(se xml.StartElement, local string) bool {
+	return se.Name.Space == nsXBRLI && se.Name.Local == local
 }
 
 func (d *xbrlDoc) context(dec *xml.Decoder, se xml.StartElement) error {
@@ -130,135 +149,74 @@ func (d *xbrlDoc) context(dec *xml.Decoder, se xml.StartElement) error {
 		return fmt.Errorf("context %q is defined twice", id)
 	}
 	c := &xbrlContext{}
-	depth := 2
-	for depth > 1 {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
+	dates := map[string]*string{"startDate": &c.start, "endDate": &c.end, "instant": &c.instant}
+	err := walk(dec, 2, func(t xml.StartElement, depth int) (bool, error) {
+		switch {
+		case isXBRLI(t, "identifier"):
+			c.scheme, _ = xmlAttr(t, "", "scheme")
+			v, err := elementText(dec, depth)
+			c.entity = strings.TrimSpace(v)
+			return true, err
+		case t.Name.Space == nsXBRLI && dates[t.Name.Local] != nil:
+			v, err := elementText(dec, depth)
+			*dates[t.Name.Local] = strings.TrimSpace(v)
+			return true, err
+		case t.Name.Space == nsXBRLDI && t.Name.Local == "explicitMember":
+			dim, _ := xmlAttr(t, "", "dimension")
+			v, err := elementText(dec, depth)
+			c.dims = append(c.dims, xbrlMember{dim, strings.TrimSpace(v)})
+			return true, err
+		case t.Name.Space == nsXBRLDI && t.Name.Local == "typedMember":
+			// The member is the content of the typed member's one child element.
+			dim, _ := xmlAttr(t, "", "dimension")
+			value, seen := "", false
+			err := walk(dec, depth, func(_ xml.StartElement, depth int) (bool, error) {
+				v, err := elementText(dec, depth)
+				if !seen {
+					value, seen = v, true
+				}
+				return true, err
+			}, nil)
+			c.dims = append(c.dims, xbrlMember{dim, value})
+			return true, err
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if depth > maxXBRLDepth {
-				return errors.New("elements nested too deep")
-			}
-			switch {
-			case t.Name.Space == nsXBRLI && t.Name.Local == "identifier":
-				c.scheme, _ = xmlAttr(t, "", "scheme")
-				v, err := elementText(dec, depth)
-				if err != nil {
-					return err
-				}
-				c.entity = strings.TrimSpace(v)
-				continue
-			case t.Name.Space == nsXBRLI && (t.Name.Local == "startDate" || t.Name.Local == "endDate" || t.Name.Local == "instant"):
-				v, err := elementText(dec, depth)
-				if err != nil {
-					return err
-				}
-				v = strings.TrimSpace(v)
-				switch t.Name.Local {
-				case "startDate":
-					c.start = v
-				case "endDate":
-					c.end = v
-				default:
-					c.instant = v
-				}
-				continue
-			case t.Name.Space == nsXBRLDI && t.Name.Local == "explicitMember":
-				dim, _ := xmlAttr(t, "", "dimension")
-				v, err := elementText(dec, depth)
-				if err != nil {
-					return err
-				}
-				c.dims = append(c.dims, xbrlMember{dim, strings.TrimSpace(v)})
-				continue
-			case t.Name.Space == nsXBRLDI && t.Name.Local == "typedMember":
-				dim, _ := xmlAttr(t, "", "dimension")
-				v, err := typedValue(dec, depth)
-				if err != nil {
-					return err
-				}
-				c.dims = append(c.dims, xbrlMember{dim, v})
-				continue
-			}
-			depth++
-		case xml.EndElement:
-			depth--
-		}
+		return false, nil
+	}, nil)
+	if err != nil {
+		return err
 	}
 	d.contexts[id] = c
 	d.ctxOrder = append(d.ctxOrder, id)
 	return nil
 }
 
-// typedValue reads a typed member: the content of its one child element.
-func typedValue(dec *xml.Decoder, depth int) (string, error) {
-	value, seen := "", false
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", err
-		}
-		switch tok.(type) {
-		case xml.StartElement:
-			v, err := elementText(dec, depth+1)
-			if err != nil {
-				return "", err
-			}
-			if !seen {
-				value, seen = v, true
-			}
-		case xml.EndElement:
-			return value, nil
-		}
-	}
-}
-
 func (d *xbrlDoc) unit(dec *xml.Decoder, se xml.StartElement) error {
 	id, _ := xmlAttr(se, "", "id")
+	if _, dup := d.units[id]; dup {
+		return fmt.Errorf("unit %q is defined twice", id)
+	}
+	// measures collects the measures inside an element into *to; a denominator's go to den.
 	var num, den []string
-	inDen := false
-	depth := 2
-	for depth > 1 {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if depth > maxXBRLDepth {
-				return errors.New("elements nested too deep")
-			}
-			if t.Name.Space == nsXBRLI && t.Name.Local == "unitDenominator" {
-				inDen = true
-			}
-			if t.Name.Space == nsXBRLI && t.Name.Local == "measure" {
+	var measures func(to *[]string) func(xml.StartElement, int) (bool, error)
+	measures = func(to *[]string) func(xml.StartElement, int) (bool, error) {
+		return func(t xml.StartElement, depth int) (bool, error) {
+			switch {
+			case isXBRLI(t, "measure"):
 				v, err := elementText(dec, depth)
-				if err != nil {
-					return err
-				}
-				if inDen {
-					den = append(den, strings.TrimSpace(v))
-				} else {
-					num = append(num, strings.TrimSpace(v))
-				}
-				continue
+				*to = append(*to, strings.TrimSpace(v))
+				return true, err
+			case isXBRLI(t, "unitDenominator"):
+				return true, walk(dec, depth, measures(&den), nil)
 			}
-			depth++
-		case xml.EndElement:
-			if t.Name.Space == nsXBRLI && t.Name.Local == "unitDenominator" {
-				inDen = false
-			}
-			depth--
+			return false, nil
 		}
+	}
+	if err := walk(dec, 2, measures(&num), nil); err != nil {
+		return err
 	}
 	u := strings.Join(num, "*")
 	if len(den) > 0 {
 		u += "/" + strings.Join(den, "*")
-	}
-	if _, dup := d.units[id]; dup {
-		return fmt.Errorf("unit %q is defined twice", id)
 	}
 	d.units[id] = u
 	return nil

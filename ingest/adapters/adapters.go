@@ -8,6 +8,7 @@ import (
 	"github.com/citeq/citeq/ingest/census"
 	"github.com/citeq/citeq/ingest/eia"
 	"github.com/citeq/citeq/ingest/fcc"
+	"github.com/citeq/citeq/ingest/ferc"
 	"github.com/citeq/citeq/ingest/fred"
 	"github.com/citeq/citeq/ingest/iso/market"
 	"github.com/citeq/citeq/ingest/iso/queue"
@@ -51,6 +52,9 @@ func All() []ingest.Adapter {
 		market.PJMAccreditation{},
 		market.MISOAccreditation{},
 	)
+
+	// Federal Energy Regulatory Commission
+	all = append(all, ferc.Form1{})
 
 	// Federal Reserve (FRED), Census Bureau, NCSES, FCC
 	all = append(all,

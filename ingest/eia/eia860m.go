@@ -44,6 +44,9 @@ var (
 func (EIA860M) Known() []fetch.Source {
 	return []fetch.Source{
 		{URL: "https://www.eia.gov/electricity/data/eia860m/archive/xls/may_generator2016.xlsx", Kind: fetch.XLSX, Dest: "eia/eia860m/may_generator2016.xlsx"},
+		// A vintage in the current layout (header in row 3, the columns the 2016 file lacks,
+		// the Puerto Rico sheets).
+		{URL: "https://www.eia.gov/electricity/data/eia860m/archive/xls/december_generator2025.xlsx", Kind: fetch.XLSX, Dest: "eia/eia860m/december_generator2025.xlsx"},
 		{URL: "https://www.eia.gov/electricity/data/eia860/xls/eia8602024.zip", Kind: fetch.XLSX, ZipMember: "LayoutY2024.xlsx", Dest: "eia/eia860/LayoutY2024.xlsx"},
 		{URL: "https://www.eia.gov/electricity/data/eia861/archive/zip/f8612018.zip", Kind: fetch.XLSX, ZipMember: "Balancing_Authority_2018.xlsx", Dest: "eia/eia861/Balancing_Authority_2018.xlsx"},
 	}
@@ -132,21 +135,45 @@ func monthEnd(t time.Time) string {
 // sheetSpec describes one sheet of the inventory.
 type sheetSpec struct {
 	name, lifecycle string
-	// required headers beyond the shared columns A–L.
+	// required headers beyond the shared ones.
 	extra []string
+	// optional sheets are read when the workbook has them: the Puerto Rico sheets
+	// (Operating_PR, Planned_PR, Retired_PR) of later vintages. Their NOTES footnote is not
+	// required, since no layout note states that they carry one.
+	optional bool
 }
 
 var inventorySheets = []sheetSpec{
-	{"Operating", "operating", []string{"Operating Month", "Operating Year", "Status"}},
-	{"Planned", "planned", []string{"Planned Operation Month", "Planned Operation Year", "Status"}},
-	{"Retired", "retired", []string{"Retirement Month", "Retirement Year", "Operating Month", "Operating Year"}},
-	{"Canceled or Postponed", "canceled_or_postponed", nil},
+	{"Operating", "operating", []string{"Operating Month", "Operating Year", "Status"}, false},
+	{"Planned", "planned", []string{"Planned Operation Month", "Planned Operation Year", "Status"}, false},
+	{"Retired", "retired", []string{"Retirement Month", "Retirement Year", "Operating Month", "Operating Year"}, false},
+	{"Canceled or Postponed", "canceled_or_postponed", nil, false},
+	{"Operating_PR", "operating", []string{"Operating Month", "Operating Year", "Status"}, true},
+	{"Planned_PR", "planned", []string{"Planned Operation Month", "Planned Operation Year", "Status"}, true},
+	{"Retired_PR", "retired", []string{"Retirement Month", "Retirement Year", "Operating Month", "Operating Year"}, true},
 }
 
+// sharedHeaders are the columns every sheet of every vintage publishes (columns A–L in 2016;
+// later vintages move them and add others, all read by header name).
 var sharedHeaders = []string{"Entity ID", "Entity Name", "Plant ID", "Plant Name", "Sector", "Plant State", "Generator ID",
 	"Nameplate Capacity (MW)", "Net Summer Capacity (MW)", "Technology", "Energy Source Code", "Prime Mover Code"}
 
+// inventoryHeaderRow is where the 2016 vintage puts its header row (title in row 1); later
+// vintages leave row 2 blank and put it in row 3. The header row is the first whose column A
+// reads "Entity ID"; this row is assumed when none does (and the missing labels fail
+// headers_present).
 const inventoryHeaderRow = 2
+
+// headerRowOf finds the sheet's header row among its first rows by the "Entity ID" label in
+// column A.
+func headerRowOf(sh *grid.Sheet) int {
+	for r := 1; r <= min(10, sh.NumRows()); r++ {
+		if kit.Norm(sh.Cell(r, 1).Value) == kit.Norm("Entity ID") {
+			return r
+		}
+	}
+	return inventoryHeaderRow
+}
 
 var titleMonth = regexp.MustCompile(`as of ([A-Z][a-z]+ \d{4})`)
 
@@ -218,23 +245,26 @@ func (a EIA860M) Build(p ingest.Plan) (*ingest.Build, error) {
 	for _, s := range inventorySheets {
 		sh := wb.Sheet(s.name)
 		if sh == nil {
-			missing = append(missing, fmt.Sprintf("sheet %q is missing", s.name))
+			if !s.optional {
+				missing = append(missing, fmt.Sprintf("sheet %q is missing", s.name))
+			}
 			continue
 		}
-		src.HeaderRows[s.name] = inventoryHeaderRow
-		hdr := kit.HeaderAt(sh, inventoryHeaderRow)
+		headerRow := headerRowOf(sh)
+		src.HeaderRows[s.name] = headerRow
+		hdr := kit.HeaderAt(sh, headerRow)
 		if absent := hdr.Missing(append(append([]string{}, sharedHeaders...), s.extra...)...); len(absent) > 0 {
-			missing = append(missing, fmt.Sprintf("sheet %s row %d lacks %q", s.name, inventoryHeaderRow, absent))
+			missing = append(missing, fmt.Sprintf("sheet %s row %d lacks %q", s.name, headerRow, absent))
 			continue
 		}
-		// The agency closes every sheet with a NOTES footnote; a sheet cut short has none.
+		// The agency closes every main sheet with a NOTES footnote; a sheet cut short has none.
 		last := sh.Row(sh.NumRows())
-		if len(last) == 0 || !strings.HasPrefix(strings.TrimSpace(last[0].Value), "NOTES") {
+		if !s.optional && (len(last) == 0 || !strings.HasPrefix(strings.TrimSpace(last[0].Value), "NOTES")) {
 			incomplete = append(incomplete, fmt.Sprintf("sheet %s ends at row %d without the agency's NOTES footnote", s.name, sh.NumRows()))
 		}
 		n0 := rows.Len()
 		var sheetMW float64
-		for r := inventoryHeaderRow + 1; r <= sh.NumRows(); r++ {
+		for r := headerRow + 1; r <= sh.NumRows(); r++ {
 			if _, err := kit.Int(sh.Cell(r, 1)); err != nil || sh.Cell(r, 1).Kind == grid.Empty {
 				continue // title, blank and footnote rows: not data
 			}
@@ -323,12 +353,12 @@ func (a EIA860M) Build(p ingest.Plan) (*ingest.Build, error) {
 		}
 		// Reconcile with the sheet read a second way: every row with an id in column A is a
 		// generator, and column H (by header) sums to the same nameplate total.
-		dataRows, rawMW := sheetTotals(sh, hdr.Col("Nameplate Capacity (MW)"))
+		dataRows, rawMW := sheetTotals(sh, headerRow, hdr.Col("Nameplate Capacity (MW)"))
 		rec.Sheet(s.name, rows.Len()-n0, sheetMW, dataRows, rawMW, "MW")
 	}
 	checks = append(checks,
-		kit.Failures(kit.GateHeaders, missing, "all four sheets have the expected header row"),
-		kit.Failures(kit.GateComplete, incomplete, "every sheet ends with its NOTES footnote"),
+		kit.Failures(kit.GateHeaders, missing, "all four sheets (and any Puerto Rico sheet) have the expected header row"),
+		kit.Failures(kit.GateComplete, incomplete, "each of the four sheets ends with its NOTES footnote"),
 		rec.Gate(),
 		bad.Gate(kit.GateCells, "every numeric cell parses or is a published blank"))
 	facts, err := rows.Finish(asOf)
@@ -367,10 +397,11 @@ var inventoryDates = []struct{ prefix, monthH, yearH string }{
 // (kept as published; the derived date is then null).
 var unknownMonth = snapshots.Range{Min: 1, Max: 12, Also: []float64{0, 88}}
 
-// sheetTotals counts the rows of a sheet whose column A holds an id, and sums column c over them.
-func sheetTotals(sh *grid.Sheet, c int) (int, float64) {
+// sheetTotals counts the rows below the header row whose column A holds an id, and sums
+// column c over them.
+func sheetTotals(sh *grid.Sheet, headerRow, c int) (int, float64) {
 	n, sum := 0, 0.0
-	for r := inventoryHeaderRow + 1; r <= sh.NumRows(); r++ {
+	for r := headerRow + 1; r <= sh.NumRows(); r++ {
 		a := sh.Cell(r, 1)
 		if a.Kind != grid.Number {
 			continue

@@ -30,7 +30,8 @@ func smallXLSX(f *testing.F) []byte {
 }
 
 // FuzzParse: no file, whatever its bytes, crashes the readers of the agencies' files (xlsx,
-// xls, PDF and CSV, chosen by the leading bytes); a workbook that parses is consistent.
+// xls, PDF, JSON, XBRL, the FCC text layouts and CSV, chosen by the content); a workbook that
+// parses is consistent.
 func FuzzParse(f *testing.F) {
 	f.Add(smallXLSX(f))
 	f.Add([]byte("Date,Henry Hub Natural Gas Spot Price Dollars per Million Btu\n01/07/1997,3.82\n01/08/1997,\n"))
@@ -42,6 +43,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("<html><body>not a file</body></html>"))
 	f.Add([]byte("1|0|S2129|SATAMD2022010700003|SAT|note\r\nmore|^|\r\n2|\x93x\x94|^|\r\n"))
 	f.Add([]byte("PUBLIC NOTICE\nReport No. SAT-01603    Friday January 21, 2022\nSAT-AMD-20220107-00003  E  S2129  Maxar License Inc.\n"))
+	f.Add([]byte(smallXBRL))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		wb, err := Parse(data)
 		if err != nil {

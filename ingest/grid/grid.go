@@ -46,7 +46,7 @@ type Sheet struct {
 
 // Workbook is every sheet of one file, in the file's order.
 type Workbook struct {
-	Format string // "xlsx", "xls", "json", "pdf", "fcc-delimited", "fcc-notice" or "csv"
+	Format string // "xlsx", "xls", "json", "pdf", "xbrl", "fcc-delimited", "fcc-notice" or "csv"
 	Sheets []*Sheet
 }
 
@@ -105,9 +105,9 @@ func Open(path string) (*Workbook, error) {
 	return wb, nil
 }
 
-// Sniff names the format of a file from its content: "xlsx", "xls", "pdf", "json",
-// "fcc-delimited" (an FCC database export, records ended by "|^|"), "fcc-notice" (the text of
-// an FCC public notice), "csv" (any other text) or "".
+// Sniff names the format of a file from its content: "xlsx", "xls", "pdf", "json", "xbrl"
+// (an XBRL instance document), "fcc-delimited" (an FCC database export, records ended by
+// "|^|"), "fcc-notice" (the text of an FCC public notice), "csv" (any other text) or "".
 func Sniff(data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
@@ -118,6 +118,8 @@ func Sniff(data []byte) string {
 		return "pdf"
 	case looksJSON(data):
 		return "json"
+	case looksXBRL(data):
+		return "xbrl"
 	case looksFCCDelimited(data):
 		return "fcc-delimited"
 	case looksNotice(data):
@@ -144,6 +146,8 @@ func Parse(data []byte) (*Workbook, error) {
 		return parsePDF(data)
 	case "json":
 		return parseJSON(bytes.TrimLeft(data, "\xef\xbb\xbf"))
+	case "xbrl":
+		return parseXBRL(data)
 	case "fcc-delimited":
 		return parseFCCDelimited(data), nil
 	case "fcc-notice":
@@ -151,7 +155,7 @@ func Parse(data []byte) (*Workbook, error) {
 	case "csv":
 		return parseCSV(data)
 	}
-	return nil, errors.New("not an xlsx, xls, PDF, JSON, FCC text or CSV file")
+	return nil, errors.New("not an xlsx, xls, PDF, JSON, XBRL instance, FCC text or CSV file")
 }
 
 func parseXLSX(data []byte) (wb *Workbook, err error) {

@@ -166,9 +166,11 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 		}},
 		{"codebooks", codebooks},
 		{"partitions", orEmptyList(c.Partitions)},
-		{"rules", c.Rules},
-		{"sources", sources},
 	}
+	if len(c.Repeats) > 0 {
+		doc = append(doc, KV{"repeats", c.Repeats})
+	}
+	doc = append(doc, KV{"rules", c.Rules}, KV{"sources", sources})
 	if snap == nil && c.Unserved != "" {
 		doc = append(doc, KV{"not_served_because", c.Unserved})
 	}

@@ -749,7 +749,7 @@ func oaQueryExample(c *capability.Capability) Obj {
 // oaSharedSchemas are the component schemas every capability shares: citations, evidence,
 // notes, errors and the discover and describe payloads.
 func oaSharedSchemas(served []*capability.Capability) Obj {
-	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced}
+	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced, NoteNotCounted}
 	for _, c := range served {
 		for _, m := range c.Metrics {
 			if m.NullNote != "" && !slices.Contains(noteCodes, m.NullNote) {
@@ -823,6 +823,9 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"dimension", oaStr(NoteMixedPartition + ": the partition dimension the matched rows span several values of")},
 			{"values", oaArray(oaObject("", Obj{{"value", nullableScalar}, {"rows", oaInteger("")}}, "value", "rows"),
 				NoteMixedPartition+": the dimension's values in the matched set, with their rows")},
+			{"repeating", oaObject(NoteMixedPartition+" on a dimension whose rows of some values repeat what rows of others count: those values, the values they repeat, and the metrics that leave them out", Obj{
+				{"values", oaArray(Obj{{"type", "string"}}, "")}, {"of", oaArray(Obj{{"type", "string"}}, "")}, {"left_out_of", oaArray(Obj{{"type", "string"}}, "")},
+			}, "values", "of", "left_out_of")},
 			{"date_range", oaStr(NoteDateUnplaced + ": the date range (its parameters are <date_range>_date_from and _to)")},
 			{"column", oaStr(NoteDateUnplaced + ": the date column the range reads")},
 			{"year_filter", Obj{{"type", []string{"string", "null"}}, {"description", NoteDateUnplaced + ": the year filter that reaches the rows by year, null when the capability has none"}}},
@@ -935,6 +938,13 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"citation_fields", oaObject("", Obj{{"record", oaArray(Obj{{"type", "string"}}, "")}, {"aggregate", oaArray(Obj{{"type", "string"}}, "")}})},
 			{"codebooks", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"code_count", oaInteger("")}, {"codes", oaArray(codebookCode, "")}}), "codebook name → its codes")},
 			{"partitions", oaArray(Obj{{"type", "string"}}, "dimensions whose values are not meant to be added together: an answer spanning several of their values, neither filtered to one nor grouped by, carries a "+NoteMixedPartition+" note")},
+			{"repeats", oaArray(oaObject("", Obj{
+				{"dimension", oaStr("a partition dimension")},
+				{"values", oaArray(Obj{{"type", "string"}}, "its values whose rows repeat what rows of other values count")},
+				{"of", oaArray(Obj{{"type", "string"}}, "the values they repeat")},
+				{"metrics", oaArray(Obj{{"type", "string"}}, "the metrics that leave the repeating rows out")},
+				{"reason", oaStr("")},
+			}, "dimension", "values", "of", "metrics", "reason"), "present when rows of some values of a partition repeat what others count: an answer spanning both carries a "+NoteMixedPartition+" note with a repeating member, and a metric null because only repeating rows match a "+NoteNotCounted+" note")},
 			{"rules", oaArray(Obj{{"type", "string"}}, "")},
 			{"sources", oaArray(oaObject("", Obj{
 				{"source_id", oaStr("")}, {"publisher", oaStr("")}, {"source_url", oaStr("")}, {"source_file", oaStr("")},

@@ -342,7 +342,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 			}
 			notes = append(notes, rowNotes(mr, r)...)
 			if !v.Valid {
-				notes = append(notes, rowNullNote(snap, mr, r)...)
+				notes = append(notes, rowNullNote(snap, p, mr, r)...)
 			}
 		}
 		out = append(out, '}')
@@ -383,7 +383,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 			unit = u
 		}
 		units = append(units, KV{mr.Metric.Name, unit})
-		notes = append(notes, totalNotes(c, snap, mr, sel.Len())...)
+		notes = append(notes, totalNotes(c, snap, p, mr, sel.Len())...)
 	}
 	parts, perr := partitionNotes(c, snap.Table, sel, p)
 	if perr != nil {
@@ -556,8 +556,14 @@ func mixedNote(m capability.Metric) Obj {
 		{"message", fmt.Sprintf("the matched rows mix units (%s), so %s is null; filter on or group by %s", m.UnitColumn, m.Name, m.UnitColumn)}}
 }
 
-func totalNotes(c *capability.Capability, snap *Snapshot, mr MetricResult, matched int) []Obj {
+func totalNotes(c *capability.Capability, snap *Snapshot, p *Params, mr MetricResult, matched int) []Obj {
 	var out []Obj
+	if matched > 0 && len(mr.Total.Valid) > 0 && !mr.Total.Valid[0] {
+		filtered := func(dim string) ([]string, bool) { vals, ok := p.Filters[dim]; return vals, ok }
+		if note := repeatNullNote(c, mr.Metric, filtered, "the matched rows"); note != nil {
+			return append(out, note)
+		}
+	}
 	if mr.Metric.NullNote != "" && len(mr.Total.NullRows) > 0 {
 		out = append(out, nullNote(mr.Metric, mr.Total.NullRows[0]))
 	}

@@ -303,12 +303,13 @@ func selectCited(c *capability.Capability, snap *Snapshot, lf lineageFilter) ([]
 	for column, b := range lf.DateRanges {
 		var r *capability.DateRange
 		for i := range c.DateRanges {
-			if c.DateRanges[i].Column == column {
+			in := c.DateRanges[i].Instants
+			if c.DateRanges[i].Column == column || in != nil && (in.From == column || in.To == column) {
 				r = &c.DateRanges[i]
 			}
 		}
 		if r == nil {
-			return nil, errf(400, CodeEvidenceLineage, "%q is not the date column of a date range of %s", column, c.ID)
+			return nil, errf(400, CodeEvidenceLineage, "%q is not the date column (or instant field) of a date range of %s", column, c.ID)
 		}
 		col, err := t.Column(column)
 		if err != nil {

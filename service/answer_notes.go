@@ -210,26 +210,40 @@ func unplacedNotes(c *capability.Capability, t *columnar.Table, p *Params) ([]Ob
 		}
 		for _, o := range c.DateRanges {
 			if ob, ok := p.Ranges[o.Name]; ok && o.Name != r.Name {
-				preds = append(preds, columnar.Predicate{Column: o.Column, Allow: t.Col(o.Column).AllowRange(ob[0], ob[1])})
+				preds = append(preds, rangePredicates(t, o, ob)...)
 			}
 		}
-		dates, err := t.Column(r.Column)
-		if err != nil {
-			return nil, fmt.Errorf("date range %s: %w", r.Name, err)
+		// The columns the range's bounds compare (a date column, or the instant fields of
+		// timestamp bounds): a row null in one of them cannot be placed.
+		var cols []*columnar.Column
+		column := ""
+		for _, rb := range rangeBounds(r, b) {
+			col, err := t.Column(rb.column)
+			if err != nil {
+				return nil, fmt.Errorf("date range %s: %w", r.Name, err)
+			}
+			cols = append(cols, col)
+			if column == "" {
+				column = rb.column
+			}
 		}
 		sel := t.Filter(preds)
 		var unplaced []int
 		for i, n := 0, sel.Len(); i < n; i++ {
-			if row := sel.Row(i); dates.Codes[row] < 0 {
-				unplaced = append(unplaced, row)
+			row := sel.Row(i)
+			for _, col := range cols {
+				if col.Codes[row] < 0 {
+					unplaced = append(unplaced, row)
+					break
+				}
 			}
 		}
 		sel.Release()
 		if len(unplaced) == 0 {
 			continue
 		}
-		note := Obj{{"code", NoteDateUnplaced}, {"date_range", r.Name}, {"column", r.Column}, {"count", len(unplaced)}}
-		msg := fmt.Sprintf("%d rows match the other filters but have no %s, so %s/%s cannot place them and the answer leaves them out", len(unplaced), r.Column, r.From(), r.To())
+		note := Obj{{"code", NoteDateUnplaced}, {"date_range", r.Name}, {"column", column}, {"count", len(unplaced)}}
+		msg := fmt.Sprintf("%d rows match the other filters but have no %s, so %s/%s cannot place them and the answer leaves them out", len(unplaced), column, r.From(), r.To())
 		yf, hasYear := yearFilterOf(c, r)
 		if !hasYear {
 			note = append(note, KV{"year_filter", nil})

@@ -60,7 +60,9 @@ func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters 
 	var ranges Obj
 	for _, r := range c.DateRanges {
 		if b, ok := p.Ranges[r.Name]; ok {
-			ranges = append(ranges, KV{r.Column, Obj{{"from", b[0]}, {"to", b[1]}}})
+			for _, rb := range rangeBounds(r, b) {
+				ranges = append(ranges, KV{rb.column, Obj{{"from", rb.lo}, {"to", rb.hi}}})
+			}
 		}
 	}
 	if ranges != nil {

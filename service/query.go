@@ -136,8 +136,17 @@ func Predicates(c *capability.Capability, t *columnar.Table, p *Params) []column
 	}
 	for _, r := range c.DateRanges {
 		if b, ok := p.Ranges[r.Name]; ok {
-			preds = append(preds, columnar.Predicate{Column: r.Column, Allow: t.Col(r.Column).AllowRange(b[0], b[1])})
+			preds = append(preds, rangePredicates(t, r, b)...)
 		}
+	}
+	return preds
+}
+
+// rangePredicates are the engine predicates of range r with canonical bounds b.
+func rangePredicates(t *columnar.Table, r capability.DateRange, b [2]string) []columnar.Predicate {
+	var preds []columnar.Predicate
+	for _, rb := range rangeBounds(r, b) {
+		preds = append(preds, columnar.Predicate{Column: rb.column, Allow: t.Col(rb.column).AllowRange(rb.lo, rb.hi)})
 	}
 	return preds
 }
@@ -196,6 +205,9 @@ func QueryColumns(c *capability.Capability, p *Params) []string {
 	for _, r := range c.DateRanges {
 		if _, ok := p.Ranges[r.Name]; ok {
 			cols = append(cols, r.Column)
+			if r.Instants != nil {
+				cols = append(cols, r.Instants.From, r.Instants.To)
+			}
 		}
 	}
 	cols = append(cols, p.GroupBy...)

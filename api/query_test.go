@@ -219,9 +219,34 @@ func TestSchema(t *testing.T) {
 	}
 }
 
-// TestUnservedCapabilitySchema: the capacity-factor capability is described (its identifier
-// and tool names chosen by the contract's convention) though no snapshot serves it yet.
+// TestUnservedCapabilitySchema: a capability defined with an adapter for its publisher's
+// layout but no file ingested (power.fuel_cost) is described though no snapshot serves it.
 func TestUnservedCapabilitySchema(t *testing.T) {
+	srv := newServer(t, testenv.Data(t))
+	st, body := get(t, srv, "/v1/power/fuel-cost/schema")
+	if st != 200 {
+		t.Fatalf("%d %s", st, body)
+	}
+	s := decode[struct {
+		Capability string            `json:"capability"`
+		Served     bool              `json:"served"`
+		Tools      map[string]string `json:"mcp_tools"`
+		Why        string            `json:"not_served_because"`
+	}](t, body)
+	if s.Capability != "power.fuel_cost" || s.Served || s.Tools["query"] != "query_power_fuel_cost_v1" || s.Why == "" {
+		t.Errorf("%+v", s)
+	}
+	_, caps := get(t, srv, "/v1/capabilities")
+	if strings.Contains(string(caps), "fuel_cost") {
+		t.Error("an unserved capability is listed as available")
+	}
+}
+
+// TestDerivedCapabilityServed: power.capacity_factor (identifier and tool names by the
+// contract's convention) is computed from power.generation and power.capacity, so it is
+// listed once both are served; on the files here they share no month, so its query is a 400
+// naming what each side has.
+func TestDerivedCapabilityServed(t *testing.T) {
 	srv := newServer(t, testenv.Data(t))
 	st, body := get(t, srv, "/v1/power/capacity-factor/schema")
 	if st != 200 {
@@ -232,11 +257,15 @@ func TestUnservedCapabilitySchema(t *testing.T) {
 		Served     bool              `json:"served"`
 		Tools      map[string]string `json:"mcp_tools"`
 	}](t, body)
-	if s.Capability != "power.capacity_factor" || s.Served || s.Tools["query"] != "query_power_capacity_factor_v1" {
+	if s.Capability != "power.capacity_factor" || !s.Served || s.Tools["query"] != "query_power_capacity_factor_v1" {
 		t.Errorf("%+v", s)
 	}
 	_, caps := get(t, srv, "/v1/capabilities")
-	if strings.Contains(string(caps), "capacity_factor") {
-		t.Error("an unserved capability is listed as available")
+	if !strings.Contains(string(caps), "power.capacity_factor") {
+		t.Error("the derived capability is not listed")
+	}
+	st, body = post(t, srv, "/v1/power/capacity-factor/query", map[string]any{})
+	if st != 400 || !strings.Contains(string(body), "invalid_parameter") || !strings.Contains(string(body), "No month is on both sides") {
+		t.Errorf("%d %s", st, body)
 	}
 }

@@ -76,6 +76,10 @@ func (s *Service) AggregateEvidenceJSON(body []byte) ([]byte, *Error) {
 	if c == nil {
 		return nil, errf(400, CodeInvalidRequest, "capability %q is not defined; give the identifier of a served capability (GET /v1/capabilities lists them) and send %s", req.Capability, shape)
 	}
+	if len(c.Inputs) > 0 {
+		return nil, errf(400, CodeInvalidRequest, "%s is computed at query time from %s, so its aggregates are not recomputed from one file: each of its citations cites rows of one input; verify them row by row with %s (a citation's verify member), or query %s and verify their own aggregates here",
+			c.ID, join(c.Inputs), "/v1/evidence/source-row", join(c.Inputs))
+	}
 	if _, e := s.resolve(c.Path); e != nil {
 		return nil, e
 	}

@@ -169,9 +169,14 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 	if len(c.Repeats) > 0 {
 		doc = append(doc, KV{"repeats", c.Repeats})
 	}
+	if snap != nil && snap.derived != nil {
+		doc = append(doc, KV{"inputs", snap.derived.inputs()})
+	}
 	doc = append(doc, KV{"rules", c.Rules}, KV{"sources", sources})
 	if snap == nil && c.Unserved != "" {
 		doc = append(doc, KV{"not_served_because", c.Unserved})
+	} else if snap == nil && len(c.Inputs) > 0 {
+		doc = append(doc, KV{"not_served_because", "it is computed at query time from " + join(c.Inputs) + ", and is served once each of them has a promoted snapshot"})
 	}
 	if compact {
 		doc = append(doc, KV{"compact", Obj{

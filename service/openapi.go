@@ -778,7 +778,7 @@ func oaQueryExample(c *capability.Capability) Obj {
 // oaSharedSchemas are the component schemas every capability shares: citations, evidence,
 // notes, errors and the discover and describe payloads.
 func oaSharedSchemas(served []*capability.Capability) Obj {
-	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced, NoteNotCounted}
+	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced, NoteNotCounted, NoteJoinUnmatched}
 	for _, c := range served {
 		for _, m := range c.Metrics {
 			if m.NullNote != "" && !slices.Contains(noteCodes, m.NullNote) {
@@ -854,6 +854,11 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"dimension", oaStr(NoteMixedPartition + ": the partition dimension the matched rows span several values of")},
 			{"values", oaArray(oaObject("", Obj{{"value", nullableScalar}, {"rows", oaInteger("")}}, "value", "rows"),
 				NoteMixedPartition+": the dimension's values in the matched set, with their rows")},
+			{"sides", oaArray(oaObject("", Obj{
+				{"side", oaStr("the input (generation, capacity)")}, {"plants", oaInteger("")}, {"rows", oaInteger("")},
+				{"net_generation_mwh", Obj{{"type", "number"}}}, {"nameplate_mw", Obj{{"type", "number"}}},
+				{"plants_first", oaArray(Obj{{"type", "string"}}, "the first plant ids left out")},
+			}, "side", "plants", "rows"), NoteJoinUnmatched+": per input of a derived capability, the rows without a partner in the other input, left out of the answer")},
 			{"repeating", oaObject(NoteMixedPartition+" on a dimension whose rows of some values repeat what rows of others count: those values, the values they repeat, and the metrics that leave them out", Obj{
 				{"values", oaArray(Obj{{"type", "string"}}, "")}, {"of", oaArray(Obj{{"type", "string"}}, "")}, {"left_out_of", oaArray(Obj{{"type", "string"}}, "")},
 			}, "values", "of", "left_out_of")},
@@ -979,6 +984,11 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"metrics", oaArray(Obj{{"type", "string"}}, "the metrics that leave the repeating rows out")},
 				{"reason", oaStr("")},
 			}, "dimension", "values", "of", "metrics", "reason"), "present when rows of some values of a partition repeat what others count: an answer spanning both carries a "+NoteMixedPartition+" note with a repeating member, and a metric null because only repeating rows match a "+NoteNotCounted+" note")},
+			{"inputs", oaArray(oaObject("", Obj{
+				{"capability", oaStr("")}, {"side", oaStr("")}, {"gives", oaStr("")},
+				{"months", oaMapOf(oaDate(""), "month (YYYY-MM) → as_of of the input snapshot that serves it")},
+				{"states", oaArray(Obj{{"type", "string"}}, "")},
+			}, "capability", "side", "months"), "a derived capability (computed at query time from other capabilities): what each input serves as of the date described")},
 			{"rules", oaArray(Obj{{"type", "string"}}, "")},
 			{"sources", oaArray(oaObject("", Obj{
 				{"source_id", oaStr("")}, {"publisher", oaStr("")}, {"source_url", oaStr("")}, {"source_file", oaStr("")},

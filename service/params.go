@@ -418,6 +418,14 @@ func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capabil
 		}
 		return strconv.FormatBool(b), nil
 	}
+	if snap.derived != nil {
+		// A derived table holds only what its inputs join; a value it lacks is for the
+		// derivation's check to name, with what each input has.
+		if strings.TrimSpace(v) == "" {
+			return "", errf(400, CodeInvalidFilter, "filter %s takes a non-empty value (see %s)", f.Name, schemaURL)
+		}
+		return v, nil
+	}
 	if len(f.Enum) > 0 {
 		for _, e := range f.Enum {
 			if e == v {

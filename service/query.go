@@ -50,7 +50,15 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return &Prepared{c: c, snap: snap, params: params, pinned: Pinned(raw) && cmp != "latest" && !on, compare: cmp, raw: raw}, nil
+	// A derived answer is computed from the inputs served on its as_of, to which ingest may
+	// still add a snapshot dated earlier: it is never pinned.
+	pinned := Pinned(raw) && cmp != "latest" && !on && snap.derived == nil
+	if snap.derived != nil {
+		if e := snap.derived.check(params); e != nil {
+			return nil, e
+		}
+	}
+	return &Prepared{c: c, snap: snap, params: params, pinned: pinned, compare: cmp, raw: raw}, nil
 }
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,
@@ -407,6 +415,9 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		return nil, unreadable(snap, uerr)
 	}
 	notes = append(notes, unplaced...)
+	if snap.derived != nil {
+		notes = append(notes, snap.derived.notes(p)...)
+	}
 	totalRefs := cw.refs(ev.Total, Obj{})
 	summary := Obj{
 		{"group_count", groups.N},

@@ -15,11 +15,11 @@ var PowerCapacityFactor = register(&Capability{
 	Title: "Capacity factor: net generation divided by (operating nameplate × hours)",
 	Description: "Net generation divided by operating nameplate capacity times the calendar hours of the period, per plant and month, computed at query time from power.generation (EIA-923 plant totals) and power.capacity (the EIA-860M inventory of the same month). " +
 		"The contract lists this capability by path only; its identifier power.capacity_factor (tools describe_power_capacity_factor_v1, query_power_capacity_factor_v1) follows the contract's convention.",
-	Grain:     "one input row: a plant's net generation in a month (a power.generation plant total) or one of its operating generators that month (a power.capacity row), for plant-months that both inputs have",
-	Cadence:   Monthly,
-	Publisher: "U.S. Energy Information Administration",
-	AsOfRule:  "an as_of date of one of the inputs: the answer joins the power.generation and power.capacity snapshots whose as_of is on or before it (latest: the newest of both); records and citations carry each input row's own as_of",
-	Inputs:    []string{"power.generation", "power.capacity"},
+	Grain:      "one input row: a plant's net generation in a month (a power.generation plant total) or one of its operating generators that month (a power.capacity row), for plant-months that both inputs have",
+	Cadence:    Monthly,
+	Publisher:  "U.S. Energy Information Administration",
+	AsOfRule:   "an as_of date of one of the inputs: the answer joins the power.generation and power.capacity snapshots whose as_of is on or before it (latest: the newest of both); records and citations carry each input row's own as_of",
+	Inputs:     []string{"power.generation", "power.capacity"},
 	NaturalKey: []string{"side", "month", "eia_plant_id", "generator_id"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier of the input row (eia_api_v2, eia860m)"},

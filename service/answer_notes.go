@@ -77,17 +77,7 @@ func partitionNotes(c *capability.Capability, t *columnar.Table, sel columnar.Se
 			}
 			continue
 		}
-		list := make([]Obj, len(vals))
-		var parts []string
-		for i, v := range vals {
-			var typedV any
-			shown := "null"
-			if !v.null {
-				typedV, shown = typed(f.Type, v.value), v.value
-			}
-			list[i] = Obj{{"value", typedV}, {"rows", v.rows}}
-			parts = append(parts, fmt.Sprintf("%s: %d rows", shown, v.rows))
-		}
+		list, parts := valueList(f, vals)
 		example := "" // the value with the most rows
 		var most int64
 		for _, v := range vals {
@@ -106,15 +96,11 @@ func partitionNotes(c *capability.Capability, t *columnar.Table, sel columnar.Se
 	return out, nil
 }
 
-// repeatNote is the mixed_partition note of a set spanning the values vals of a dimension
-// whose rep.Values rows repeat what rep.Of rows count, or nil when the set holds no
-// repeating row or nothing else.
-func repeatNote(f capability.Field, rep capability.Repeat, vals []valueCount) Obj {
-	var repeating, others int
-	var parts, repVals []string
+// valueList is the values member of a mixed_partition note (each value typed, with its rows)
+// and the same as text for its message ("C: 3 rows").
+func valueList(f capability.Field, vals []valueCount) ([]Obj, []string) {
 	list := make([]Obj, len(vals))
-	example := ""
-	var most int64
+	parts := make([]string, len(vals))
 	for i, v := range vals {
 		var typedV any
 		shown := "null"
@@ -122,7 +108,21 @@ func repeatNote(f capability.Field, rep capability.Repeat, vals []valueCount) Ob
 			typedV, shown = typed(f.Type, v.value), v.value
 		}
 		list[i] = Obj{{"value", typedV}, {"rows", v.rows}}
-		parts = append(parts, fmt.Sprintf("%s: %d rows", shown, v.rows))
+		parts[i] = fmt.Sprintf("%s: %d rows", shown, v.rows)
+	}
+	return list, parts
+}
+
+// repeatNote is the mixed_partition note of a set spanning the values vals of a dimension
+// whose rep.Values rows repeat what rep.Of rows count, or nil when the set holds no
+// repeating row or nothing else.
+func repeatNote(f capability.Field, rep capability.Repeat, vals []valueCount) Obj {
+	var repeating, others int
+	var repVals []string
+	list, parts := valueList(f, vals)
+	example := ""
+	var most int64
+	for _, v := range vals {
 		if !v.null && slices.Contains(rep.Values, v.value) {
 			repeating++
 			repVals = append(repVals, v.value)

@@ -218,14 +218,7 @@ func TestCapacityFactorFixtures(t *testing.T) {
 	})
 
 	t.Run("answers and refusals match the OpenAPI document", func(t *testing.T) {
-		doc := oaDecodeJSON(t, s.OpenAPI())
-		check := func(name, schema string, payload []byte) {
-			t.Helper()
-			v := &oaValidator{doc: doc, closed: true}
-			for _, e := range v.validate(map[string]any{"$ref": "#/components/schemas/" + schema}, oaDecodeJSON(t, payload), "$", 0) {
-				t.Errorf("%s against %s: %s", name, schema, e)
-			}
-		}
+		check := oaChecker(t, oaDecodeJSON(t, s.OpenAPI()))
 		c := capability.PowerCapacityFactor
 		pfx := oaSchemaPrefix(c)
 		for _, q := range []string{`{` + oct + `}`, `{` + oct + `,"group_by":["eia_plant_id"],"order_by":"capacity_factor","top_n":2,"include_records":true,"limit":3,"include_evidence":true}`,

@@ -89,6 +89,23 @@ func TestValidateRejects(t *testing.T) {
 		{"partition not a field", func(c *Capability) { c.Partitions = []string{"yaer"} }, `partition "yaer" is not a field`},
 		{"partition not a dimension", func(c *Capability) { c.Partitions = []string{"unit"} }, "partition unit must be both a filter and a group_by"},
 		{"partition twice", func(c *Capability) { c.Partitions = []string{"year", "year"} }, "partition year is declared twice"},
+		{"instants over a number", func(c *Capability) {
+			c.DateRanges[0].Instants = &Instants{From: "price", To: "unit", Convention: "c"}
+		}, "instants names field price of type number"},
+		{"instants not a field", func(c *Capability) {
+			c.DateRanges[0].Instants = &Instants{From: "unit", To: "stamp", Convention: "c"}
+		}, `"stamp", which is not a field`},
+		{"instants without a convention", func(c *Capability) { c.DateRanges[0].Instants = &Instants{From: "unit", To: "unit"} }, "states no convention"},
+		{"repeat on a non-partition", func(c *Capability) {
+			c.Repeats = []Repeat{{Dimension: "unit", Values: []string{"C"}, Of: []string{"B"}, Reason: "r"}}
+		}, "not a partition dimension"},
+		{"repeat of an unknown metric", func(c *Capability) {
+			c.Repeats = []Repeat{{Dimension: "year", Values: []string{"1"}, Of: []string{"2"}, Metrics: []string{"yeers"}, Reason: "r"}}
+		}, `names metric "yeers"`},
+		{"repeat without a reason", func(c *Capability) {
+			c.Repeats = []Repeat{{Dimension: "year", Values: []string{"1"}, Of: []string{"2"}}}
+		}, "needs its repeating values"},
+		{"its own input", func(c *Capability) { c.Inputs = []string{c.ID} }, "its own input"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,6 +50,24 @@ func TestInstantBounds(t *testing.T) {
 		}
 	})
 
+	t.Run("a + lost to URL decoding", func(t *testing.T) {
+		raw, e := ParseRawQuery("utc_date_from=2022-02-19T18:00:00+08:00")
+		if e != nil {
+			t.Fatal(e.Body())
+		}
+		b, e := s.QueryRaw("power/demand", raw)
+		if e != nil {
+			t.Fatal(e.Body())
+		}
+		var echo struct {
+			Query map[string]any `json:"query"`
+		}
+		json.Unmarshal(b, &echo)
+		if echo.Query["utc_date_from"] != "2022-02-19T10:00:00Z" {
+			t.Errorf("echo %v", echo.Query["utc_date_from"])
+		}
+	})
+
 	t.Run("GET pairs", func(t *testing.T) {
 		q := url.Values{"utc_date_from": {"2022-02-19T02:00:00-08:00"}}
 		raw, e := ParseRawQuery(q.Encode())

@@ -533,6 +533,8 @@ func normInstant(key, s string, upper bool) (string, *Error) {
 	if u[10] == ' ' {
 		u = u[:10] + "T" + u[11:]
 	}
+	// A + sent unencoded in a GET query string arrives as a space: 02:00:00 08:00.
+	u = plusAsSpace.ReplaceAllString(u, "$1+$2")
 	var t time.Time
 	var err error
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00"} {
@@ -561,6 +563,9 @@ func normInstant(key, s string, upper bool) (string, *Error) {
 	}
 	return t.Format(InstantLayout), nil
 }
+
+// plusAsSpace matches a timestamp whose offset lost its + to URL decoding.
+var plusAsSpace = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T[\d:.]+) (\d{2}:\d{2})$`)
 
 // isInstant reports whether a canonical bound is an instant (InstantLayout), not a date.
 func isInstant(b string) bool { return len(b) > 10 }

@@ -73,11 +73,13 @@ func pageParams(c *gin.Context) (int, string, *service.Error) {
 	return limit, q.Get("after"), nil
 }
 
-// Eligible reports whether a capability can be subscribed to: served, and not sub-daily.
+// Eligible reports whether a capability can be subscribed to: served, not sub-daily, and
+// not derived (a derived capability is computed at query time and never promoted, so it has
+// no snapshot.promoted event).
 func Eligible(svc *service.Service, id string) (*capability.Capability, bool) {
 	for _, c := range svc.Served() {
 		if c.ID == id {
-			return c, !SubDaily(c)
+			return c, !SubDaily(c) && len(c.Inputs) == 0
 		}
 	}
 	return capability.ByID(id), false
@@ -90,7 +92,7 @@ func SubDaily(c *capability.Capability) bool { return c.Cadence.SubDaily() }
 func eligibleList(svc *service.Service) string {
 	var ids []string
 	for _, c := range svc.Served() {
-		if !SubDaily(c) {
+		if !SubDaily(c) && len(c.Inputs) == 0 {
 			ids = append(ids, c.ID)
 		}
 	}
@@ -131,6 +133,9 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		switch {
 		case req.DataPoint == "":
 			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point is required: the identifier of a served capability, one of: " + eligibleList(svc)})
+			return
+		case capDef != nil && len(capDef.Inputs) > 0:
+			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " is computed at query time from " + strings.Join(capDef.Inputs, " and ") + " and never promoted, so it has no snapshot.promoted event; subscribe to its inputs instead (eligible: " + eligibleList(svc) + ")"})
 			return
 		case capDef == nil || (!eligible && !SubDaily(capDef)):
 			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " is not a served capability; subscribe to one of: " + eligibleList(svc)})

@@ -164,6 +164,39 @@ func (m Metric) Quantile() (float64, bool) {
 type DateRange struct {
 	Name   string `json:"name"`
 	Column string `json:"column"`
+	// Instants, when set, lets a bound be an instant as well as a date: the range is over a
+	// timestamp field too, and a bound given as an RFC 3339 timestamp is compared with it (in
+	// UTC) instead of with the date field.
+	Instants *Instants `json:"instants,omitempty"`
+}
+
+// Instants says how a date range compares a bound given as a timestamp: with the UTC instant
+// held by field From (for the _from bound) and field To (for the _to bound), both inclusive.
+// The fields hold instants as YYYY-MM-DDTHH:MM:SSZ, so text order is time order.
+type Instants struct {
+	From string `json:"from_field"`
+	To   string `json:"to_field"`
+	// Convention says what the instants mark (the end of an hour, say) and how a date bound
+	// relates to them; the schema quotes it.
+	Convention string `json:"convention"`
+}
+
+// Repeat declares rows that repeat, for some metrics, what rows of other values of a
+// partition dimension already count (EIA-861 Part C delivery-only lines repeat the energy
+// sold under Part B): the metrics leave the repeating rows out, and an answer whose rows span
+// the repeating value and others says so, and how to split, in its mixed_partition note.
+type Repeat struct {
+	// Dimension is a partition dimension of the capability.
+	Dimension string `json:"dimension"`
+	// Values are the dimension's values whose rows repeat others (C), Of the values they
+	// repeat (B).
+	Values []string `json:"values"`
+	Of     []string `json:"of"`
+	// Metrics are the metrics that leave the repeating rows out (their input columns are
+	// null on those rows).
+	Metrics []string `json:"metrics"`
+	// Reason is why, in the publisher's terms.
+	Reason string `json:"reason"`
 }
 
 // From is the name of the range's lower-bound parameter.
@@ -195,6 +228,12 @@ type Capability struct {
 	// naming the dimension, its values and how to split. Each is a filter and a group_by
 	// dimension.
 	Partitions []string `json:"partitions,omitempty"`
+	// Repeats declares, for partition dimensions, rows that repeat what others count.
+	Repeats []Repeat `json:"repeats,omitempty"`
+	// Inputs, when set, makes the capability derived: it has no snapshot of its own and is
+	// computed at query time from the snapshots of these capabilities (served when all of
+	// them are).
+	Inputs []string `json:"inputs,omitempty"`
 	// Rules are the capability's stated rules and what it does not answer.
 	Rules []string `json:"rules,omitempty"`
 	// SourceView, when true, adds a source_view member to aggregate citations.
@@ -253,6 +292,16 @@ func (c *Capability) MetricNames() []string {
 		out[i] = m.Name
 	}
 	return out
+}
+
+// RepeatOf returns the repeat declared on partition dimension name.
+func (c *Capability) RepeatOf(name string) (Repeat, bool) {
+	for _, r := range c.Repeats {
+		if r.Dimension == name {
+			return r, true
+		}
+	}
+	return Repeat{}, false
 }
 
 // ToolName is the capability's name in MCP tools: the identifier with dots as underscores.

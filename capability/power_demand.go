@@ -38,15 +38,24 @@ var PowerDemand = register(&Capability{
 		{Name: "hours_present", Unit: "count", Agg: CountNonNull, Column: "demand_mwh", Additive: true, Description: "hours with a published value"},
 		{Name: "source_record_count", Unit: "count", Agg: Count, Additive: true, Description: "number of published hours"},
 	},
-	DateRanges: []DateRange{{Name: "utc", Column: "utc_date"}, {Name: "local", Column: "local_date"}},
+	DateRanges: []DateRange{
+		{Name: "utc", Column: "utc_date", Instants: &demandHourEnding},
+		{Name: "local", Column: "local_date", Instants: &demandHourEnding},
+	},
 	Rules: []string{
 		"Timestamps are UTC and hour ending: '07/1/2015 08H' is the hour 07:00-08:00 UTC, served as hour_ending_utc 2015-07-01T08:00:00Z with utc_date 2015-07-01; hour ending 00:00Z belongs to the previous UTC date.",
 		"utc_date_from/utc_date_to select whole UTC days (YYYY-MM-DD, YYYY-MM or YYYY); local_date_from/local_date_to whole local days of the region's time zone. A single hour is selected with the hour_ending_utc filter (a list of timestamps is allowed).",
+		"Either range also takes RFC 3339 timestamps (2022-02-19T10:00:00Z, or with an offset: 2022-02-19T02:00:00-08:00), converted to UTC and compared with hour_ending_utc, bounds inclusive: _date_from=T keeps the hours ending at or after T, _date_to=T those ending at or before T, so from 2022-02-19T01:00:00Z to 2022-02-20T00:00:00Z is the UTC day 2022-02-19 (24 hours). A timestamp is an instant, so it selects the same hours in the utc and the local range; a date bound and a timestamp bound may be combined.",
 		"Values are as published on the download day; EIA revises EIA-930 data, and the few very low values are the agency's reporting anomalies, kept.",
 		"For daily and monthly sums, means and peaks with the hours present and expected, use power.demand_rollup.",
 		"A region (e.g. CAL) is EIA's aggregate of its balancing authorities, not one balancing authority.",
 	},
 })
+
+// demandHourEnding is how power.demand's date ranges compare timestamp bounds: with the UTC
+// end of each published hour.
+var demandHourEnding = Instants{From: "hour_ending_utc", To: "hour_ending_utc",
+	Convention: "hour_ending_utc is the UTC end of the published hour (the hour 18:00-19:00Z is 2022-02-19T19:00:00Z); a timestamp bound keeps the hours ending at or after _from and at or before _to, so the hours of the UTC day D end from D T01:00:00Z to D+1 T00:00:00Z"}
 
 // PowerDemandRollup is power.demand_rollup: daily and monthly sums, means and peaks of the
 // hourly rows of power.demand, in UTC and in the region's local time.
@@ -98,8 +107,10 @@ var PowerDemandRollup = register(&Capability{
 		{Name: "hours_missing", Unit: "hours", Agg: Sum, Column: "hours_missing", UnitColumn: "rollup_basis", Additive: true, Description: "hours expected but not published"},
 		{Name: "period_count", Unit: "count", Agg: Count, Additive: true, Description: "number of periods"},
 	},
-	DateRanges: []DateRange{{Name: "period", Column: "period_start_date"}},
+	DateRanges: []DateRange{{Name: "period", Column: "period_start_date", Instants: &Instants{From: "first_hour_ending_utc", To: "last_hour_ending_utc",
+		Convention: "hours are UTC and hour ending; a period is kept whole or not at all: period_date_from=T keeps the periods whose first hour present ends at or after T, period_date_to=T those whose last hour present ends at or before T (a UTC day's hours end from 01:00Z to 24:00Z, i.e. 00:00Z of the next day)"}}},
 	Rules: []string{
+		"period_date_from/period_date_to take dates (compared with period_start_date) or RFC 3339 timestamps (converted to UTC, bounds inclusive): a timestamp selects whole periods, those whose first hour present ends at or after the lower bound and whose last hour present ends at or before the upper one, in either time basis.",
 		"Choose one granularity and one time basis (filter rollup_basis, or granularity and time_basis): every hour is in one day and one month of each basis, so a set mixing bases counts it more than once; the sums are then null with a mixed_units note.",
 		"Local days and months are the caller's choice (time_basis = local) and the answer's rows state the zone (time_zone, rollup_basis); a local day has 23 or 25 hours when clocks change, and hours_expected says so.",
 		"Hours are UTC hour ending: an hour belongs to the day (and month) of its start. The first and last periods of the series are partial: hours_missing and complete say so, and mean_mwh is over the hours present only.",

@@ -1,5 +1,7 @@
 package capability
 
+import "strings"
+
 // retailSectors are the end-use sectors of the EIA-861 sales workbook, in sheet order, with
 // the total the agency publishes beside them.
 var retailSectors = []string{"residential", "commercial", "industrial", "transportation", "total"}
@@ -18,7 +20,9 @@ var PowerRetailSales = register(&Capability{
 	Cadence:    Annual,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "the last day of the data year (Data Year column, agreeing with the file name: Sales_Ult_Cust_2018.xlsx gives 2018-12-31)",
-	Partitions: []string{"region_scope"},
+	Partitions: []string{"region_scope", "part"},
+	Repeats: []Repeat{{Dimension: "part", Values: []string{"C"}, Of: []string{"B"}, Metrics: retailCountedMetrics(),
+		Reason: "Part C (delivery-only) lines report the sales and customers whose energy a Part B (energy-only) line sells; the workbook's note: to get state or U.S. totals, sum Parts A, B, C and D for revenue but only Parts A, B and D for sales and customers"}},
 	NaturalKey: []string{"data_year", "sheet_name", "source_row_number"},
 	Fields: append(append([]Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia861)"},
@@ -48,6 +52,7 @@ var PowerRetailSales = register(&Capability{
 	DateRanges: nil,
 	Rules: []string{
 		"Revenue counts every part (A, B, C and D); sales and customers count Parts A, B and D only, as the workbook's own note says: Part C (delivery-only) lines repeat the energy sold under Part B. The sales and customers metrics therefore sum the *_counted columns, which are null on Part C lines, so no query double-counts; the published Part C cells stay in the records.",
+		"An answer whose rows span Part C and other parts carries a mixed_partition note on part saying that adding the published Part C sales or customers to the others would count a sale twice, which metrics leave Part C out, and how to split (group_by part, or filter part); a metric that is null because only Part C rows match carries a not_counted note.",
 		"Customer metrics also leave out Behind the Meter respondents (third-party owners of rooftop solar), as the agency's state and U.S. customer counts do.",
 		"The agency's U.S. totals cover the States sheet (50 states and DC): filter region_scope = us_state_or_dc for them; territories are on their own sheet.",
 		"Average price is a ratio of sums (revenue over counted sales, thousand USD per MWh = USD per kWh), never an average of prices.",
@@ -68,6 +73,18 @@ func retailSectorFields() []Field {
 			Field{Name: s + "_sales_mwh_counted", Type: Number, Description: s + " sales (MWh) counted in totals: as published, null on Part C lines"},
 			Field{Name: s + "_customers_counted", Type: Number, Description: s + " customers counted in totals: as published, null on Part C lines and Behind the Meter respondents"},
 		)
+	}
+	return out
+}
+
+// retailCountedMetrics are the metrics that leave Part C lines out: sales, customers and the
+// average prices over counted sales, of every sector and the total.
+func retailCountedMetrics() []string {
+	var out []string
+	for _, m := range retailMetrics() {
+		if strings.HasSuffix(m.Column, "_counted") || strings.HasSuffix(m.Denominator, "_counted") {
+			out = append(out, m.Name)
+		}
 	}
 	return out
 }

@@ -206,6 +206,13 @@ func (c *Capability) Validate() error {
 		}
 		ranges[r.Name] = true
 		field("date range "+r.Name, r.Column, Date)
+		if in := r.Instants; in != nil {
+			field("date range "+r.Name+" instants", in.From, String)
+			field("date range "+r.Name+" instants", in.To, String)
+			if in.Convention == "" {
+				bad("date range %s compares instants but states no convention", r.Name)
+			}
+		}
 	}
 	parts := map[string]bool{}
 	for _, name := range c.Partitions {
@@ -219,6 +226,24 @@ func (c *Capability) Validate() error {
 			bad("partition %s is declared twice", name)
 		}
 		parts[name] = true
+	}
+	for _, rp := range c.Repeats {
+		if !parts[rp.Dimension] {
+			bad("repeat on %q: not a partition dimension", rp.Dimension)
+		}
+		if len(rp.Values) == 0 || len(rp.Of) == 0 || rp.Reason == "" {
+			bad("repeat on %s needs its repeating values, the values they repeat and a reason", rp.Dimension)
+		}
+		for _, m := range rp.Metrics {
+			if !metrics[m] {
+				bad("repeat on %s names metric %q, which is not a metric", rp.Dimension, m)
+			}
+		}
+	}
+	for _, in := range c.Inputs {
+		if in == c.ID {
+			bad("a derived capability cannot be its own input")
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -106,6 +106,23 @@ func TestValidateRejects(t *testing.T) {
 		{"percentile below 0", func(c *Capability) { c.Metrics[4].Percentile = -5 }, "strictly between 0 and 100"},
 		{"percentile on a median", func(c *Capability) { c.Metrics[3].Percentile = 50 }, "its aggregation is median, not percentile"},
 		{"percentile on a sum", func(c *Capability) { c.Metrics[0].Percentile = 10 }, "its aggregation is sum, not percentile"},
+		{"instants over a number", func(c *Capability) {
+			c.DateRanges[0].Instants = &Instants{From: "price", To: "unit", Convention: "c"}
+		}, "instants names field price of type number"},
+		{"instants not a field", func(c *Capability) {
+			c.DateRanges[0].Instants = &Instants{From: "unit", To: "stamp", Convention: "c"}
+		}, `"stamp", which is not a field`},
+		{"instants without a convention", func(c *Capability) { c.DateRanges[0].Instants = &Instants{From: "unit", To: "unit"} }, "states no convention"},
+		{"repeat on a non-partition", func(c *Capability) {
+			c.Repeats = []Repeat{{Dimension: "unit", Values: []string{"C"}, Of: []string{"B"}, Reason: "r"}}
+		}, "not a partition dimension"},
+		{"repeat of an unknown metric", func(c *Capability) {
+			c.Repeats = []Repeat{{Dimension: "year", Values: []string{"1"}, Of: []string{"2"}, Metrics: []string{"yeers"}, Reason: "r"}}
+		}, `names metric "yeers"`},
+		{"repeat without a reason", func(c *Capability) {
+			c.Repeats = []Repeat{{Dimension: "year", Values: []string{"1"}, Of: []string{"2"}}}
+		}, "needs its repeating values"},
+		{"its own input", func(c *Capability) { c.Inputs = []string{c.ID} }, "its own input"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -78,6 +78,13 @@ type Adapter interface {
 	Known() []fetch.Source
 }
 
+// Pager is implemented by an adapter whose files also come from an API read page by page
+// with a key from configuration: ingest --fetch walks each request's pages
+// (fetch.FetchPages) into the adapter's folders.
+type Pager interface {
+	Paged() []fetch.Pages
+}
+
 // Finder finds an adapter's files inside the folders it declares, and nowhere else under
 // the raw directory: publishers' file names may repeat across folders.
 type Finder struct {

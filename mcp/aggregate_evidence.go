@@ -17,7 +17,9 @@ const AggregateEvidenceTool = "verify_aggregate_v1"
 func addAggregateEvidenceTool(s *sdk.Server, svc *service.Service, result func(tool, capID string) func([]byte, *service.Error) *sdk.CallToolResult) {
 	var ids []string
 	for _, c := range svc.Served() {
-		ids = append(ids, c.ID)
+		if len(c.Inputs) == 0 { // a derived capability's citations are verified row by row
+			ids = append(ids, c.ID)
+		}
 	}
 	schema := map[string]any{
 		"type": "object",

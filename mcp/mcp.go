@@ -321,6 +321,10 @@ func QuerySchema(svc *service.Service, c *capability.Capability) json.RawMessage
 	}
 	for _, r := range c.DateRanges {
 		d := map[string]any{"type": "string", "pattern": `^\d{4}(-\d{2}(-\d{2})?)?$`, "description": "YYYY-MM-DD, YYYY-MM or YYYY, inclusive, on " + r.Column}
+		if r.Instants != nil {
+			d = map[string]any{"type": "string", "pattern": `^\d{4}(-\d{2}(-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2}))?)?)?$`,
+				"description": "YYYY-MM-DD, YYYY-MM or YYYY, inclusive, on " + r.Column + "; or an RFC 3339 timestamp (Z or an offset), compared in UTC, inclusive, with " + r.Instants.From + " (_from) or " + r.Instants.To + " (_to): " + r.Instants.Convention}
+		}
 		props[r.From()] = d
 		props[r.To()] = d
 	}

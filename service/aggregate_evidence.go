@@ -76,6 +76,10 @@ func (s *Service) AggregateEvidenceJSON(body []byte) ([]byte, *Error) {
 	if c == nil {
 		return nil, errf(400, CodeInvalidRequest, "capability %q is not defined; give the identifier of a served capability (GET /v1/capabilities lists them) and send %s", req.Capability, shape)
 	}
+	if len(c.Inputs) > 0 {
+		return nil, errf(400, CodeInvalidRequest, "%s is computed at query time from %s, so its aggregates are not recomputed from one file: each of its citations cites rows of one input; verify them row by row with %s (a citation's verify member), or query %s and verify their own aggregates here",
+			c.ID, join(c.Inputs), "/v1/evidence/source-row", join(c.Inputs))
+	}
 	if _, e := s.resolve(c.Path); e != nil {
 		return nil, e
 	}
@@ -303,12 +307,13 @@ func selectCited(c *capability.Capability, snap *Snapshot, lf lineageFilter) ([]
 	for column, b := range lf.DateRanges {
 		var r *capability.DateRange
 		for i := range c.DateRanges {
-			if c.DateRanges[i].Column == column {
+			in := c.DateRanges[i].Instants
+			if c.DateRanges[i].Column == column || in != nil && (in.From == column || in.To == column) {
 				r = &c.DateRanges[i]
 			}
 		}
 		if r == nil {
-			return nil, errf(400, CodeEvidenceLineage, "%q is not the date column of a date range of %s", column, c.ID)
+			return nil, errf(400, CodeEvidenceLineage, "%q is not the date column (or instant field) of a date range of %s", column, c.ID)
 		}
 		col, err := t.Column(column)
 		if err != nil {

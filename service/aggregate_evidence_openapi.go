@@ -10,7 +10,9 @@ const oaAggregateEvidenceOpID = "evidence_aggregate_post"
 func oaAggregateEvidence(s *Service) (string, Obj) {
 	var ids []string
 	for _, c := range s.Served() {
-		ids = append(ids, c.ID)
+		if len(c.Inputs) == 0 { // a derived capability's citations are verified row by row
+			ids = append(ids, c.ID)
+		}
 	}
 	num := Obj{{"type", []string{"number", "null"}}}
 	request := oaWithAdditional(oaObject("The aggregate to verify: an aggregate citation of a query answer (or its lineage_filter with as_of), the capability it comes from and a metric.", Obj{

@@ -70,17 +70,14 @@ func partitionNotes(c *capability.Capability, t *columnar.Table, sel columnar.Se
 			continue
 		}
 		f, _ := c.Field(name)
-		list := make([]Obj, len(vals))
-		var parts []string
-		for i, v := range vals {
-			var typedV any
-			shown := "null"
-			if !v.null {
-				typedV, shown = typed(f.Type, v.value), v.value
+		if rep, ok := c.RepeatOf(name); ok {
+			// Only a set spanning a repeating value and another one could count twice.
+			if note := repeatNote(f, rep, vals); note != nil {
+				out = append(out, note)
 			}
-			list[i] = Obj{{"value", typedV}, {"rows", v.rows}}
-			parts = append(parts, fmt.Sprintf("%s: %d rows", shown, v.rows))
+			continue
 		}
+		list, parts := valueList(f, vals)
 		example := "" // the value with the most rows
 		var most int64
 		for _, v := range vals {
@@ -97,6 +94,87 @@ func partitionNotes(c *capability.Capability, t *columnar.Table, sel columnar.Se
 		})
 	}
 	return out, nil
+}
+
+// valueList is the values member of a mixed_partition note (each value typed, with its rows)
+// and the same as text for its message ("C: 3 rows").
+func valueList(f capability.Field, vals []valueCount) ([]Obj, []string) {
+	list := make([]Obj, len(vals))
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		var typedV any
+		shown := "null"
+		if !v.null {
+			typedV, shown = typed(f.Type, v.value), v.value
+		}
+		list[i] = Obj{{"value", typedV}, {"rows", v.rows}}
+		parts[i] = fmt.Sprintf("%s: %d rows", shown, v.rows)
+	}
+	return list, parts
+}
+
+// repeatNote is the mixed_partition note of a set spanning the values vals of a dimension
+// whose rep.Values rows repeat what rep.Of rows count, or nil when the set holds no
+// repeating row or nothing else.
+func repeatNote(f capability.Field, rep capability.Repeat, vals []valueCount) Obj {
+	var repeating, others int
+	var repVals []string
+	list, parts := valueList(f, vals)
+	example := ""
+	var most int64
+	for _, v := range vals {
+		if !v.null && slices.Contains(rep.Values, v.value) {
+			repeating++
+			repVals = append(repVals, v.value)
+			continue
+		}
+		others++
+		if !v.null && v.rows > most {
+			example, most = v.value, v.rows
+		}
+	}
+	if repeating == 0 || others == 0 {
+		return nil
+	}
+	return Obj{
+		{"code", NoteMixedPartition},
+		{"dimension", f.Name},
+		{"values", list},
+		{"repeating", Obj{{"values", repVals}, {"of", rep.Of}, {"left_out_of", rep.Metrics}}},
+		{"message", fmt.Sprintf("the matched rows span %d values of %s (%s), and the %s %s rows repeat what %s %s rows count (%s): adding their published figures to the others would count a sale twice. %s leave them out, so each is counted once; the other metrics count every %s. To see each %s's own figures, add %s to group_by, or filter %s (e.g. \"filters\":{\"%s\":%s}); the repeating rows' published cells are in the records (include_records)",
+			len(vals), f.Name, strings.Join(parts, ", "), f.Name, strings.Join(repVals, ", "), f.Name, strings.Join(rep.Of, ", "), rep.Reason,
+			strings.Join(rep.Metrics, ", "), f.Name, f.Name, f.Name, f.Name, f.Name, mustJSON(typed(f.Type, example)))},
+	}
+}
+
+// NoteNotCounted: a metric is null because every matched row is a repeating row it leaves
+// out (capability.Repeat), not because the rows publish nothing.
+const NoteNotCounted = "not_counted"
+
+// repeatNullNote is the not_counted note of metric m over a set whose dimension values the
+// function value gives (the group's or the filters' single value), when they are all
+// repeating values m leaves out; nil otherwise.
+func repeatNullNote(c *capability.Capability, m capability.Metric, value func(dim string) ([]string, bool), where string) Obj {
+	for _, rep := range c.Repeats {
+		if !slices.Contains(rep.Metrics, m.Name) {
+			continue
+		}
+		vals, ok := value(rep.Dimension)
+		if !ok || len(vals) == 0 {
+			continue
+		}
+		all := true
+		for _, v := range vals {
+			all = all && slices.Contains(rep.Values, v)
+		}
+		if !all {
+			continue
+		}
+		return Obj{{"code", NoteNotCounted}, {"metric", m.Name},
+			{"message", fmt.Sprintf("%s are %s %s rows, which repeat what %s %s rows count (%s), so %s leaves them out and is null; their published cells are in the records (include_records), and %s over %s %s gives the figure counted once",
+				where, rep.Dimension, strings.Join(vals, ", "), rep.Dimension, strings.Join(rep.Of, ", "), rep.Reason, m.Name, m.Name, rep.Dimension, strings.Join(rep.Of, ", "))}}
+	}
+	return nil
 }
 
 // NoteDateUnplaced: a date range left out rows that match everything else but have no
@@ -132,26 +210,40 @@ func unplacedNotes(c *capability.Capability, t *columnar.Table, p *Params) ([]Ob
 		}
 		for _, o := range c.DateRanges {
 			if ob, ok := p.Ranges[o.Name]; ok && o.Name != r.Name {
-				preds = append(preds, columnar.Predicate{Column: o.Column, Allow: t.Col(o.Column).AllowRange(ob[0], ob[1])})
+				preds = append(preds, rangePredicates(t, o, ob)...)
 			}
 		}
-		dates, err := t.Column(r.Column)
-		if err != nil {
-			return nil, fmt.Errorf("date range %s: %w", r.Name, err)
+		// The columns the range's bounds compare (a date column, or the instant fields of
+		// timestamp bounds): a row null in one of them cannot be placed.
+		var cols []*columnar.Column
+		column := ""
+		for _, rb := range rangeBounds(r, b) {
+			col, err := t.Column(rb.column)
+			if err != nil {
+				return nil, fmt.Errorf("date range %s: %w", r.Name, err)
+			}
+			cols = append(cols, col)
+			if column == "" {
+				column = rb.column
+			}
 		}
 		sel := t.Filter(preds)
 		var unplaced []int
 		for i, n := 0, sel.Len(); i < n; i++ {
-			if row := sel.Row(i); dates.Codes[row] < 0 {
-				unplaced = append(unplaced, row)
+			row := sel.Row(i)
+			for _, col := range cols {
+				if col.Codes[row] < 0 {
+					unplaced = append(unplaced, row)
+					break
+				}
 			}
 		}
 		sel.Release()
 		if len(unplaced) == 0 {
 			continue
 		}
-		note := Obj{{"code", NoteDateUnplaced}, {"date_range", r.Name}, {"column", r.Column}, {"count", len(unplaced)}}
-		msg := fmt.Sprintf("%d rows match the other filters but have no %s, so %s/%s cannot place them and the answer leaves them out", len(unplaced), r.Column, r.From(), r.To())
+		note := Obj{{"code", NoteDateUnplaced}, {"date_range", r.Name}, {"column", column}, {"count", len(unplaced)}}
+		msg := fmt.Sprintf("%d rows match the other filters but have no %s, so %s/%s cannot place them and the answer leaves them out", len(unplaced), column, r.From(), r.To())
 		yf, hasYear := yearFilterOf(c, r)
 		if !hasYear {
 			note = append(note, KV{"year_filter", nil})
@@ -224,8 +316,22 @@ const (
 
 // rowNullNote says why metric mr is null on row r, unless a note of rowNotes already does
 // (mixed units).
-func rowNullNote(snap *Snapshot, mr MetricResult, r outRow) []Obj {
+func rowNullNote(snap *Snapshot, p *Params, mr MetricResult, r outRow) []Obj {
 	m := mr.Metric
+	inGroup := func(dim string) ([]string, bool) {
+		for k, name := range p.GroupBy {
+			if name == dim && !r.null[k] {
+				return []string{r.group[k]}, true
+			}
+		}
+		vals, ok := p.Filters[dim]
+		return vals, ok
+	}
+	if !r.other {
+		if note := repeatNullNote(snap.Cap, m, inGroup, "this group's rows"); note != nil {
+			return []Obj{note}
+		}
+	}
 	switch {
 	case r.other && !m.Additive:
 		return []Obj{{{"code", NoteNotAdditive}, {"metric", m.Name},

@@ -299,6 +299,9 @@ func TestUnitsNameTheMatchedUnit(t *testing.T) {
 func TestAsOfOnADate(t *testing.T) {
 	s := openAPIService(t)
 	for _, c := range s.Served() {
+		if len(c.Inputs) > 0 {
+			continue // derived: refused on the files here; TestCapacityFactorFixtures asks it on:
+		}
 		t.Run(c.ID, func(t *testing.T) {
 			_, dates := s.served(c.ID)
 			first, last := dates[0], dates[len(dates)-1]

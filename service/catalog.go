@@ -99,8 +99,7 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 	}
 	var ranges []Obj
 	for _, r := range c.DateRanges {
-		ranges = append(ranges, Obj{{"from", r.From()}, {"to", r.To()}, {"field", r.Column},
-			{"format", "YYYY-MM-DD, YYYY-MM or YYYY; inclusive; a month or year is its first day in _from and its last day in _to"}})
+		ranges = append(ranges, rangeDoc(r))
 	}
 	var fields []Obj
 	for _, f := range c.Fields {
@@ -167,11 +166,18 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 		}},
 		{"codebooks", codebooks},
 		{"partitions", orEmptyList(c.Partitions)},
-		{"rules", c.Rules},
-		{"sources", sources},
 	}
+	if len(c.Repeats) > 0 {
+		doc = append(doc, KV{"repeats", c.Repeats})
+	}
+	if snap != nil && snap.derived != nil {
+		doc = append(doc, KV{"inputs", snap.derived.inputs()})
+	}
+	doc = append(doc, KV{"rules", c.Rules}, KV{"sources", sources})
 	if snap == nil && c.Unserved != "" {
 		doc = append(doc, KV{"not_served_because", c.Unserved})
+	} else if snap == nil && len(c.Inputs) > 0 {
+		doc = append(doc, KV{"not_served_because", "it is computed at query time from " + join(c.Inputs) + ", and is served once each of them has a promoted snapshot"})
 	}
 	if compact {
 		doc = append(doc, KV{"compact", Obj{
@@ -180,6 +186,24 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 		}})
 	}
 	return mustJSON(doc), nil
+}
+
+// dateBoundFormat is what every date range's bounds accept.
+const dateBoundFormat = "YYYY-MM-DD, YYYY-MM or YYYY; inclusive; a month or year is its first day in _from and its last day in _to"
+
+// instantBoundFormat is what a bound of a date range over instants accepts besides dates.
+const instantBoundFormat = "or an RFC 3339 timestamp (2022-02-19T19:00:00Z, 2022-02-19T11:00:00-08:00; T or t, seconds optional, Z or an offset required), compared in UTC and inclusive: a timestamp bound selects on the range's instant fields instead of its date field; a fractional second rounds the lower bound up and the upper bound down to whole seconds"
+
+// rangeDoc describes date range r in the schema: its parameters, field and the forms its
+// bounds take; a range over instants also names its instant fields, their time zone (UTC)
+// and convention.
+func rangeDoc(r capability.DateRange) Obj {
+	if r.Instants == nil {
+		return Obj{{"from", r.From()}, {"to", r.To()}, {"field", r.Column}, {"format", dateBoundFormat}}
+	}
+	return Obj{{"from", r.From()}, {"to", r.To()}, {"field", r.Column},
+		{"format", dateBoundFormat + "; " + instantBoundFormat},
+		{"instants", Obj{{"from_field", r.Instants.From}, {"to_field", r.Instants.To}, {"time_zone", "UTC"}, {"convention", r.Instants.Convention}}}}
 }
 
 func orEmpty(l []Obj) []Obj {

@@ -60,7 +60,9 @@ func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters 
 	var ranges Obj
 	for _, r := range c.DateRanges {
 		if b, ok := p.Ranges[r.Name]; ok {
-			ranges = append(ranges, KV{r.Column, Obj{{"from", b[0]}, {"to", b[1]}}})
+			for _, rb := range rangeBounds(r, b) {
+				ranges = append(ranges, KV{rb.column, Obj{{"from", rb.lo}, {"to", rb.hi}}})
+			}
 		}
 	}
 	if ranges != nil {
@@ -166,7 +168,7 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 	b = append(b, `,"raw_file_sha256":`...)
 	b = appendString(b, ms.SHA256, false)
 	b = append(b, `,"as_of":`...)
-	b = appendString(b, w.snap.Manifest.AsOf, false)
+	b = appendString(b, w.snap.fileAsOf(file), false)
 	b = append(b, `,"source_rows_count":`...)
 	b = strconv.AppendInt(b, src.Rows, 10)
 	b = append(b, `,"source_rows_sample":`...)
@@ -326,9 +328,20 @@ func appendRecordCitation(b []byte, snap *Snapshot, r int) []byte {
 	b = append(b, `,"raw_file_sha256":`...)
 	b = appendString(b, text(t, capability.ColRawSHA256, r), false)
 	b = append(b, `,"as_of":`...)
-	b = appendString(b, snap.Manifest.AsOf, false)
+	b = appendString(b, snap.fileAsOf(file), false)
 	b = appendDerived(b, snap.sources[file])
 	return append(b, '}')
+}
+
+// fileAsOf is the as_of the snapshot cites file with: its own, or, for a derived snapshot,
+// that of the input snapshot the file belongs to.
+func (snap *Snapshot) fileAsOf(file string) string {
+	if snap.derived != nil {
+		if d, ok := snap.derived.fileAsOf[file]; ok {
+			return d
+		}
+	}
+	return snap.Manifest.AsOf
 }
 
 // appendDerived marks a citation of a derived file (a third party's extract or re-save of

@@ -443,7 +443,7 @@ func oaQueryParameters(c *capability.Capability) []Obj {
 	for _, r := range c.DateRanges {
 		for _, name := range []string{r.From(), r.To()} {
 			params = append(params, Obj{{"name", name}, {"in", "query"}, {"required", false},
-				{"description", oaRangeDescription(r, name)}, {"schema", oaSref("DateBound")}})
+				{"description", oaRangeDescription(r, name)}, {"schema", oaRangeBound(r)}})
 		}
 	}
 	params = append(params,
@@ -469,11 +469,34 @@ func oaFilterDescription(c *capability.Capability, f capability.Field) string {
 }
 
 func oaRangeDescription(r capability.DateRange, name string) string {
-	if strings.HasSuffix(name, "_to") {
-		return "Upper bound (inclusive) on " + r.Column + ": YYYY-MM-DD, YYYY-MM or YYYY (a month or year means its last day)."
+	d := "Lower bound (inclusive) on " + r.Column + ": YYYY-MM-DD, YYYY-MM or YYYY (a month or year means its first day)."
+	field := ""
+	if r.Instants != nil {
+		field = r.Instants.From
 	}
-	return "Lower bound (inclusive) on " + r.Column + ": YYYY-MM-DD, YYYY-MM or YYYY (a month or year means its first day)."
+	if strings.HasSuffix(name, "_to") {
+		d = "Upper bound (inclusive) on " + r.Column + ": YYYY-MM-DD, YYYY-MM or YYYY (a month or year means its last day)."
+		if r.Instants != nil {
+			field = r.Instants.To
+		}
+	}
+	if r.Instants != nil {
+		d += " Or an RFC 3339 timestamp (2022-02-19T19:00:00Z, 2022-02-19T11:00:00-08:00), compared in UTC, inclusive, with " + field + ": " + r.Instants.Convention
+	}
+	return d
 }
+
+// oaRangeBound is the schema of a bound of date range r.
+func oaRangeBound(r capability.DateRange) Obj {
+	if r.Instants != nil {
+		return oaSref("DateOrInstantBound")
+	}
+	return oaSref("DateBound")
+}
+
+// oaDateOrInstantPattern matches a date bound (YYYY, YYYY-MM, YYYY-MM-DD) or an RFC 3339
+// timestamp (seconds and fraction optional, Z or an offset).
+const oaDateOrInstantPattern = `^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01])([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?([Zz]|[+-][0-9]{2}:[0-9]{2}))?)?)?$`
 
 func oaCommaListPattern(names []string) string {
 	quoted := make([]string, len(names))
@@ -600,8 +623,14 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 	}
 	for _, r := range c.DateRanges {
 		params = append(params,
-			KV{r.From(), oaWithDesc(oaSref("DateBound"), oaRangeDescription(r, r.From()))},
-			KV{r.To(), oaWithDesc(oaSref("DateBound"), oaRangeDescription(r, r.To()))})
+			KV{r.From(), oaWithDesc(oaRangeBound(r), oaRangeDescription(r, r.From()))},
+			KV{r.To(), oaWithDesc(oaRangeBound(r), oaRangeDescription(r, r.To()))})
+		if r.Instants != nil {
+			echo = append(echo,
+				KV{r.From(), oaStr("lower bound: a date (a month or year expanded to its first day) or a UTC instant YYYY-MM-DDTHH:MM:SSZ")},
+				KV{r.To(), oaStr("upper bound: a date (a month or year expanded to its last day) or a UTC instant YYYY-MM-DDTHH:MM:SSZ")})
+			continue
+		}
 		echo = append(echo,
 			KV{r.From(), oaDate("lower bound, expanded to a day")},
 			KV{r.To(), oaDate("upper bound, expanded to a day")})
@@ -750,7 +779,7 @@ func oaQueryExample(c *capability.Capability) Obj {
 // oaSharedSchemas are the component schemas every capability shares: citations, evidence,
 // notes, errors and the discover and describe payloads.
 func oaSharedSchemas(served []*capability.Capability) Obj {
-	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced}
+	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced, NoteNotCounted, NoteJoinUnmatched}
 	for _, c := range served {
 		for _, m := range c.Metrics {
 			if m.NullNote != "" && !slices.Contains(noteCodes, m.NullNote) {
@@ -817,6 +846,8 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 		{"CitationRef", Obj{{"type", "string"}, {"pattern", oaCitationRefPattern}, {"description", "c_ and the first 16 hex digits of the sha256 of the citation's JSON"}}},
 		{"DateBound", Obj{{"type", "string"}, {"pattern", `^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$`},
 			{"description", "YYYY-MM-DD, YYYY-MM or YYYY; inclusive"}}},
+		{"DateOrInstantBound", Obj{{"type", "string"}, {"pattern", oaDateOrInstantPattern},
+			{"description", "YYYY-MM-DD, YYYY-MM or YYYY, or an RFC 3339 timestamp (Z or an offset; compared in UTC); inclusive"}}},
 		{"Note", oaObject("Why a metric is null or incomplete, or what an answer adds that should not be added silently.", Obj{
 			{"code", Obj{{"type", "string"}, {"enum", noteCodes}}},
 			{"metric", oaStr("the metric the note is about (absent for a note on the matched set as a whole)")},
@@ -824,6 +855,14 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"dimension", oaStr(NoteMixedPartition + ": the partition dimension the matched rows span several values of")},
 			{"values", oaArray(oaObject("", Obj{{"value", nullableScalar}, {"rows", oaInteger("")}}, "value", "rows"),
 				NoteMixedPartition+": the dimension's values in the matched set, with their rows")},
+			{"sides", oaArray(oaObject("", Obj{
+				{"side", oaStr("the input (generation, capacity)")}, {"plants", oaInteger("")}, {"rows", oaInteger("")},
+				{"net_generation_mwh", Obj{{"type", "number"}}}, {"nameplate_mw", Obj{{"type", "number"}}},
+				{"plants_first", oaArray(Obj{{"type", "string"}}, "the first plant ids left out")},
+			}, "side", "plants", "rows"), NoteJoinUnmatched+": per input of a derived capability, the rows without a partner in the other input, left out of the answer")},
+			{"repeating", oaObject(NoteMixedPartition+" on a dimension whose rows of some values repeat what rows of others count: those values, the values they repeat, and the metrics that leave them out", Obj{
+				{"values", oaArray(Obj{{"type", "string"}}, "")}, {"of", oaArray(Obj{{"type", "string"}}, "")}, {"left_out_of", oaArray(Obj{{"type", "string"}}, "")},
+			}, "values", "of", "left_out_of")},
 			{"date_range", oaStr(NoteDateUnplaced + ": the date range (its parameters are <date_range>_date_from and _to)")},
 			{"column", oaStr(NoteDateUnplaced + ": the date column the range reads")},
 			{"year_filter", Obj{{"type", []string{"string", "null"}}, {"description", NoteDateUnplaced + ": the year filter that reaches the rows by year, null when the capability has none"}}},
@@ -851,9 +890,9 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"raw_file_sha256", sha},
 				{"filters", oaMapOf(oaArray(nullableScalar, ""), "filters and group values → allowed values")},
 				{"date_ranges", oaMapOf(oaObject("", Obj{
-					{"from", Obj{{"type", "string"}, {"pattern", `^([0-9]{4}-[0-9]{2}-[0-9]{2})?$`}, {"description", "a date, or empty when unbounded"}}},
-					{"to", Obj{{"type", "string"}, {"pattern", `^([0-9]{4}-[0-9]{2}-[0-9]{2})?$`}, {"description", "a date, or empty when unbounded"}}},
-				}, "from", "to"), "date column → inclusive bounds")},
+					{"from", Obj{{"type", "string"}, {"pattern", `^([0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?)?$`}, {"description", "a date (or, on an instant field, a UTC instant), or empty when unbounded"}}},
+					{"to", Obj{{"type", "string"}, {"pattern", `^([0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?)?$`}, {"description", "a date (or, on an instant field, a UTC instant), or empty when unbounded"}}},
+				}, "from", "to"), "date column (or instant field of a timestamp bound) → inclusive bounds")},
 				{"excludes", oaArray(oaMapOf(nullableScalar, "group_by dimension → value"), "for the (other) row: the groups listed before it, whose rows it leaves out (a row matching every value of one of them)")},
 			}, "source_file", "raw_file_sha256", "filters")},
 			{"source_view", oaObject("The document the rows lie in (capabilities that have one).", Obj{
@@ -920,7 +959,10 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				KV{"distinct_values", oaInteger("")}, KV{"values_in_snapshot", oaArray(scalar, "")},
 				KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
 			{"group_by", oaArray(Obj{{"type", "string"}}, "")},
-			{"date_ranges", oaArray(oaObject("", Obj{{"from", oaStr("")}, {"to", oaStr("")}, {"field", oaStr("")}, {"format", oaStr("")}}), "")},
+			{"date_ranges", oaArray(oaObject("", Obj{{"from", oaStr("")}, {"to", oaStr("")}, {"field", oaStr("")}, {"format", oaStr("")},
+				{"instants", oaObject("present when the range also takes RFC 3339 timestamps: the fields they are compared with, in UTC, and what the instants mark", Obj{
+					{"from_field", oaStr("")}, {"to_field", oaStr("")}, {"time_zone", oaStr("")}, {"convention", oaStr("")},
+				}, "from_field", "to_field", "time_zone", "convention")}}), "")},
 			{"metrics", oaArray(named(
 				KV{"name", oaStr("")}, KV{"unit", oaStr("")},
 				KV{"aggregation", Obj{{"type", "string"}, {"enum", capability.Aggs}}},
@@ -938,6 +980,18 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"citation_fields", oaObject("", Obj{{"record", oaArray(Obj{{"type", "string"}}, "")}, {"aggregate", oaArray(Obj{{"type", "string"}}, "")}})},
 			{"codebooks", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"code_count", oaInteger("")}, {"codes", oaArray(codebookCode, "")}}), "codebook name → its codes")},
 			{"partitions", oaArray(Obj{{"type", "string"}}, "dimensions whose values are not meant to be added together: an answer spanning several of their values, neither filtered to one nor grouped by, carries a "+NoteMixedPartition+" note")},
+			{"repeats", oaArray(oaObject("", Obj{
+				{"dimension", oaStr("a partition dimension")},
+				{"values", oaArray(Obj{{"type", "string"}}, "its values whose rows repeat what rows of other values count")},
+				{"of", oaArray(Obj{{"type", "string"}}, "the values they repeat")},
+				{"metrics", oaArray(Obj{{"type", "string"}}, "the metrics that leave the repeating rows out")},
+				{"reason", oaStr("")},
+			}, "dimension", "values", "of", "metrics", "reason"), "present when rows of some values of a partition repeat what others count: an answer spanning both carries a "+NoteMixedPartition+" note with a repeating member, and a metric null because only repeating rows match a "+NoteNotCounted+" note")},
+			{"inputs", oaArray(oaObject("", Obj{
+				{"capability", oaStr("")}, {"side", oaStr("")}, {"gives", oaStr("")},
+				{"months", oaMapOf(oaDate(""), "month (YYYY-MM) → as_of of the input snapshot that serves it")},
+				{"states", oaArray(Obj{{"type", "string"}}, "")},
+			}, "capability", "side", "months"), "a derived capability (computed at query time from other capabilities): what each input serves as of the date described")},
 			{"rules", oaArray(Obj{{"type", "string"}}, "")},
 			{"sources", oaArray(oaObject("", Obj{
 				{"source_id", oaStr("")}, {"publisher", oaStr("")}, {"source_url", oaStr("")}, {"source_file", oaStr("")},

@@ -298,7 +298,8 @@ func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *S
 		return nil, nil, e
 	}
 	for name, b := range p.Ranges {
-		if b[0] != "" && b[1] != "" && b[0] > b[1] {
+		// Bounds of one kind compare as text; a date and a timestamp are left to the answer.
+		if b[0] != "" && b[1] != "" && isInstant(b[0]) == isInstant(b[1]) && b[0] > b[1] {
 			return nil, nil, errf(400, CodeInvalidParameter, "%s_date_from (%s) is after %s_date_to (%s)", name, b[0], name, b[1])
 		}
 	}
@@ -424,6 +425,14 @@ func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capabil
 		}
 		return strconv.FormatBool(b), nil
 	}
+	if snap.derived != nil {
+		// A derived table holds only what its inputs join; a value it lacks is for the
+		// derivation's check to name, with what each input has.
+		if strings.TrimSpace(v) == "" {
+			return "", errf(400, CodeInvalidFilter, "filter %s takes a non-empty value (see %s)", f.Name, schemaURL)
+		}
+		return v, nil
+	}
 	if len(f.Enum) > 0 {
 		for _, e := range f.Enum {
 			if e == v {
@@ -475,18 +484,33 @@ func (s *Service) dimensionValues(snap *Snapshot, field string, max int) []strin
 }
 
 func setRange(p *Params, r capability.DateRange, key string, v json.RawMessage) *Error {
+	forms := "a date string YYYY-MM-DD, YYYY-MM or YYYY"
+	if r.Instants != nil {
+		forms += ", or an RFC 3339 timestamp such as 2022-02-19T19:00:00Z or 2022-02-19T11:00:00-08:00"
+	}
 	var str string
 	if err := json.Unmarshal(v, &str); err != nil {
 		var n json.Number
 		if json.Unmarshal(v, &n) != nil {
-			return errf(400, CodeInvalidParameter, "%s must be a date string YYYY-MM-DD, YYYY-MM or YYYY", key)
+			return errf(400, CodeInvalidParameter, "%s must be %s", key, forms)
 		}
 		str = n.String()
 	}
 	upper := strings.HasSuffix(key, "_to")
-	d, ok := normDate(strings.TrimSpace(str), upper)
+	str = strings.TrimSpace(str)
+	d, ok := normDate(str, upper)
+	if !ok && looksLikeTimestamp(str) {
+		if r.Instants == nil {
+			return errf(400, CodeInvalidParameter, "%s %q is a timestamp, but the range %s compares dates only: use YYYY-MM-DD, YYYY-MM or YYYY (a month or year means its first day in _from and its last day in _to)", key, str, r.Name)
+		}
+		inst, e := normInstant(key, str, upper)
+		if e != nil {
+			return e
+		}
+		d, ok = inst, true
+	}
 	if !ok {
-		return errf(400, CodeInvalidParameter, "%s %q is not a date: use YYYY-MM-DD, YYYY-MM or YYYY (a month or year means its first day in _from and its last day in _to)", key, str)
+		return errf(400, CodeInvalidParameter, "%s %q is neither a date nor a timestamp: it must be %s (a month or year means its first day in _from and its last day in _to)", key, str, forms)
 	}
 	b := p.Ranges[r.Name]
 	if upper {
@@ -496,6 +520,99 @@ func setRange(p *Params, r capability.DateRange, key string, v json.RawMessage) 
 	}
 	p.Ranges[r.Name] = b
 	return nil
+}
+
+// InstantLayout is how an instant bound is held and echoed: UTC, whole seconds, so that text
+// order is time order.
+const InstantLayout = "2006-01-02T15:04:05Z"
+
+// looksLikeTimestamp reports whether s is meant as a timestamp: a date followed by a time.
+func looksLikeTimestamp(s string) bool {
+	return len(s) > 10 && isoDay.MatchString(s[:10]) && (s[10] == 'T' || s[10] == 't' || s[10] == ' ')
+}
+
+// normInstant reads an RFC 3339 timestamp (T or t, seconds optional, fractional seconds
+// allowed, Z or an offset required) as a UTC instant in InstantLayout. The fields compared
+// hold whole seconds, so a fraction rounds a lower bound up and an upper bound down, which
+// selects exactly the instants within the bound.
+func normInstant(key, s string, upper bool) (string, *Error) {
+	u := strings.ToUpper(s)
+	if u[10] == ' ' {
+		u = u[:10] + "T" + u[11:]
+	}
+	// A + sent unencoded in a GET query string arrives as a space: 02:00:00 08:00.
+	u = plusAsSpace.ReplaceAllString(u, "$1+$2")
+	var t time.Time
+	var err error
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00"} {
+		if t, err = time.Parse(layout, u); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		zone := ""
+		if _, e := time.Parse("2006-01-02T15:04:05", u); e == nil {
+			zone = " It has no time zone: add Z for UTC or an offset such as -08:00."
+		} else if _, e := time.Parse("2006-01-02T15:04", u); e == nil {
+			zone = " It has no time zone: add Z for UTC or an offset such as -08:00."
+		}
+		return "", errf(400, CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp (YYYY-MM-DDTHH:MM:SSZ or with an offset, e.g. 2022-02-19T19:00:00Z or 2022-02-19T11:00:00-08:00).%s", key, s, zone)
+	}
+	t = t.UTC()
+	if frac := t.Sub(t.Truncate(time.Second)); frac > 0 {
+		t = t.Truncate(time.Second)
+		if !upper {
+			t = t.Add(time.Second)
+		}
+	}
+	if t.Year() < 1 || t.Year() > 9999 {
+		return "", errf(400, CodeInvalidParameter, "%s %q lies outside the years 0001 to 9999", key, s)
+	}
+	return t.Format(InstantLayout), nil
+}
+
+// plusAsSpace matches a timestamp whose offset lost its + to URL decoding.
+var plusAsSpace = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T[\d:.]+) (\d{2}:\d{2})$`)
+
+// isInstant reports whether a canonical bound is an instant (InstantLayout), not a date.
+func isInstant(b string) bool { return len(b) > 10 }
+
+// rangeBound is one column a date range compares, with its inclusive bounds (empty: open).
+type rangeBound struct{ column, lo, hi string }
+
+// rangeBounds are the columns and bounds that range r with canonical bounds b compares: the
+// date column for date bounds, and the range's instant fields for timestamp bounds (From for
+// the lower, To for the upper).
+func rangeBounds(r capability.DateRange, b [2]string) []rangeBound {
+	var out []rangeBound
+	add := func(col, lo, hi string) {
+		for i := range out {
+			if out[i].column == col {
+				if lo != "" {
+					out[i].lo = lo
+				}
+				if hi != "" {
+					out[i].hi = hi
+				}
+				return
+			}
+		}
+		out = append(out, rangeBound{col, lo, hi})
+	}
+	if !isInstant(b[0]) && !isInstant(b[1]) {
+		return []rangeBound{{r.Column, b[0], b[1]}}
+	}
+	if isInstant(b[0]) {
+		add(r.Instants.From, b[0], "")
+	} else if b[0] != "" {
+		add(r.Column, b[0], "")
+	}
+	if isInstant(b[1]) {
+		add(r.Instants.To, "", b[1])
+	} else if b[1] != "" {
+		add(r.Column, "", b[1])
+	}
+	return out
 }
 
 // normDate expands YYYY, YYYY-MM or YYYY-MM-DD to a calendar date: the first day of the

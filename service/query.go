@@ -56,7 +56,15 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return &Prepared{c: c, snap: snap, params: params, pinned: Pinned(raw) && cmp != "latest" && !on, compare: cmp, raw: raw}, nil
+	// A derived answer is computed from the inputs served on its as_of, to which ingest may
+	// still add a snapshot dated earlier: it is never pinned.
+	pinned := Pinned(raw) && cmp != "latest" && !on && snap.derived == nil
+	if snap.derived != nil {
+		if e := snap.derived.check(params); e != nil {
+			return nil, e
+		}
+	}
+	return &Prepared{c: c, snap: snap, params: params, pinned: pinned, compare: cmp, raw: raw}, nil
 }
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,
@@ -144,8 +152,17 @@ func Predicates(c *capability.Capability, t *columnar.Table, p *Params) []column
 	}
 	for _, r := range c.DateRanges {
 		if b, ok := p.Ranges[r.Name]; ok {
-			preds = append(preds, columnar.Predicate{Column: r.Column, Allow: t.Col(r.Column).AllowRange(b[0], b[1])})
+			preds = append(preds, rangePredicates(t, r, b)...)
 		}
+	}
+	return preds
+}
+
+// rangePredicates are the engine predicates of range r with canonical bounds b.
+func rangePredicates(t *columnar.Table, r capability.DateRange, b [2]string) []columnar.Predicate {
+	var preds []columnar.Predicate
+	for _, rb := range rangeBounds(r, b) {
+		preds = append(preds, columnar.Predicate{Column: rb.column, Allow: t.Col(rb.column).AllowRange(rb.lo, rb.hi)})
 	}
 	return preds
 }
@@ -204,6 +221,9 @@ func QueryColumns(c *capability.Capability, p *Params) []string {
 	for _, r := range c.DateRanges {
 		if _, ok := p.Ranges[r.Name]; ok {
 			cols = append(cols, r.Column)
+			if r.Instants != nil {
+				cols = append(cols, r.Instants.From, r.Instants.To)
+			}
 		}
 	}
 	cols = append(cols, p.GroupBy...)
@@ -350,7 +370,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 			}
 			notes = append(notes, rowNotes(mr, r)...)
 			if !v.Valid {
-				notes = append(notes, rowNullNote(snap, mr, r)...)
+				notes = append(notes, rowNullNote(snap, p, mr, r)...)
 			}
 		}
 		out = append(out, '}')
@@ -391,7 +411,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 			unit = u
 		}
 		units = append(units, KV{mr.Metric.Name, unit})
-		notes = append(notes, totalNotes(c, snap, mr, sel.Len())...)
+		notes = append(notes, totalNotes(c, snap, p, mr, sel.Len())...)
 	}
 	parts, perr := partitionNotes(c, snap.Table, sel, p)
 	if perr != nil {
@@ -403,6 +423,9 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		return nil, unreadable(snap, uerr)
 	}
 	notes = append(notes, unplaced...)
+	if snap.derived != nil {
+		notes = append(notes, snap.derived.notes(p)...)
+	}
 	totalRefs := cw.refs(ev.Total, Obj{})
 	summary := Obj{
 		{"group_count", groups.N},
@@ -564,8 +587,14 @@ func mixedNote(m capability.Metric) Obj {
 		{"message", fmt.Sprintf("the matched rows mix units (%s), so %s is null; filter on or group by %s", m.UnitColumn, m.Name, m.UnitColumn)}}
 }
 
-func totalNotes(c *capability.Capability, snap *Snapshot, mr MetricResult, matched int) []Obj {
+func totalNotes(c *capability.Capability, snap *Snapshot, p *Params, mr MetricResult, matched int) []Obj {
 	var out []Obj
+	if matched > 0 && len(mr.Total.Valid) > 0 && !mr.Total.Valid[0] {
+		filtered := func(dim string) ([]string, bool) { vals, ok := p.Filters[dim]; return vals, ok }
+		if note := repeatNullNote(c, mr.Metric, filtered, "the matched rows"); note != nil {
+			return append(out, note)
+		}
+	}
 	if mr.Metric.NullNote != "" && len(mr.Total.NullRows) > 0 {
 		out = append(out, nullNote(mr.Metric, mr.Total.NullRows[0]))
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,8 @@ type Snapshot struct {
 	id uint64
 	// citations indexes the source rows the snapshot cites (for the evidence endpoint).
 	citations citedRows
+	// derived is set on the snapshot of a derived capability (derived.go).
+	derived *derivedInfo
 }
 
 // sourceBySHA is the manifest's entry of the raw file with hash sha.
@@ -60,6 +63,7 @@ type Service struct {
 	evidence *workbookCache
 	cache    *responseCache
 	cites    *citeCache
+	derived  derivedCache
 }
 
 // New loads every promoted snapshot of the data directory.
@@ -129,6 +133,9 @@ func (s *Service) Reload() (bool, error) {
 	s.mu.Lock()
 	s.byCap, s.loaded, s.headers, s.citedBy, s.catStamp = byCap, loaded, headers, citedBy, stamp
 	s.mu.Unlock()
+	s.derived.mu.Lock()
+	s.derived.snaps = nil
+	s.derived.mu.Unlock()
 	return true, nil
 }
 
@@ -221,8 +228,12 @@ func dictField(c *capability.Capability, f capability.Field) bool {
 	return false
 }
 
-// served returns the capability's snapshots by as_of, and the as_of dates sorted.
+// served returns the capability's snapshots by as_of, and the as_of dates sorted. A derived
+// capability has no snapshots of its own: its map is nil and its dates are derivedDates.
 func (s *Service) served(capID string) (map[string]*Snapshot, []string) {
+	if c := capability.ByID(capID); c != nil && len(c.Inputs) > 0 {
+		return nil, s.derivedDates(c)
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	m := s.byCap[capID]
@@ -245,11 +256,15 @@ func (s *Service) Served() []*capability.Capability {
 	return out
 }
 
-// SnapshotsServed lists every served (capability, as_of) with its row count.
+// SnapshotsServed lists every served (capability, as_of) with its row count: the promoted
+// snapshots (a derived capability has none of its own).
 func (s *Service) SnapshotsServed() []*Snapshot {
 	var out []*Snapshot
 	for _, c := range s.Served() {
 		m, dates := s.served(c.ID)
+		if m == nil {
+			continue
+		}
 		for _, d := range dates {
 			out = append(out, m[d])
 		}
@@ -273,7 +288,13 @@ func (s *Service) resolve(p string) (*capability.Capability, *Error) {
 func (s *Service) snapshot(c *capability.Capability, asOf string) (*Snapshot, *Error) {
 	m, dates := s.served(c.ID)
 	if asOf == "" || asOf == "latest" {
+		if m == nil {
+			return s.derivedSnapshot(c, dates[len(dates)-1])
+		}
 		return m[dates[len(dates)-1]], nil
+	}
+	if m == nil && slices.Contains(dates, asOf) {
+		return s.derivedSnapshot(c, asOf)
 	}
 	if snap, ok := m[asOf]; ok {
 		return snap, nil

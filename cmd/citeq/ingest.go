@@ -28,13 +28,15 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	doFetch := fs.Bool("fetch", false, "first download every known source file from its official URL into --raw")
 	mirror := fs.String("mirror", os.Getenv("CITEQ_FETCH_MIRROR"), "with --fetch: fetch from this scheme://host instead of the agencies' hosts (a mirror; default $CITEQ_FETCH_MIRROR)")
 	stateDSN := fs.String("state", "", "state store whose webhook outbox receives snapshot.promoted events: empty for SQLite at DATA/state.db, or postgres://…")
+	keyFiles := keyFileFlag{}
+	fs.Var(keyFiles, "api-key-file", "with --fetch: NAME=PATH, a file holding the API key otherwise read from the environment variable NAME (e.g. CITEQ_EIA_API_KEY=/run/secrets/eia); repeatable")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *doFetch {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		if err := fetchAll(ctx, *raw, *mirror, stdout, stderr); err != nil {
+		if err := fetchAll(ctx, *raw, *mirror, keyFiles, stdout, stderr); err != nil {
 			return err
 		}
 	}
@@ -121,7 +123,7 @@ func queuePromotions(dsn string, store *snapshots.Store, stdout io.Writer) error
 	return nil
 }
 
-func fetchAll(ctx context.Context, raw, mirror string, stdout, stderr io.Writer) error {
+func fetchAll(ctx context.Context, raw, mirror string, keyFiles keyFileFlag, stdout, stderr io.Writer) error {
 	var failed []string
 	for _, a := range adapters.All() {
 		for _, src := range a.Known() {
@@ -132,6 +134,30 @@ func fetchAll(ctx context.Context, raw, mirror string, stdout, stderr io.Writer)
 				continue
 			}
 			fmt.Fprintf(stdout, "fetch %-45s %s (%d bytes, sha256 %s…)\n", src.Dest, res.Status, res.Bytes, res.SHA256[:12])
+		}
+		pager, ok := a.(ingest.Pager)
+		if !ok {
+			continue
+		}
+		for _, p := range pager.Paged() {
+			key, err := keyFiles.key(p.KeyEnv)
+			if err != nil {
+				fmt.Fprintf(stdout, "fetch %-45s FAILED: %v\n", p.Dest, err)
+				failed = append(failed, p.Dest)
+				continue
+			}
+			results, err := fetch.FetchPages(ctx, raw, p, key, fetch.Options{Mirror: mirror, Progress: stderr})
+			for _, res := range results {
+				fmt.Fprintf(stdout, "fetch %-45s %s (%d bytes, sha256 %s…)\n", res.Source.Dest, res.Status, res.Bytes, res.SHA256[:12])
+			}
+			switch {
+			case errors.Is(err, fetch.ErrNoKey):
+				// No key configured: the API is not asked, and the files there are kept.
+				fmt.Fprintf(stdout, "fetch %-45s SKIPPED: %v\n", p.Dest, err)
+			case err != nil:
+				fmt.Fprintf(stdout, "fetch %-45s FAILED: %v\n", p.Dest, err)
+				failed = append(failed, p.Dest)
+			}
 		}
 	}
 	if len(failed) > 0 {
@@ -226,4 +252,42 @@ func runSnapshots(args []string, stdout io.Writer) error {
 		fmt.Fprintf(tw, "no snapshots under %s: run citeq ingest first\n", filepath.Clean(*data))
 	}
 	return tw.Flush()
+}
+
+// keyFileFlag is --api-key-file NAME=PATH: files holding API keys, by the environment
+// variable that otherwise holds each.
+type keyFileFlag map[string]string
+
+func (k keyFileFlag) String() string {
+	names := make([]string, 0, len(k))
+	for n := range k {
+		names = append(names, n)
+	}
+	return strings.Join(names, ",")
+}
+
+func (k keyFileFlag) Set(v string) error {
+	name, path, ok := strings.Cut(v, "=")
+	if !ok || name == "" || path == "" {
+		return fmt.Errorf("want NAME=PATH (e.g. CITEQ_EIA_API_KEY=/run/secrets/eia), got %q", v)
+	}
+	k[name] = path
+	return nil
+}
+
+// key is the API key named env: from the file --api-key-file gives for it, else from the
+// environment; "" when neither has one. The key is never printed.
+func (k keyFileFlag) key(env string) (string, error) {
+	if path, ok := k[env]; ok {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("read the API key file for %s: %w", env, err)
+		}
+		key := strings.TrimSpace(string(b))
+		if key == "" {
+			return "", fmt.Errorf("the API key file for %s (%s) is empty", env, path)
+		}
+		return key, nil
+	}
+	return strings.TrimSpace(os.Getenv(env)), nil
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -224,5 +225,67 @@ func TestIngestCleansAndReportsHonestly(t *testing.T) {
 				t.Errorf("a failed ingest says nothing changed before its error (%v):\n%s", err, out.String())
 			}
 		})
+	}
+}
+
+// TestIngestFetchPagesTheEIAAPI: with the EIA API key in a file named by --api-key-file,
+// ingest --fetch walks the API's pages into the raw directory and ingests them; without a
+// key it says the request is skipped and what to set, and asks nothing. The key appears in
+// no output and no stored file.
+func TestIngestFetchPagesTheEIAAPI(t *testing.T) {
+	raw := testenv.Raw(t)
+	const key = "cmdTestKey0123456789"
+	agency := agencyMirror(t, raw, "")
+	api := testenv.NewEIAAPI(t, "testdata/fixtures/eia/eia923_api/eia923_2022.json", key, 10)
+	target, _ := url.Parse(agency.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == testenv.EIAFacilityFuelRoute {
+			api.ServeHTTP(w, r)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "eia.key")
+	if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CITEQ_EIA_API_KEY", "")
+
+	var out, progress bytes.Buffer
+	rawDir := filepath.Join(dir, "raw")
+	if err := runIngest([]string{"--fetch", "--mirror", srv.URL, "--raw", rawDir, "--data", filepath.Join(dir, "nokey")}, &out, &progress); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "eia/eia923_api/eia923_2022.json") || !strings.Contains(out.String(), "SKIPPED") || !strings.Contains(out.String(), "CITEQ_EIA_API_KEY") || len(api.Asked()) > 0 {
+		t.Errorf("without a key:\n%s", out.String())
+	}
+
+	out.Reset()
+	if err := runIngest([]string{"--fetch", "--mirror", srv.URL, "--api-key-file", "CITEQ_EIA_API_KEY=" + keyFile, "--raw", rawDir, "--data", filepath.Join(dir, "var")}, &out, &progress); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if got := strings.Join(api.Asked(), " "); got != "0+5000 10+5000 20+5000 30+5000" {
+		t.Errorf("pages asked: %s", got)
+	}
+	for _, want := range []string{"eia923_2022_10.json", "eia923_2022_30.json", "power.generation"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %s:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String()+progress.String(), key) {
+		t.Error("the key is printed")
+	}
+	entries, err := os.ReadDir(filepath.Join(rawDir, "eia", "eia923_api"))
+	if err != nil || len(entries) != 4 {
+		t.Fatalf("%d page files (%v)", len(entries), err)
+	}
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(rawDir, "eia", "eia923_api", e.Name()))
+		if bytes.Contains(b, []byte(key)) {
+			t.Errorf("%s holds the key", e.Name())
+		}
 	}
 }

@@ -50,8 +50,58 @@ func (Generation) Version() string { return "eia923api/1" }
 func (Generation) Folders() []string { return []string{"eia/eia923_api"} }
 
 // Known implements Adapter. The API needs a key and pages of at most 5,000 rows, which the
-// plain file download of ingest --fetch does not do: nothing is listed here.
+// plain file download does not do: the request is listed by Paged instead.
 func (Generation) Known() []fetch.Source { return nil }
+
+// GenerationKeyEnv is the environment variable that holds the EIA API key ingest --fetch
+// pages the API with (never stored: not in the raw files, the logs or the citations).
+const GenerationKeyEnv = "CITEQ_EIA_API_KEY"
+
+// generationPageRows is the most rows the API returns in one JSON page.
+const generationPageRows = 5000
+
+// GenerationRequest is the request ingest --fetch pages through: the agency's
+// electricity/facility-fuel route, monthly net and gross generation of Colorado plants in
+// 2022, newest month first (the request the response eia923_2022.json echoes).
+const GenerationRequest = generationRoute + "?data[]=generation&data[]=gross-generation&end=2022-12&facets[state][]=CO&frequency=monthly&sort[0][column]=period&sort[0][direction]=desc&start=2022-01"
+
+// Paged implements ingest.Pager: the request's pages, 5,000 rows each, the first as
+// eia923_2022.json and the page at offset n as eia923_2022_<n>.json, which Plan reads
+// together as one snapshot.
+func (Generation) Paged() []fetch.Pages {
+	return []fetch.Pages{{
+		URL: GenerationRequest, Dest: "eia/eia923_api/eia923_2022.json", Length: generationPageRows,
+		KeyParam: "api_key", KeyEnv: GenerationKeyEnv,
+		KeyHelp: "a free key from https://www.eia.gov/opendata/register.php",
+		Count:   countGenerationPage,
+	}}
+}
+
+// countGenerationPage reads an API v2 response body: response.total (a string or a number)
+// and the rows of response.data.
+func countGenerationPage(body []byte) (total, rows int, err error) {
+	var doc struct {
+		Response struct {
+			Total json.RawMessage   `json:"total"`
+			Data  []json.RawMessage `json:"data"`
+		} `json:"response"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return 0, 0, err
+	}
+	total, ok := jsonInt(doc.Response.Total)
+	if !ok {
+		return 0, 0, fmt.Errorf("response.total is %s, not a count of rows", orNone(doc.Response.Total))
+	}
+	return total, len(doc.Response.Data), nil
+}
+
+func orNone(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "absent"
+	}
+	return string(raw)
+}
 
 // Plan implements Adapter: one snapshot per year, every page of that year.
 func (Generation) Plan(files *ingest.Finder) ([]ingest.Plan, error) {
@@ -102,6 +152,7 @@ type apiMeta struct {
 				Direction string `json:"direction"`
 			} `json:"sort"`
 			Offset json.RawMessage `json:"offset"`
+			Length json.RawMessage `json:"length"`
 		} `json:"params"`
 	} `json:"request"`
 }
@@ -160,6 +211,9 @@ func generationURL(path string) string {
 	if off, ok := jsonInt(p.Offset); ok {
 		q.Set("offset", strconv.Itoa(off))
 	}
+	if n, ok := jsonInt(p.Length); ok {
+		q.Set("length", strconv.Itoa(n))
+	}
 	return "https://api.eia.gov" + m.Request.Command + "?" + q.Encode() + " (api_key omitted)"
 }
 
@@ -182,14 +236,26 @@ func levelOf(fuel, pm string) string {
 	return "fuel_prime_mover"
 }
 
-// Build implements Adapter.
+// genPage is one response file of a plan, parsed.
+type genPage struct {
+	f      ingest.File
+	name   string
+	sh     *grid.Sheet
+	col    func(h string) int
+	parsed []genRow
+	meta   *apiMeta
+}
+
+// Build implements Adapter. The pages of one request are read together: a month is cut only
+// when the pages together hold fewer rows than the request's total, and its levels are
+// checked across pages.
 func (Generation) Build(p ingest.Plan) (*ingest.Build, error) {
 	rows := ingest.NewRows(capability.PowerGeneration)
 	var bad kit.Problems
 	var rec kit.Reconcile
 	var missing, coverage, levelBad, broken []string
 	var sources []snapshots.Source
-	latest := ""
+	var pages []*genPage
 	for _, f := range ingest.DataFiles(p.Files) {
 		name := filepath.Base(f.Path)
 		wb, err := grid.Open(f.Path)
@@ -201,9 +267,6 @@ func (Generation) Build(p ingest.Plan) (*ingest.Build, error) {
 			missing = append(missing, fmt.Sprintf("%s: no data table %s (tables: %s)", name, generationSheet, strings.Join(wb.SheetNames(), ", ")))
 			continue
 		}
-		src := f.Source()
-		src.HeaderRows = map[string]int{generationSheet: 1}
-		src.Title = "EIA API v2 electricity/facility-fuel (Form EIA-923)"
 		hdr := kit.HeaderAt(sh, 1)
 		if absent := hdr.Missing(generationHeaders...); len(absent) > 0 {
 			missing = append(missing, fmt.Sprintf("%s %s row 1 lacks %q (read at the API's positions instead)", name, generationSheet, absent))
@@ -214,9 +277,8 @@ func (Generation) Build(p ingest.Plan) (*ingest.Build, error) {
 			}
 			return slices.Index(generationHeaders, h) + 1
 		}
+		pg := &genPage{f: f, name: name, sh: sh, col: col, meta: readMeta(f.Path)}
 		text := func(r int, h string) string { return strings.TrimSpace(sh.Cell(r, col(h)).Value) }
-		var parsed []genRow
-		perMonth := map[string]int{}
 		for r := 2; r <= sh.NumRows(); r++ {
 			g := genRow{r: r, period: text(r, "period"), plant: text(r, "plantCode"), fuel: text(r, "fuel2002"), pm: text(r, "primeMover"), desc: text(r, "fuelTypeDescription")}
 			if g.period == "" {
@@ -233,39 +295,78 @@ func (Generation) Build(p ingest.Plan) (*ingest.Build, error) {
 				}
 				*m.dst = v
 			}
-			parsed = append(parsed, g)
-			perMonth[g.period]++
+			pg.parsed = append(pg.parsed, g)
 		}
-		partial, incomplete := partialMonths(readMeta(f.Path), parsed, len(parsed))
-		for _, m := range sortedKeys(incomplete) {
-			broken = append(broken, fmt.Sprintf("%s: month %s is incomplete (%s) and the response does not say it is cut", name, m, incomplete[m]))
+		pages = append(pages, pg)
+	}
+	// The pages together: their rows, and the request's own account of its total.
+	var all []genRow
+	var meta *apiMeta
+	var names, tiles []string
+	for _, pg := range pages {
+		all = append(all, pg.parsed...)
+		names = append(names, pg.name)
+		if meta == nil {
+			meta = pg.meta
 		}
-		// The levels of a served month must add up: detail to fuel totals, fuel totals to the
-		// plant total.
-		skip := map[string]string{}
-		for m, why := range partial {
-			skip[m] = why
-		}
-		for m, why := range incomplete {
-			skip[m] = why
-		}
-		levelBad = append(levelBad, checkLevels(name, parsed, skip)...)
-		var months []string
-		for m := range perMonth {
-			months = append(months, m)
-		}
-		sort.Strings(months)
-		var served []string
-		for _, m := range months {
-			if why, ok := partial[m]; ok {
-				coverage = append(coverage, fmt.Sprintf("%s: %s (%d rows) not served: %s", name, m, perMonth[m], why))
-			} else {
-				served = append(served, fmt.Sprintf("%s %d rows", m, perMonth[m]))
+		off := "?"
+		if pg.meta != nil {
+			if o, ok := jsonInt(pg.meta.Request.Params.Offset); ok {
+				off = strconv.Itoa(o)
 			}
 		}
-		coverage = append(coverage, fmt.Sprintf("%s: served %s", name, strings.Join(served, ", ")))
+		tiles = append(tiles, fmt.Sprintf("%s offset %s: %d rows", pg.name, off, len(pg.parsed)))
+	}
+	label := strings.Join(names, " + ")
+	partial, incomplete := partialMonths(meta, all, len(all))
+	for _, m := range sortedKeys(incomplete) {
+		broken = append(broken, fmt.Sprintf("%s: month %s is incomplete (%s) and the response does not say it is cut", label, m, incomplete[m]))
+	}
+	// The levels of a served month must add up: detail to fuel totals, fuel totals to the
+	// plant total.
+	skip := map[string]string{}
+	for m, why := range partial {
+		skip[m] = why
+	}
+	for m, why := range incomplete {
+		skip[m] = why
+	}
+	levelBad = append(levelBad, checkLevels(label, all, skip)...)
+	perMonth := map[string]int{}
+	for _, g := range all {
+		perMonth[g.period]++
+	}
+	var months, served []string
+	for m := range perMonth {
+		months = append(months, m)
+	}
+	sort.Strings(months)
+	for _, m := range months {
+		if why, ok := partial[m]; ok {
+			coverage = append(coverage, fmt.Sprintf("%s: %s (%d rows) not served: %s", label, m, perMonth[m], why))
+		} else {
+			served = append(served, fmt.Sprintf("%s %d rows", m, perMonth[m]))
+		}
+	}
+	coverage = append(coverage, fmt.Sprintf("%s: served %s", label, strings.Join(served, ", ")))
+	if len(pages) > 1 {
+		total := "not stated"
+		if meta != nil {
+			if t, ok := jsonInt(meta.Response.Total); ok {
+				total = strconv.Itoa(t)
+			}
+		}
+		coverage = append(coverage, fmt.Sprintf("pages: %s; %d rows of the request's %s", strings.Join(tiles, ", "), len(all), total))
+	}
+	latest := ""
+	for _, pg := range pages {
+		f, name, sh, col := pg.f, pg.name, pg.sh, pg.col
+		src := f.Source()
+		src.HeaderRows = map[string]int{generationSheet: 1}
+		src.Title = "EIA API v2 electricity/facility-fuel (Form EIA-923)"
 		n, sum := 0, 0.0
-		for _, g := range parsed {
+		fileLatest := ""
+		for _, g := range pg.parsed {
 			if _, skip := partial[g.period]; skip {
 				continue
 			}
@@ -293,9 +394,7 @@ func (Generation) Build(p ingest.Plan) (*ingest.Build, error) {
 				bad.Add("%s row %d period %q is not YYYY-MM", name, g.r, g.period)
 			} else {
 				row.Set("period_date", pd.Format("2006-01-02")).Set("year", pd.Year())
-				if g.period > latest {
-					latest = g.period
-				}
+				fileLatest = max(fileLatest, g.period)
 			}
 			if v, ok := g.net.(float64); ok {
 				sum += v
@@ -315,7 +414,8 @@ func (Generation) Build(p ingest.Plan) (*ingest.Build, error) {
 			}
 		}
 		rec.Sheet(name+" "+generationSheet, n, sum, rn, rs, "MWh")
-		src.Release = latest
+		src.Release = fileLatest
+		latest = max(latest, fileLatest)
 		sources = append(sources, src)
 	}
 	if latest == "" {

@@ -1,0 +1,182 @@
+package service
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/columnar"
+	"github.com/citeq/citeq/snapshots"
+)
+
+// A derived capability (capability.Capability.Inputs) has no snapshot of its own: the
+// service computes its fact table at query time from the served snapshots of its inputs and
+// serves it as a Snapshot like any other, so filters, groups, metrics, ranking, records,
+// notes and citations are the ones every capability has. Its rows are input rows, each with
+// its own lineage, so its citations are the inputs' own.
+
+// derivedInfo is what a derived snapshot carries besides its table.
+type derivedInfo struct {
+	// fileAsOf is the as_of of the input snapshot each cited file belongs to: citations state
+	// it, so the evidence endpoint verifies them against the input that serves the row.
+	fileAsOf map[string]string
+	// check refuses a query the inputs cannot answer (a month or scope one side lacks).
+	check func(p *Params) *Error
+	// notes are the answer's notes on the join (rows one side has and the other lacks).
+	notes func(p *Params) []Obj
+	// inputs describes, for the schema, what each input serves as of the derived date.
+	inputs func() []Obj
+}
+
+// derivedBuild is the fact table of a derived capability for one as_of: its rows (aligned
+// with snapshots.Columns), the input snapshots they come from, and the derivation's info.
+type derivedBuild struct {
+	rows   []snapshots.Row
+	inputs []*Snapshot
+	info   *derivedInfo
+}
+
+// deriveFuncs builds each derived capability from its inputs' snapshots, each input's
+// snapshots with as_of on or before the date, oldest first.
+var deriveFuncs = map[string]func(c *capability.Capability, asOf string, inputs map[string][]*Snapshot) (*derivedBuild, error){
+	capability.PowerCapacityFactor.ID: buildCapacityFactor,
+}
+
+// derivedCache keeps the derived snapshots built, by capability, as_of and the inputs'
+// fingerprints; a reload that changes the catalog empties it.
+type derivedCache struct {
+	mu    sync.Mutex
+	snaps map[string]*Snapshot
+}
+
+// derivedDates are the as_of dates of derived capability c: every as_of of an input on
+// which each input has a snapshot (its own, or an earlier one).
+func (s *Service) derivedDates(c *capability.Capability) []string {
+	first := ""
+	var all []string
+	for _, in := range c.Inputs {
+		_, dates := s.served(in)
+		if len(dates) == 0 {
+			return nil
+		}
+		first = max(first, dates[0])
+		all = append(all, dates...)
+	}
+	sort.Strings(all)
+	var out []string
+	for i, d := range all {
+		if d >= first && (i == 0 || d != all[i-1]) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// derivedSnapshot is the snapshot of derived capability c as of date asOf (one of its
+// dates): built from the inputs' snapshots with as_of on or before it, and kept.
+func (s *Service) derivedSnapshot(c *capability.Capability, asOf string) (*Snapshot, *Error) {
+	inputs := map[string][]*Snapshot{}
+	key := c.ID + "\x00" + asOf
+	for _, in := range c.Inputs {
+		m, dates := s.served(in)
+		for _, d := range dates {
+			if d <= asOf {
+				inputs[in] = append(inputs[in], m[d])
+				key += "\x00" + m[d].Manifest.Fingerprint
+			}
+		}
+	}
+	s.derived.mu.Lock()
+	defer s.derived.mu.Unlock()
+	if snap := s.derived.snaps[key]; snap != nil {
+		return snap, nil
+	}
+	b, err := deriveFuncs[c.ID](c, asOf, inputs)
+	if err != nil {
+		return nil, errf(500, CodeInternal, "%s as_of %s cannot be computed from its inputs (%v); retry, and report it if it persists", c.ID, asOf, err)
+	}
+	snap, err := loadDerived(c, asOf, key, b)
+	if err != nil {
+		return nil, errf(500, CodeInternal, "%s as_of %s cannot be computed from its inputs (%v); retry, and report it if it persists", c.ID, asOf, err)
+	}
+	if s.derived.snaps == nil {
+		s.derived.snaps = map[string]*Snapshot{}
+	}
+	s.derived.snaps[key] = snap
+	return snap, nil
+}
+
+// loadDerived writes the derived rows as a fact table in a temporary directory, loads every
+// column into memory and removes the file: the table then needs nothing on disk.
+func loadDerived(c *capability.Capability, asOf, key string, b *derivedBuild) (*Snapshot, error) {
+	dir, err := os.MkdirTemp("", "citeq-derived-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	cols := snapshots.Columns(c)
+	if err := snapshots.WriteFacts(filepath.Join(dir, snapshots.FactsFile), cols, b.rows); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(key))
+	m := &snapshots.Manifest{Capability: c.ID, AsOf: asOf, Fingerprint: "derived-" + hex.EncodeToString(sum[:8]), Status: "derived", Rows: len(b.rows), Dir: dir}
+	seen := map[string]bool{}
+	for _, in := range b.inputs {
+		for _, src := range in.Manifest.Sources {
+			if !seen[src.File] {
+				seen[src.File] = true
+				m.Sources = append(m.Sources, src)
+			}
+		}
+	}
+	snap, err := load(c, m)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(cols))
+	for i, f := range cols {
+		names[i] = f.Name
+	}
+	if err := snap.Table.Need(names...); err != nil {
+		return nil, err
+	}
+	m.Dir = ""
+	snap.derived = b.info
+	return snap, nil
+}
+
+// selectTexts reads, from snap's table, the rows whose column values are among where's (all
+// rows when where is empty), in table order, and the named columns' cells at those rows.
+func selectTexts(snap *Snapshot, where map[string][]string, names []string) ([]int, [][]string, [][]bool, error) {
+	t := snap.Table
+	var preds []columnar.Predicate
+	keys := make([]string, 0, len(where))
+	for k := range where {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		col, err := t.Column(k)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%s %s: %w", snap.Cap.ID, snap.Manifest.AsOf, err)
+		}
+		preds = append(preds, columnar.Predicate{Column: k, Allow: col.AllowValues(where[k])})
+	}
+	sel := t.Filter(preds)
+	rows := make([]int, sel.Len())
+	for i := range rows {
+		rows[i] = sel.Row(i)
+	}
+	sel.Release()
+	cells, valid, err := t.TextsOf(names, rows)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s %s: %w", snap.Cap.ID, snap.Manifest.AsOf, err)
+	}
+	return rows, cells, valid, nil
+}

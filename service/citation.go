@@ -311,24 +311,56 @@ func (w *citeWriter) object(s *Service, evidence bool) Obj {
 // endpoint takes, {"source_id", "source_url", "source_file", "sheet", "source_row",
 // "raw_file_sha256", "as_of"}.
 func appendRecordCitation(b []byte, snap *Snapshot, r int) []byte {
+	return snap.lineage().appendRecordCitation(b, snap, r)
+}
+
+// lineageCols are the lineage columns of a snapshot's table, which every query decodes.
+type lineageCols struct {
+	file, id, sheet, row, sha *columnar.Column
+}
+
+func (snap *Snapshot) lineage() lineageCols {
 	t := snap.Table
-	file := text(t, capability.ColSourceFile, r)
+	return lineageCols{file: t.Col(capability.ColSourceFile), id: t.Col(capability.ColSourceID), sheet: t.Col(capability.ColSheet),
+		row: t.Col(capability.ColSourceRow), sha: t.Col(capability.ColRawSHA256)}
+}
+
+// appendRecordCitation is the package function, with the columns looked up once.
+func (l lineageCols) appendRecordCitation(b []byte, snap *Snapshot, r int) []byte {
+	file, _ := l.file.Text(r)
+	src := snap.sources[file]
+	id, _ := l.id.Text(r)
+	sheet, _ := l.sheet.Text(r)
+	sha, _ := l.sha.Text(r)
 	b = append(b, `{"source_id":`...)
-	b = appendString(b, text(t, capability.ColSourceID, r), false)
+	b = appendString(b, id, false)
 	b = append(b, `,"source_url":`...)
-	b = appendString(b, snap.sources[file].URL, false)
+	b = appendString(b, src.URL, false)
 	b = append(b, `,"source_file":`...)
 	b = appendString(b, file, false)
 	b = append(b, `,"sheet":`...)
-	b = appendString(b, text(t, capability.ColSheet, r), false)
+	b = appendString(b, sheet, false)
 	b = append(b, `,"source_row":`...)
-	b = strconv.AppendInt(b, intText(t, capability.ColSourceRow, r), 10)
+	b = strconv.AppendInt(b, intAt(l.row, r), 10)
 	b = append(b, `,"raw_file_sha256":`...)
-	b = appendString(b, text(t, capability.ColRawSHA256, r), false)
+	b = appendString(b, sha, false)
 	b = append(b, `,"as_of":`...)
 	b = appendString(b, snap.Manifest.AsOf, false)
-	b = appendDerived(b, snap.sources[file])
+	b = appendDerived(b, src)
 	return append(b, '}')
+}
+
+// intAt is row r of an integer column (0 when null or not an integer).
+func intAt(c *columnar.Column, r int) int64 {
+	if c.Kind == columnar.Int {
+		if c.Ints.IsNull(r) {
+			return 0
+		}
+		return c.Ints.Value(r)
+	}
+	v, _ := c.Text(r)
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return n
 }
 
 // appendDerived marks a citation of a derived file (a third party's extract or re-save of

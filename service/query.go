@@ -413,11 +413,11 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		{"rows", rawJSON(out)},
 	}
 	if p.IncludeRecords {
-		recs, e := s.records(c, snap, sel, p.Limit)
+		recs, nrecs, e := s.records(c, snap, sel, p.Limit)
 		if e != nil {
 			return nil, e
 		}
-		summary = append(summary, KV{"records_returned", len(recs)}, KV{"records_truncated", len(recs) < sel.Len()})
+		summary = append(summary, KV{"records_returned", nrecs}, KV{"records_truncated", nrecs < sel.Len()})
 		doc[3].V = summary
 		doc = append(doc, KV{"records", recs})
 	}
@@ -590,8 +590,9 @@ func intText(t *columnar.Table, col string, r int) int64 {
 	return n
 }
 
-// records renders up to limit matched rows, in source order, each with its citation.
-func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, limit int) ([]Obj, *Error) {
+// records renders up to limit matched rows, in source order, each with its citation, as a
+// JSON array of objects (each field by name, then "citation"), and returns how many.
+func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, limit int) (rawJSON, int, *Error) {
 	n := min(limit, sel.Len())
 	rows := make([]int, n)
 	for i := range rows {
@@ -602,28 +603,59 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 	for fi, f := range c.Fields {
 		names[fi] = f.Name
 	}
-	cells, valid, err := snap.Table.TextsOf(names, rows)
+	cells, err := snap.Table.CellsOf(names, rows)
 	if err != nil {
-		return nil, unreadable(snap, err)
+		return nil, 0, unreadable(snap, err)
 	}
-	out := make([]Obj, 0, n)
+	keys := make([][]byte, len(c.Fields))
+	for fi, f := range c.Fields {
+		keys[fi] = append(appendString(nil, f.Name, true), ':')
+	}
+	lin := snap.lineage()
+	b := make([]byte, 0, n*(64+32*len(c.Fields)))
+	b = append(b, '[')
 	for i, r := range rows {
-		rec := make(Obj, 0, len(c.Fields)+1)
-		for fi, f := range c.Fields {
-			v, ok := cells[fi][i], valid[fi][i]
-			if !ok {
-				rec = append(rec, KV{f.Name, nil})
-				continue
-			}
-			if f.Type == capability.Number {
-				fv, _ := strconv.ParseFloat(v, 64)
-				rec = append(rec, KV{f.Name, Num{V: fv, Valid: true}})
-				continue
-			}
-			rec = append(rec, KV{f.Name, typed(f.Type, v)})
+		if i > 0 {
+			b = append(b, ',')
 		}
-		rec = append(rec, KV{"citation", rawJSON(appendRecordCitation(nil, snap, r))})
-		out = append(out, rec)
+		b = append(b, '{')
+		for fi, f := range c.Fields {
+			if fi > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, keys[fi]...)
+			if b, err = appendCell(b, f.Type, cells[fi], i); err != nil {
+				panic(err)
+			}
+		}
+		if len(c.Fields) > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `"citation":`...)
+		b = lin.appendRecordCitation(b, snap, r)
+		b = append(b, '}')
 	}
-	return out, nil
+	return append(b, ']'), n, nil
+}
+
+// appendCell writes cell i of a field of type t as a record gives it: null, a number (with
+// at most 15 significant digits), an integer, a boolean, or the text.
+func appendCell(b []byte, t capability.Type, c *columnar.Cells, i int) ([]byte, error) {
+	if !c.Valid[i] {
+		return append(b, "null"...), nil
+	}
+	switch {
+	case t == capability.Number && c.Floats != nil:
+		return Num{V: c.Floats[i], Valid: true}.appendJSON(b)
+	case t == capability.Integer && c.Ints != nil:
+		return strconv.AppendInt(b, c.Ints[i], 10), nil
+	case t == capability.Boolean && c.Bools != nil:
+		return strconv.AppendBool(b, c.Bools[i]), nil
+	}
+	v, _ := c.Text(i)
+	if t == capability.Number {
+		fv, _ := strconv.ParseFloat(v, 64)
+		return Num{V: fv, Valid: true}.appendJSON(b)
+	}
+	return appendValue(b, typed(t, v))
 }

@@ -284,6 +284,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	citeBuf := getBuf()
 	cw := newCiteWriter(c, snap, p, filters, *citeBuf, s.cites)
 	defer func() { putBuf(citeBuf, cw.buf) }()
+	cw.cites = make(map[string]citation, len(rows)+1)
 	if n := len(rows); n > 0 && rows[n-1].other {
 		// The (other) row's lineage filter leaves out the groups listed before it.
 		kept := make([]Obj, 0, n-1)
@@ -309,6 +310,12 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	defer func() { putBuf(rowsBuf, out) }()
 	group := make(Obj, 0, len(p.GroupBy))
 	var err error
+	metricKeys := make([][]byte, len(results))
+	for j, mr := range results {
+		metricKeys[j] = append(appendString(nil, mr.Metric.Name, true), ':')
+	}
+	notesMemo := noteMemo{}
+	var rowNotesBuf []any
 	for i, r := range rows {
 		group = group[:0]
 		for k, name := range p.GroupBy {
@@ -329,21 +336,18 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 			panic(err)
 		}
 		out = append(out, `,"metrics":{`...)
-		var notes []Obj
-		for j, mr := range results {
+		notes := rowNotesBuf[:0]
+		for j := range results {
+			mr := &results[j]
 			if j > 0 {
 				out = append(out, ',')
 			}
-			out = appendString(out, mr.Metric.Name, true)
-			out = append(out, ':')
+			out = append(out, metricKeys[j]...)
 			v := rowValue(mr, r)
 			if out, err = v.appendJSON(out); err != nil {
 				panic(err)
 			}
-			notes = append(notes, rowNotes(mr, r)...)
-			if !v.Valid {
-				notes = append(notes, rowNullNote(snap, mr, r)...)
-			}
+			notes = notesMemo.row(notes, snap, j, mr, r, v.Valid)
 		}
 		out = append(out, '}')
 		if len(notes) > 0 {
@@ -352,6 +356,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 				panic(err)
 			}
 		}
+		rowNotesBuf = notes
 		refs := cw.refs(r.sources, group)
 		out = append(out, `,"lineage":{"citation_ref":`...)
 		if len(refs) == 0 {
@@ -412,8 +417,11 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		{"summary", summary},
 		{"rows", rawJSON(out)},
 	}
+	var recs rawJSON
 	if p.IncludeRecords {
-		recs, nrecs, e := s.records(c, snap, sel, p.Limit)
+		var nrecs int
+		var e *Error
+		recs, nrecs, e = s.records(c, snap, sel, p.Limit)
 		if e != nil {
 			return nil, e
 		}
@@ -422,13 +430,12 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		doc = append(doc, KV{"records", recs})
 	}
 	doc = append(doc, KV{"citations", cw.object(s, p.IncludeEvidence)})
-	docBuf := getBuf()
-	rendered, err := appendObj(*docBuf, doc)
+	// Rendered once, into a buffer sized for it: the rows, records and citations are most of
+	// it, and the rest is small.
+	body, err := appendObj(make([]byte, 0, len(out)+len(recs)+len(cw.buf)+8<<10), doc)
 	if err != nil {
 		panic(err)
 	}
-	body := append(make([]byte, 0, len(rendered)), rendered...)
-	putBuf(docBuf, rendered)
 	return body, nil
 }
 
@@ -515,7 +522,7 @@ func num(r columnar.Result, gi int) Num {
 	return Num{V: r.Values[gi], Valid: r.Valid[gi]}
 }
 
-func rowValue(mr MetricResult, r outRow) Num {
+func rowValue(mr *MetricResult, r outRow) Num {
 	if !r.other {
 		return num(mr.Groups, r.gi)
 	}
@@ -530,6 +537,45 @@ func rowValue(mr MetricResult, r outRow) Num {
 		}
 	}
 	return sum
+}
+
+// noteMemo renders a query's row notes: the notes that are the same on every row they
+// stand on (all but the counts of null rows) are rendered once per metric.
+type noteMemo map[[2]int]rawJSON
+
+// row appends to notes the notes of metric j (result mr) on row r, whose value is valid or
+// null, as the rows render them: rowNotes, then rowNullNote for a null value.
+func (m noteMemo) row(notes []any, snap *Snapshot, j int, mr *MetricResult, r outRow, valid bool) []any {
+	if !r.other {
+		if mr.Metric.NullNote != "" && mr.Groups.NullRows[r.gi] > 0 {
+			notes = append(notes, nullNote(mr.Metric, mr.Groups.NullRows[r.gi]))
+		}
+		if mr.Groups.Mixed[r.gi] {
+			notes = append(notes, m.once(j, 0, func() []Obj { return []Obj{mixedNote(mr.Metric)} })...)
+		}
+	}
+	if valid || !r.other && mr.Groups.Mixed[r.gi] {
+		return notes
+	}
+	kind := 1
+	if r.other {
+		kind = 2
+	}
+	return append(notes, m.once(j, kind, func() []Obj { return rowNullNote(snap, *mr, r) })...)
+}
+
+// once renders the notes of metric j of a kind the first time, and returns them as rendered.
+func (m noteMemo) once(j, kind int, notes func() []Obj) []any {
+	key := [2]int{j, kind}
+	r, ok := m[key]
+	if !ok {
+		r = mustJSON(notes())
+		m[key] = r
+	}
+	if string(r) == "null" || string(r) == "[]" {
+		return nil
+	}
+	return []any{r[1 : len(r)-1]}
 }
 
 func rowNotes(mr MetricResult, r outRow) []Obj {

@@ -31,6 +31,8 @@ type Snapshot struct {
 	id uint64
 	// citations indexes the source rows the snapshot cites (for the evidence endpoint).
 	citations citedRows
+	// lintext holds the lineage values rendered as JSON (lineage).
+	lintext lineageText
 }
 
 // sourceBySHA is the manifest's entry of the raw file with hash sha.

@@ -1,8 +1,10 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -454,22 +456,42 @@ func sourceRows(srcs []columnar.Source) int64 {
 	return n
 }
 
-// rank orders rows by a metric (nulls last whatever the order), ties in group-key order.
+// rank orders rows by a metric (nulls last whatever the order), ties in group-key order. It
+// sorts the group indices, then moves each row once.
 func rank(rows []outRow, res columnar.Result, asc bool) {
-	sort.SliceStable(rows, func(i, j int) bool {
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
 		a, b := rows[i].gi, rows[j].gi
 		va, vb := res.Valid[a], res.Valid[b]
-		if va != vb {
-			return va
+		switch {
+		case va != vb:
+			if va {
+				return -1
+			}
+			return 1
+		case !va || res.Values[a] == res.Values[b]:
+			return cmp.Compare(a, b)
 		}
-		if !va || res.Values[a] == res.Values[b] {
-			return a < b
+		x, y := res.Values[a], res.Values[b]
+		if !asc {
+			x, y = y, x
 		}
-		if asc {
-			return res.Values[a] < res.Values[b]
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
 		}
-		return res.Values[a] > res.Values[b]
+		return 0 // incomparable (NaN): the order they came in
 	})
+	sorted := make([]outRow, len(rows))
+	for i, o := range order {
+		sorted[i] = rows[o]
+	}
+	copy(rows, sorted)
 }
 
 // foldOther folds the rows beyond top_n into one (other) row: additive metrics are the sum

@@ -548,27 +548,73 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 	// Extremes or units: the same gathered values, each also checked against its group's
 	// minimum, maximum and first unit.
 	in := fp.gather(sel, f, lo, hi)
-	for i, v := range in {
-		at := int(fp.pos[i])
-		s := slots[at]
-		neumaier(sum, comp, s, v)
+	if len(sum) == 1 && len(f.units) == 0 {
+		// One group: the tight compensated sum, and each extreme in a loop of its own.
+		s, c := sumNeumaier(in)
+		sum[0], comp[0] = nadd(sum[0], comp[0]+c, s)
 		if fp.nn != nil {
-			fp.nn[s]++
+			fp.nn[0] += int64(len(in))
 		}
-		if fp.ext0 != nil && v < fp.ext0[s] {
-			fp.ext0[s] = v
+		if fp.ext0 != nil {
+			fp.ext0[0] = minOf(fp.ext0[0], in)
 		}
-		if fp.ext1 != nil && v > fp.ext1[s] {
-			fp.ext1[s] = v
+		if fp.ext1 != nil {
+			fp.ext1[0] = maxOf(fp.ext1[0], in)
 		}
-		if len(f.units) == 0 {
-			continue
-		}
-		r := sel.Row(lo + at)
-		for u, uc := range f.units {
-			fp.unitFirst[u][s], fp.unitMixed[u][s] = mixUnit(fp.unitFirst[u][s], fp.unitMixed[u][s], uc.Codes[r], false)
+		return
+	}
+	// Several groups: one loop per state, each over the gathered values and their slots.
+	pos := fp.pos[:len(in)]
+	for i, v := range in {
+		s := slots[pos[i]]
+		sum[s], comp[s] = nadd(sum[s], comp[s], v)
+	}
+	if nn := fp.nn; nn != nil {
+		for _, at := range pos {
+			nn[slots[at]]++
 		}
 	}
+	if ext := fp.ext0; ext != nil {
+		for i, v := range in {
+			if s := slots[pos[i]]; v < ext[s] {
+				ext[s] = v
+			}
+		}
+	}
+	if ext := fp.ext1; ext != nil {
+		for i, v := range in {
+			if s := slots[pos[i]]; v > ext[s] {
+				ext[s] = v
+			}
+		}
+	}
+	for u, uc := range f.units {
+		first, mixed := fp.unitFirst[u], fp.unitMixed[u]
+		for _, at := range pos {
+			s := slots[at]
+			first[s], mixed[s] = mixUnit(first[s], mixed[s], uc.Codes[sel.Row(lo+int(at))], false)
+		}
+	}
+}
+
+// minOf is the least of m and xs, as a loop of v < m comparisons would find it.
+func minOf(m float64, xs []float64) float64 {
+	for _, v := range xs {
+		if v < m {
+			m = v
+		}
+	}
+	return m
+}
+
+// maxOf is the greatest of m and xs, as a loop of v > m comparisons would find it.
+func maxOf(m float64, xs []float64) float64 {
+	for _, v := range xs {
+		if v > m {
+			m = v
+		}
+	}
+	return m
 }
 
 // gather returns the non-null values of selected rows [lo, hi), in order, in a buffer of

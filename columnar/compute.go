@@ -347,6 +347,7 @@ func (bp *bufPool[T]) put(b []T) {
 var (
 	f64Pool bufPool[float64]
 	i32Pool bufPool[int32]
+	u32Pool bufPool[uint32]
 	u64Pool bufPool[uint64]
 )
 
@@ -355,7 +356,8 @@ func (pt *partial) recycle() {
 	for i := range pt.fl {
 		f64Pool.put(pt.fl[i].buf)
 		i32Pool.put(pt.fl[i].pos)
-		pt.fl[i].buf, pt.fl[i].pos = nil, nil
+		u32Pool.put(pt.fl[i].slots)
+		pt.fl[i].buf, pt.fl[i].pos, pt.fl[i].slots = nil, nil, nil
 	}
 	for i := range pt.ds {
 		i32Pool.put(pt.ds[i].buf)
@@ -382,6 +384,7 @@ type floatPart struct {
 	sum, comp, ext0, ext1 []float64 // ext0 min, ext1 max
 	buf                   []float64 // gathered values of a chunk
 	pos                   []int32   // and their positions in it
+	slots                 []uint32  // and their slots
 	nn                    []int64
 	unitFirst             [][]int32 // per unit column: -2 before the first input
 	unitMixed             [][]bool
@@ -507,49 +510,13 @@ func neumaier(sum, comp []float64, s uint32, v float64) {
 func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) {
 	vals := f.vals
 	sum, comp := fp.sum, fp.comp
-	plain := !f.min && !f.max && len(f.units) == 0
-	if plain && len(sum) == 1 {
-		// One group: gather the chunk's non-null values (or take the column itself) and sum
-		// them in one tight loop.
+	if len(sum) == 1 && len(f.units) == 0 {
+		// One group: the chunk's non-null values (the column itself when it has no null
+		// and every row is selected), summed in one tight loop, each extreme in its own.
 		in := vals[lo:hi]
 		if f.nulls || !sel.All {
 			in = fp.gather(sel, f, lo, hi)
 		}
-		s, c := sumNeumaier(in)
-		sum[0], comp[0] = nadd(sum[0], comp[0]+c, s)
-		if fp.nn != nil {
-			fp.nn[0] += int64(len(in))
-		}
-		return
-	}
-	if !f.nulls && sel.All && plain {
-		for i, v := range vals[lo:hi] {
-			neumaier(sum, comp, slots[i], v)
-		}
-		return
-	}
-	if plain {
-		// Gather the non-null values and where they lie, then add them up in one tight loop.
-		in := fp.gather(sel, f, lo, hi)
-		pos := fp.pos[:len(in)]
-		if nn := fp.nn; nn != nil {
-			for i, v := range in {
-				s := slots[pos[i]]
-				neumaier(sum, comp, s, v)
-				nn[s]++
-			}
-		} else {
-			for i, v := range in {
-				neumaier(sum, comp, slots[pos[i]], v)
-			}
-		}
-		return
-	}
-	// Extremes or units: the same gathered values, each also checked against its group's
-	// minimum, maximum and first unit.
-	in := fp.gather(sel, f, lo, hi)
-	if len(sum) == 1 && len(f.units) == 0 {
-		// One group: the tight compensated sum, and each extreme in a loop of its own.
 		s, c := sumNeumaier(in)
 		sum[0], comp[0] = nadd(sum[0], comp[0]+c, s)
 		if fp.nn != nil {
@@ -563,37 +530,104 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 		}
 		return
 	}
-	// Several groups: one loop per state, each over the gathered values and their slots.
-	pos := fp.pos[:len(in)]
-	for i, v := range in {
-		s := slots[pos[i]]
-		sum[s], comp[s] = nadd(sum[s], comp[s], v)
-	}
-	if nn := fp.nn; nn != nil {
-		for _, at := range pos {
-			nn[slots[at]]++
+	// Several groups: the non-null values and their slots, then one loop per state. Each
+	// slot's values are added in row order, whichever loop runs.
+	in := vals[lo:hi]
+	if f.nulls || !sel.All {
+		in = fp.gather(sel, f, lo, hi)
+		pos := fp.pos[:len(in)]
+		ss := fp.slotBuf(len(in))
+		for i, p := range pos {
+			ss[i] = slots[p]
 		}
+		slots = ss
 	}
-	if ext := fp.ext0; ext != nil {
+	ss := slots[:len(in)]
+	if runs(ss) <= len(ss)/8 {
+		// Rows of a group mostly follow each other (a time-ordered table grouped by year):
+		// keep the current group's state in registers while it lasts.
+		sumRuns(sum, comp, fp.nn, fp.ext0, fp.ext1, ss, in)
+	} else {
 		for i, v := range in {
-			if s := slots[pos[i]]; v < ext[s] {
-				ext[s] = v
+			s := ss[i]
+			sum[s], comp[s] = nadd(sum[s], comp[s], v)
+		}
+		if nn := fp.nn; nn != nil {
+			for _, s := range ss {
+				nn[s]++
 			}
 		}
-	}
-	if ext := fp.ext1; ext != nil {
-		for i, v := range in {
-			if s := slots[pos[i]]; v > ext[s] {
-				ext[s] = v
+		if ext := fp.ext0; ext != nil {
+			for i, v := range in {
+				if s := ss[i]; v < ext[s] {
+					ext[s] = v
+				}
+			}
+		}
+		if ext := fp.ext1; ext != nil {
+			for i, v := range in {
+				if s := ss[i]; v > ext[s] {
+					ext[s] = v
+				}
 			}
 		}
 	}
 	for u, uc := range f.units {
 		first, mixed := fp.unitFirst[u], fp.unitMixed[u]
-		for _, at := range pos {
-			s := slots[at]
-			first[s], mixed[s] = mixUnit(first[s], mixed[s], uc.Codes[sel.Row(lo+int(at))], false)
+		for i, s := range ss {
+			r := lo + i
+			if f.nulls || !sel.All {
+				r = lo + int(fp.pos[i])
+			}
+			first[s], mixed[s] = mixUnit(first[s], mixed[s], uc.Codes[sel.Row(r)], false)
 		}
+	}
+}
+
+// slotBuf is a scratch slice of n slots of the part's.
+func (fp *floatPart) slotBuf(n int) []uint32 {
+	if cap(fp.slots) < n {
+		u32Pool.put(fp.slots)
+		fp.slots = u32Pool.get(max(n, chunkRows))
+	}
+	return fp.slots[:n]
+}
+
+// runs counts the places where a slot differs from the one before it.
+func runs(ss []uint32) int {
+	n := 0
+	for i := 1; i < len(ss); i++ {
+		if ss[i] != ss[i-1] {
+			n++
+		}
+	}
+	return n
+}
+
+// sumRuns adds each value to its slot's compensated sum, count and extremes (nil: not
+// kept), in row order, holding the state of the current run of one slot in registers.
+func sumRuns(sum, comp []float64, nn []int64, ext0, ext1 []float64, ss []uint32, in []float64) {
+	for i := 0; i < len(in); {
+		s := ss[i]
+		j := i + 1
+		for j < len(in) && ss[j] == s {
+			j++
+		}
+		acc, c := sum[s], comp[s]
+		for _, v := range in[i:j] {
+			acc, c = nadd(acc, c, v)
+		}
+		sum[s], comp[s] = acc, c
+		if nn != nil {
+			nn[s] += int64(j - i)
+		}
+		if ext0 != nil {
+			ext0[s] = minOf(ext0[s], in[i:j])
+		}
+		if ext1 != nil {
+			ext1[s] = maxOf(ext1[s], in[i:j])
+		}
+		i = j
 	}
 }
 

@@ -498,7 +498,7 @@ func (pt *partial) chunk(p *plan, sl *slotter, lo, hi int) {
 		pt.ds[di].run(p.sel, d, slots, lo, hi)
 	}
 	if p.lin != nil {
-		pt.ln.run(p.sel, p.lin, slots, lo, hi, pt.touched)
+		pt.ln.run(p.sel, p.lin, slots, lo, hi, pt.touched, count)
 	}
 }
 
@@ -593,6 +593,16 @@ func (fp *floatPart) slotBuf(n int) []uint32 {
 	return fp.slots[:n]
 }
 
+// constant reports whether every code of cs is its first.
+func constant(cs []int32) bool {
+	for _, c := range cs {
+		if c != cs[0] {
+			return false
+		}
+	}
+	return true
+}
+
 // runs counts the places where a slot differs from the one before it.
 func runs(ss []uint32) int {
 	n := 0
@@ -605,7 +615,9 @@ func runs(ss []uint32) int {
 }
 
 // sumRuns adds each value to its slot's compensated sum, count and extremes (nil: not
-// kept), in row order, holding the state of the current run of one slot in registers.
+// kept), holding the state of the current run of one slot in registers; a run of 64 values
+// or more is summed in four lanes and folded in (a fixed order: answers do not depend on the
+// core count).
 func sumRuns(sum, comp []float64, nn []int64, ext0, ext1 []float64, ss []uint32, in []float64) {
 	for i := 0; i < len(in); {
 		s := ss[i]
@@ -613,11 +625,17 @@ func sumRuns(sum, comp []float64, nn []int64, ext0, ext1 []float64, ss []uint32,
 		for j < len(in) && ss[j] == s {
 			j++
 		}
-		acc, c := sum[s], comp[s]
-		for _, v := range in[i:j] {
-			acc, c = nadd(acc, c, v)
+		if j-i >= 64 {
+			// A long run: the four-lane compensated sum, folded in as a chunk's sum is.
+			t, c := sumNeumaier(in[i:j])
+			sum[s], comp[s] = nadd(sum[s], comp[s]+c, t)
+		} else {
+			acc, c := sum[s], comp[s]
+			for _, v := range in[i:j] {
+				acc, c = nadd(acc, c, v)
+			}
+			sum[s], comp[s] = acc, c
 		}
-		sum[s], comp[s] = acc, c
 		if nn != nil {
 			nn[s] += int64(j - i)
 		}
@@ -782,7 +800,7 @@ func (dp *distPart) run(sel Selection, d *distIn, slots []uint32, lo, hi int) {
 	}
 }
 
-func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touched []uint32) {
+func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touched []uint32, count []int64) {
 	nf1, sc1 := uint32(l.nf-1), uint32(l.sheetCard-1) // the digits of null codes
 	at := func(i int) (int, int) {
 		r := sel.Row(lo + i)
@@ -802,9 +820,35 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 				files[i], sheets[i] = l.files[r], l.sheets[r]
 			}
 		}
-		for i, s := range slots {
-			f, sh := min(uint32(files[i]), nf1), min(uint32(sheets[i]), sc1)
-			trip[(int(s)*nf+int(f))*sc+int(sh)]++
+		if len(files) > 0 && constant(files) && constant(sheets) {
+			// One file and sheet over the chunk (the usual case): each group's rows are its
+			// count.
+			f, sh := int(min(uint32(files[0]), nf1)), int(min(uint32(sheets[0]), sc1))
+			for _, s := range touched {
+				trip[(int(s)*nf+f)*sc+sh] += count[s]
+			}
+		} else if runs(slots) <= len(slots)/8 {
+			// Rows of a group mostly follow each other: count each run of one slot, file
+			// and sheet in a register.
+			cur, n := -1, int64(0)
+			for i, s := range slots {
+				f, sh := min(uint32(files[i]), nf1), min(uint32(sheets[i]), sc1)
+				if j := (int(s)*nf+int(f))*sc + int(sh); j != cur {
+					if cur >= 0 {
+						trip[cur] += n
+					}
+					cur, n = j, 0
+				}
+				n++
+			}
+			if cur >= 0 {
+				trip[cur] += n
+			}
+		} else {
+			for i, s := range slots {
+				f, sh := min(uint32(files[i]), nf1), min(uint32(sheets[i]), sc1)
+				trip[(int(s)*nf+int(f))*sc+int(sh)]++
+			}
 		}
 		lp.settle(l, touched)
 	} else {
@@ -823,13 +867,19 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 			need += min(k, int(lp.rows[int(s)*l.nf+f]))
 		}
 	}
+	full := -1 // a group and file whose samples are taken: its rows are passed over
 	for i := 0; need > 0 && i < len(slots); i++ {
-		f, _ := at(i)
-		j := int(slots[i])*l.nf + f
+		r := sel.Row(lo + i)
+		j := int(slots[i])*l.nf + int(min(uint32(l.files[r]), nf1))
+		if j == full {
+			continue
+		}
 		if n := int(lp.n[j]); n < k {
-			lp.sample[j*k+n] = int32(sel.Row(lo + i))
+			lp.sample[j*k+n] = int32(r)
 			lp.n[j]++
 			need--
+		} else {
+			full = j
 		}
 	}
 }

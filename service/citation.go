@@ -125,6 +125,18 @@ func (w *citeWriter) cacheKey(src columnar.Source, group Obj) []byte {
 	return k
 }
 
+// merge adds the citations of o that w does not have.
+func (w *citeWriter) merge(o *citeWriter) {
+	for id, cit := range o.cites {
+		if _, dup := w.cites[id]; dup {
+			continue
+		}
+		start := len(w.buf)
+		w.buf = append(w.buf, o.buf[cit.start:cit.end]...)
+		w.cites[id] = citation{start: start, end: len(w.buf), verifyRow: cit.verifyRow}
+	}
+}
+
 // add keeps citation id, rendered in w.buf[start:], unless it is there already.
 func (w *citeWriter) add(id string, start, verifyRow int) {
 	if _, dup := w.cites[id]; dup {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -306,73 +307,40 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	}
 
 	// The rows, rendered one after the other: each {"group", "metrics", "notes"?, "lineage":
-	// {"citation_ref", "citation_refs"? (more than one source), "source_rows_count"}}.
+	// {"citation_ref", "citation_refs"? (more than one source), "source_rows_count"}}. Many
+	// rows are rendered in two halves at once, each half's citations by a writer of its own,
+	// merged after.
+	rr := &rowRenderer{c: c, snap: snap, p: p, results: results, metricKeys: make([][]byte, len(results))}
+	for j, mr := range results {
+		rr.metricKeys[j] = append(appendString(nil, mr.Metric.Name, true), ':')
+	}
 	rowsBuf := getBuf()
 	out := append((*rowsBuf)[:0], '[')
 	defer func() { putBuf(rowsBuf, out) }()
-	group := make(Obj, 0, len(p.GroupBy))
-	var err error
-	metricKeys := make([][]byte, len(results))
-	for j, mr := range results {
-		metricKeys[j] = append(appendString(nil, mr.Metric.Name, true), ':')
-	}
-	notesMemo := noteMemo{}
-	var rowNotesBuf []any
-	for i, r := range rows {
-		group = group[:0]
-		for k, name := range p.GroupBy {
-			f, _ := c.Field(name)
-			if r.other {
-				group = append(group, KV{name, OtherGroup})
-			} else if r.null[k] {
-				group = append(group, KV{name, nil})
-			} else {
-				group = append(group, KV{name, typed(f.Type, r.group[k])})
-			}
+	if len(rows) < parallelRows || runtime.GOMAXPROCS(0) < 2 {
+		out = rr.render(out, rows, cw)
+	} else {
+		mid := len(rows) / 2
+		secondBuf, citeBuf2 := getBuf(), getBuf()
+		cw2 := newCiteWriter(c, snap, p, filters, *citeBuf2, s.cites)
+		cw2.excludes = cw.excludes
+		second := (*secondBuf)[:0]
+		var failed any
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer func() { failed = recover() }()
+			second = rr.render(second, rows[mid:], cw2)
+		}()
+		out = rr.render(out, rows[:mid], cw)
+		<-done
+		if failed != nil {
+			panic(failed)
 		}
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, `{"group":`...)
-		if out, err = appendObj(out, group); err != nil {
-			panic(err)
-		}
-		out = append(out, `,"metrics":{`...)
-		notes := rowNotesBuf[:0]
-		for j := range results {
-			mr := &results[j]
-			if j > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, metricKeys[j]...)
-			v := rowValue(mr, r)
-			if out, err = v.appendJSON(out); err != nil {
-				panic(err)
-			}
-			notes = notesMemo.row(notes, snap, j, mr, r, v.Valid)
-		}
-		out = append(out, '}')
-		if len(notes) > 0 {
-			out = append(out, `,"notes":`...)
-			if out, err = appendValue(out, notes); err != nil {
-				panic(err)
-			}
-		}
-		rowNotesBuf = notes
-		refs := cw.refs(r.sources, group)
-		out = append(out, `,"lineage":{"citation_ref":`...)
-		if len(refs) == 0 {
-			out = append(out, "null"...)
-		} else {
-			out = appendString(out, refs[0], false)
-		}
-		if len(refs) > 1 {
-			out = append(out, `,"citation_refs":`...)
-			out, _ = appendValue(out, refs)
-		}
-		out = append(out, `,"source_rows_count":`...)
-		out = strconv.AppendInt(out, sourceRows(r.sources), 10)
-		out = append(out, "}}"...)
+		out = append(append(out, ','), second...)
+		cw.merge(cw2)
+		putBuf(secondBuf, second)
+		putBuf(citeBuf2, cw2.buf)
 	}
 	out = append(out, ']')
 
@@ -439,6 +407,83 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		panic(err)
 	}
 	return body, nil
+}
+
+// parallelRows is the fewest rows rendered in two halves at once.
+const parallelRows = 128
+
+// rowRenderer renders the rows of one answer.
+type rowRenderer struct {
+	c          *capability.Capability
+	snap       *Snapshot
+	p          *Params
+	results    []MetricResult
+	metricKeys [][]byte // each metric's name, rendered, and a colon
+}
+
+// render appends rows to out, separated by commas, citing their sources with cw.
+func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte {
+	group := make(Obj, 0, len(rr.p.GroupBy))
+	notesMemo := noteMemo{}
+	var notesBuf []any
+	var err error
+	for i, r := range rows {
+		group = group[:0]
+		for k, name := range rr.p.GroupBy {
+			f, _ := rr.c.Field(name)
+			if r.other {
+				group = append(group, KV{name, OtherGroup})
+			} else if r.null[k] {
+				group = append(group, KV{name, nil})
+			} else {
+				group = append(group, KV{name, typed(f.Type, r.group[k])})
+			}
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"group":`...)
+		if out, err = appendObj(out, group); err != nil {
+			panic(err)
+		}
+		out = append(out, `,"metrics":{`...)
+		notes := notesBuf[:0]
+		for j := range rr.results {
+			mr := &rr.results[j]
+			if j > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, rr.metricKeys[j]...)
+			v := rowValue(mr, r)
+			if out, err = v.appendJSON(out); err != nil {
+				panic(err)
+			}
+			notes = notesMemo.row(notes, rr.snap, j, mr, r, v.Valid)
+		}
+		out = append(out, '}')
+		if len(notes) > 0 {
+			out = append(out, `,"notes":`...)
+			if out, err = appendValue(out, notes); err != nil {
+				panic(err)
+			}
+		}
+		notesBuf = notes
+		refs := cw.refs(r.sources, group)
+		out = append(out, `,"lineage":{"citation_ref":`...)
+		if len(refs) == 0 {
+			out = append(out, "null"...)
+		} else {
+			out = appendString(out, refs[0], false)
+		}
+		if len(refs) > 1 {
+			out = append(out, `,"citation_refs":`...)
+			out, _ = appendValue(out, refs)
+		}
+		out = append(out, `,"source_rows_count":`...)
+		out = strconv.AppendInt(out, sourceRows(r.sources), 10)
+		out = append(out, "}}"...)
+	}
+	return out
 }
 
 func orEmptyNotes(n []Obj) []Obj {

@@ -502,11 +502,6 @@ func (pt *partial) chunk(p *plan, sl *slotter, lo, hi int) {
 	}
 }
 
-// neumaier adds v to the compensated sum (sum, comp) of slot s.
-func neumaier(sum, comp []float64, s uint32, v float64) {
-	sum[s], comp[s] = nadd(sum[s], comp[s], v)
-}
-
 func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) {
 	vals := f.vals
 	sum, comp := fp.sum, fp.comp

@@ -98,26 +98,23 @@ func (p *page) set(r int, out *Cells, i int) {
 	out.Valid[i] = true
 	switch {
 	case p.strs != nil:
-		if out.Strs == nil {
-			out.Strs = make([]string, len(out.Valid))
-		}
-		out.Strs[i] = p.strs[k]
+		out.Strs = setAt(out.Strs, len(out.Valid), i, p.strs[k])
 	case p.floats != nil:
-		if out.Floats == nil {
-			out.Floats = make([]float64, len(out.Valid))
-		}
-		out.Floats[i] = p.floats[k]
+		out.Floats = setAt(out.Floats, len(out.Valid), i, p.floats[k])
 	case p.ints != nil:
-		if out.Ints == nil {
-			out.Ints = make([]int64, len(out.Valid))
-		}
-		out.Ints[i] = p.ints[k]
+		out.Ints = setAt(out.Ints, len(out.Valid), i, p.ints[k])
 	case p.bools != nil:
-		if out.Bools == nil {
-			out.Bools = make([]bool, len(out.Valid))
-		}
-		out.Bools[i] = p.bools[k]
+		out.Bools = setAt(out.Bools, len(out.Valid), i, p.bools[k])
 	}
+}
+
+// setAt sets element i of dst, made of n elements when nil, to v.
+func setAt[T any](dst []T, n, i int, v T) []T {
+	if dst == nil {
+		dst = make([]T, n)
+	}
+	dst[i] = v
+	return dst
 }
 
 // pageStarts returns the first row (within row group g) of each data page of leaf column
@@ -233,28 +230,19 @@ func decodePage(cr file.ColumnChunkReader, first, n int) (*page, error) {
 		}
 		p.bytes = len(all) + 16*n
 	case *file.Float64ColumnChunkReader:
-		buf := make([]float64, n)
-		if vals, err = readAll(cr.ReadBatch, n, buf, def); err != nil {
-			return nil, err
-		}
-		p.floats = spreadValues(buf, vals, def, n)
+		p.floats, vals, err = readValues(cr.ReadBatch, n, def)
 		p.bytes = 8 * n
 	case *file.Int64ColumnChunkReader:
-		buf := make([]int64, n)
-		if vals, err = readAll(cr.ReadBatch, n, buf, def); err != nil {
-			return nil, err
-		}
-		p.ints = spreadValues(buf, vals, def, n)
+		p.ints, vals, err = readValues(cr.ReadBatch, n, def)
 		p.bytes = 8 * n
 	case *file.BooleanColumnChunkReader:
-		buf := make([]bool, n)
-		if vals, err = readAll(cr.ReadBatch, n, buf, def); err != nil {
-			return nil, err
-		}
-		p.bools = spreadValues(buf, vals, def, n)
+		p.bools, vals, err = readValues(cr.ReadBatch, n, def)
 		p.bytes = n
 	default:
 		return nil, fmt.Errorf("unsupported physical type %s", cr.Type())
+	}
+	if err != nil {
+		return nil, err
 	}
 	if vals < n {
 		p.null = make([]bool, n)
@@ -265,6 +253,17 @@ func decodePage(cr file.ColumnChunkReader, first, n int) (*page, error) {
 	}
 	p.bytes += 128
 	return p, nil
+}
+
+// readValues reads n rows of a flat optional column of fixed-size values: each row's value
+// at its place (arbitrary where null), how many are non-null, their definition levels in def.
+func readValues[T any](read func(int64, []T, []int16, []int16) (int64, int, error), n int, def []int16) ([]T, int, error) {
+	buf := make([]T, n)
+	vals, err := readAll(read, n, buf, def)
+	if err != nil {
+		return nil, 0, err
+	}
+	return spreadValues(buf, vals, def, n), vals, nil
 }
 
 // readAll reads n rows of a flat optional column: their definition levels into def and the

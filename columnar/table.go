@@ -838,34 +838,25 @@ func (c *Column) cells(rows []int, out *Cells) {
 			}
 		}
 	case Float:
-		out.Floats = make([]float64, len(rows))
-		for i, r := range rows {
-			if out.Valid[i] = c.Floats.IsValid(r); out.Valid[i] {
-				out.Floats[i] = c.Floats.Value(r)
-			}
-		}
+		out.Floats = valuesAt(rows, out.Valid, c.Floats.IsValid, c.Floats.Value)
 	case Int:
-		out.Ints = make([]int64, len(rows))
-		for i, r := range rows {
-			if out.Valid[i] = c.Ints.IsValid(r); out.Valid[i] {
-				out.Ints[i] = c.Ints.Value(r)
-			}
-		}
+		out.Ints = valuesAt(rows, out.Valid, c.Ints.IsValid, c.Ints.Value)
 	case Str:
-		out.Strs = make([]string, len(rows))
-		for i, r := range rows {
-			if out.Valid[i] = c.Strs.IsValid(r); out.Valid[i] {
-				out.Strs[i] = c.Strs.Value(r)
-			}
-		}
+		out.Strs = valuesAt(rows, out.Valid, c.Strs.IsValid, c.Strs.Value)
 	case Bool:
-		out.Bools = make([]bool, len(rows))
-		for i, r := range rows {
-			if out.Valid[i] = c.Bools.IsValid(r); out.Valid[i] {
-				out.Bools[i] = c.Bools.Value(r)
-			}
+		out.Bools = valuesAt(rows, out.Valid, c.Bools.IsValid, c.Bools.Value)
+	}
+}
+
+// valuesAt returns the values of an Arrow array at rows, setting valid for the non-null.
+func valuesAt[T any](rows []int, valid []bool, isValid func(int) bool, value func(int) T) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		if valid[i] = isValid(r); valid[i] {
+			out[i] = value(r)
 		}
 	}
+	return out
 }
 
 // CellsOf is Cells for several columns at once, read on all cores: cells[i] is column

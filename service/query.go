@@ -611,7 +611,7 @@ func rowValue(mr *MetricResult, r outRow) Num {
 type noteMemo map[[2]int]rawJSON
 
 // row appends to notes the notes of metric j (result mr) on row r, whose value is valid or
-// null, as the rows render them: rowNotes, then rowNullNote for a null value.
+// null, as the rows render them: the null-row count and mixed-units notes, then rowNullNote for a null value.
 func (m noteMemo) row(notes []any, snap *Snapshot, j int, mr *MetricResult, r outRow, valid bool) []any {
 	if !r.other {
 		if mr.Metric.NullNote != "" && mr.Groups.NullRows[r.gi] > 0 {
@@ -643,20 +643,6 @@ func (m noteMemo) once(j, kind int, notes func() []Obj) []any {
 		return nil
 	}
 	return []any{r[1 : len(r)-1]}
-}
-
-func rowNotes(mr MetricResult, r outRow) []Obj {
-	if r.other {
-		return nil
-	}
-	var out []Obj
-	if mr.Metric.NullNote != "" && mr.Groups.NullRows[r.gi] > 0 {
-		out = append(out, nullNote(mr.Metric, mr.Groups.NullRows[r.gi]))
-	}
-	if mr.Groups.Mixed[r.gi] {
-		out = append(out, mixedNote(mr.Metric))
-	}
-	return out
 }
 
 func nullNote(m capability.Metric, n int64) Obj {

@@ -351,6 +351,7 @@ func (bp *bufPool[T]) put(b []T) {
 var (
 	f64Pool bufPool[float64]
 	i32Pool bufPool[int32]
+	u32Pool bufPool[uint32]
 	u64Pool bufPool[uint64]
 )
 
@@ -359,7 +360,8 @@ func (pt *partial) recycle() {
 	for i := range pt.fl {
 		f64Pool.put(pt.fl[i].buf)
 		i32Pool.put(pt.fl[i].pos)
-		pt.fl[i].buf, pt.fl[i].pos = nil, nil
+		u32Pool.put(pt.fl[i].slots)
+		pt.fl[i].buf, pt.fl[i].pos, pt.fl[i].slots = nil, nil, nil
 	}
 	for i := range pt.ds {
 		i32Pool.put(pt.ds[i].buf)
@@ -386,6 +388,7 @@ type floatPart struct {
 	sum, comp, ext0, ext1 []float64 // ext0 min, ext1 max
 	buf                   []float64 // gathered values of a chunk
 	pos                   []int32   // and their positions in it
+	slots                 []uint32  // and their slots
 	nn                    []int64
 	unitFirst             [][]int32 // per unit column: -2 before the first input
 	unitMixed             [][]bool
@@ -499,22 +502,16 @@ func (pt *partial) chunk(p *plan, sl *slotter, lo, hi int) {
 		pt.ds[di].run(p.sel, d, slots, lo, hi)
 	}
 	if p.lin != nil {
-		pt.ln.run(p.sel, p.lin, slots, lo, hi, pt.touched)
+		pt.ln.run(p.sel, p.lin, slots, lo, hi, pt.touched, count)
 	}
-}
-
-// neumaier adds v to the compensated sum (sum, comp) of slot s.
-func neumaier(sum, comp []float64, s uint32, v float64) {
-	sum[s], comp[s] = nadd(sum[s], comp[s], v)
 }
 
 func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) {
 	vals := f.vals
 	sum, comp := fp.sum, fp.comp
-	plain := !f.min && !f.max && len(f.units) == 0
-	if plain && len(sum) == 1 {
-		// One group: gather the chunk's non-null values (or take the column itself) and sum
-		// them in one tight loop.
+	if len(sum) == 1 && len(f.units) == 0 {
+		// One group: the chunk's non-null values (the column itself when it has no null
+		// and every row is selected), summed in one tight loop, each extreme in its own.
 		in := vals[lo:hi]
 		if f.nulls || !sel.All {
 			in = fp.gather(sel, f, lo, hi)
@@ -524,55 +521,151 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 		if fp.nn != nil {
 			fp.nn[0] += int64(len(in))
 		}
-		return
-	}
-	if !f.nulls && sel.All && plain {
-		for i, v := range vals[lo:hi] {
-			neumaier(sum, comp, slots[i], v)
+		if fp.ext0 != nil {
+			fp.ext0[0] = minOf(fp.ext0[0], in)
+		}
+		if fp.ext1 != nil {
+			fp.ext1[0] = maxOf(fp.ext1[0], in)
 		}
 		return
 	}
-	if plain {
-		// Gather the non-null values and where they lie, then add them up in one tight loop.
-		in := fp.gather(sel, f, lo, hi)
+	// Several groups: the non-null values and their slots, then one loop per state. Each
+	// slot's values are added in row order, whichever loop runs.
+	in := vals[lo:hi]
+	if f.nulls || !sel.All {
+		in = fp.gather(sel, f, lo, hi)
 		pos := fp.pos[:len(in)]
+		ss := fp.slotBuf(len(in))
+		for i, p := range pos {
+			ss[i] = slots[p]
+		}
+		slots = ss
+	}
+	ss := slots[:len(in)]
+	if runs(ss) <= len(ss)/8 {
+		// Rows of a group mostly follow each other (a time-ordered table grouped by year):
+		// keep the current group's state in registers while it lasts.
+		sumRuns(sum, comp, fp.nn, fp.ext0, fp.ext1, ss, in)
+	} else {
+		for i, v := range in {
+			s := ss[i]
+			sum[s], comp[s] = nadd(sum[s], comp[s], v)
+		}
 		if nn := fp.nn; nn != nil {
-			for i, v := range in {
-				s := slots[pos[i]]
-				neumaier(sum, comp, s, v)
+			for _, s := range ss {
 				nn[s]++
 			}
-		} else {
+		}
+		if ext := fp.ext0; ext != nil {
 			for i, v := range in {
-				neumaier(sum, comp, slots[pos[i]], v)
+				if s := ss[i]; v < ext[s] {
+					ext[s] = v
+				}
 			}
 		}
-		return
-	}
-	// Extremes or units: the same gathered values, each also checked against its group's
-	// minimum, maximum and first unit.
-	in := fp.gather(sel, f, lo, hi)
-	for i, v := range in {
-		at := int(fp.pos[i])
-		s := slots[at]
-		neumaier(sum, comp, s, v)
-		if fp.nn != nil {
-			fp.nn[s]++
-		}
-		if fp.ext0 != nil && v < fp.ext0[s] {
-			fp.ext0[s] = v
-		}
-		if fp.ext1 != nil && v > fp.ext1[s] {
-			fp.ext1[s] = v
-		}
-		if len(f.units) == 0 {
-			continue
-		}
-		r := sel.Row(lo + at)
-		for u, uc := range f.units {
-			fp.unitFirst[u][s], fp.unitMixed[u][s] = mixUnit(fp.unitFirst[u][s], fp.unitMixed[u][s], uc.Codes[r], false)
+		if ext := fp.ext1; ext != nil {
+			for i, v := range in {
+				if s := ss[i]; v > ext[s] {
+					ext[s] = v
+				}
+			}
 		}
 	}
+	for u, uc := range f.units {
+		first, mixed := fp.unitFirst[u], fp.unitMixed[u]
+		for i, s := range ss {
+			r := lo + i
+			if f.nulls || !sel.All {
+				r = lo + int(fp.pos[i])
+			}
+			first[s], mixed[s] = mixUnit(first[s], mixed[s], uc.Codes[sel.Row(r)], false)
+		}
+	}
+}
+
+// slotBuf is a scratch slice of n slots of the part's.
+func (fp *floatPart) slotBuf(n int) []uint32 {
+	if cap(fp.slots) < n {
+		u32Pool.put(fp.slots)
+		fp.slots = u32Pool.get(max(n, chunkRows))
+	}
+	return fp.slots[:n]
+}
+
+// constant reports whether every code of cs is its first.
+func constant(cs []int32) bool {
+	for _, c := range cs {
+		if c != cs[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// runs counts the places where a slot differs from the one before it.
+func runs(ss []uint32) int {
+	n := 0
+	for i := 1; i < len(ss); i++ {
+		if ss[i] != ss[i-1] {
+			n++
+		}
+	}
+	return n
+}
+
+// sumRuns adds each value to its slot's compensated sum, count and extremes (nil: not
+// kept), holding the state of the current run of one slot in registers; a run of 64 values
+// or more is summed in four lanes and folded in (a fixed order: answers do not depend on the
+// core count).
+func sumRuns(sum, comp []float64, nn []int64, ext0, ext1 []float64, ss []uint32, in []float64) {
+	for i := 0; i < len(in); {
+		s := ss[i]
+		j := i + 1
+		for j < len(in) && ss[j] == s {
+			j++
+		}
+		if j-i >= 64 {
+			// A long run: the four-lane compensated sum, folded in as a chunk's sum is.
+			t, c := sumNeumaier(in[i:j])
+			sum[s], comp[s] = nadd(sum[s], comp[s]+c, t)
+		} else {
+			acc, c := sum[s], comp[s]
+			for _, v := range in[i:j] {
+				acc, c = nadd(acc, c, v)
+			}
+			sum[s], comp[s] = acc, c
+		}
+		if nn != nil {
+			nn[s] += int64(j - i)
+		}
+		if ext0 != nil {
+			ext0[s] = minOf(ext0[s], in[i:j])
+		}
+		if ext1 != nil {
+			ext1[s] = maxOf(ext1[s], in[i:j])
+		}
+		i = j
+	}
+}
+
+// minOf is the least of m and xs, as a loop of v < m comparisons would find it.
+func minOf(m float64, xs []float64) float64 {
+	for _, v := range xs {
+		if v < m {
+			m = v
+		}
+	}
+	return m
+}
+
+// maxOf is the greatest of m and xs, as a loop of v > m comparisons would find it.
+func maxOf(m float64, xs []float64) float64 {
+	for _, v := range xs {
+		if v > m {
+			m = v
+		}
+	}
+	return m
 }
 
 // gather returns the non-null values of selected rows [lo, hi), in order, in a buffer of
@@ -706,7 +799,7 @@ func (dp *distPart) run(sel Selection, d *distIn, slots []uint32, lo, hi int) {
 	}
 }
 
-func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touched []uint32) {
+func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touched []uint32, count []int64) {
 	nf1, sc1 := uint32(l.nf-1), uint32(l.sheetCard-1) // the digits of null codes
 	at := func(i int) (int, int) {
 		r := sel.Row(lo + i)
@@ -726,9 +819,35 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 				files[i], sheets[i] = l.files[r], l.sheets[r]
 			}
 		}
-		for i, s := range slots {
-			f, sh := min(uint32(files[i]), nf1), min(uint32(sheets[i]), sc1)
-			trip[(int(s)*nf+int(f))*sc+int(sh)]++
+		if len(files) > 0 && constant(files) && constant(sheets) {
+			// One file and sheet over the chunk (the usual case): each group's rows are its
+			// count.
+			f, sh := int(min(uint32(files[0]), nf1)), int(min(uint32(sheets[0]), sc1))
+			for _, s := range touched {
+				trip[(int(s)*nf+f)*sc+sh] += count[s]
+			}
+		} else if runs(slots) <= len(slots)/8 {
+			// Rows of a group mostly follow each other: count each run of one slot, file
+			// and sheet in a register.
+			cur, n := -1, int64(0)
+			for i, s := range slots {
+				f, sh := min(uint32(files[i]), nf1), min(uint32(sheets[i]), sc1)
+				if j := (int(s)*nf+int(f))*sc + int(sh); j != cur {
+					if cur >= 0 {
+						trip[cur] += n
+					}
+					cur, n = j, 0
+				}
+				n++
+			}
+			if cur >= 0 {
+				trip[cur] += n
+			}
+		} else {
+			for i, s := range slots {
+				f, sh := min(uint32(files[i]), nf1), min(uint32(sheets[i]), sc1)
+				trip[(int(s)*nf+int(f))*sc+int(sh)]++
+			}
 		}
 		lp.settle(l, touched)
 	} else {
@@ -747,13 +866,19 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 			need += min(k, int(lp.rows[int(s)*l.nf+f]))
 		}
 	}
+	full := -1 // a group and file whose samples are taken: its rows are passed over
 	for i := 0; need > 0 && i < len(slots); i++ {
-		f, _ := at(i)
-		j := int(slots[i])*l.nf + f
+		r := sel.Row(lo + i)
+		j := int(slots[i])*l.nf + int(min(uint32(l.files[r]), nf1))
+		if j == full {
+			continue
+		}
 		if n := int(lp.n[j]); n < k {
-			lp.sample[j*k+n] = int32(sel.Row(lo + i))
+			lp.sample[j*k+n] = int32(r)
 			lp.n[j]++
 			need--
+		} else {
+			full = j
 		}
 	}
 }

@@ -176,10 +176,28 @@ type Table struct {
 	slots map[string]*slot // fixed at Open
 
 	// cells reads single cells: a second reader over the same mapping that streams a column
-	// chunk page by page instead of copying all of it, opened on first use.
+	// chunk page by page instead of copying all of it, opened on first use (pages.go).
 	cellsOnce sync.Once
 	cells     *file.Reader
 	cellsErr  error
+	// id names the table in the page cache; starts holds the first row of each data page
+	// by row group and leaf column, read from the offset index on first use.
+	id       uint64
+	startsMu sync.Mutex
+	starts   map[[2]int][]int
+}
+
+// tableIDs numbers the tables opened.
+var tableIDs atomic.Uint64
+
+// openCells opens the second reader, for cells.
+func (t *Table) openCells() {
+	props := parquet.NewReaderProperties(memory.DefaultAllocator)
+	props.BufferedStreamEnabled = true
+	t.cells, t.cellsErr = file.OpenParquetFile(t.path, true, file.WithReadProps(props))
+	if t.cellsErr == nil {
+		runtime.AddCleanup(t, func(r *file.Reader) { r.Close() }, t.cells)
+	}
 }
 
 // slot holds one column of the table, once loaded.
@@ -198,7 +216,7 @@ func Open(path string, specs []Spec) (*Table, error) {
 		return nil, fmt.Errorf("columnar: open %s: %w", path, err)
 	}
 	sch := rdr.MetaData().Schema
-	t := &Table{Rows: int(rdr.NumRows()), path: path, rdr: rdr, slots: map[string]*slot{}}
+	t := &Table{Rows: int(rdr.NumRows()), path: path, rdr: rdr, slots: map[string]*slot{}, id: tableIDs.Add(1)}
 	for _, s := range specs {
 		i := sch.ColumnIndexByName(s.Name)
 		if i < 0 {
@@ -737,21 +755,48 @@ func (t *Table) decodedNullN(name string) (int, error) {
 	return c.NullN(), nil
 }
 
-// Texts returns the cells of the named column at the given rows (ascending) as text, as
-// Column.Text gives them, and whether each is non-null. A column not in memory is not
-// decoded for this: the cells are read from the mapped Parquet file, skipping to each row
-// within its row group.
-func (t *Table) Texts(name string, rows []int) ([]string, []bool, error) {
+// Cells are one column's cells at some rows, typed as the column holds them: Strs for text
+// (and for a Dict column, its values as text, with Floats too when its dictionary holds
+// numbers), Floats, Ints or Bools for a column of numbers or booleans. Valid says which are
+// non-null.
+type Cells struct {
+	Strs   []string
+	Floats []float64
+	Ints   []int64
+	Bools  []bool
+	Valid  []bool
+}
+
+// Text is cell i as Column.Text gives it, and whether it is non-null.
+func (c *Cells) Text(i int) (string, bool) {
+	if !c.Valid[i] {
+		return "", false
+	}
+	switch {
+	case c.Strs != nil:
+		return c.Strs[i], true
+	case c.Floats != nil:
+		return strconv.FormatFloat(c.Floats[i], 'g', -1, 64), true
+	case c.Ints != nil:
+		return strconv.FormatInt(c.Ints[i], 10), true
+	case c.Bools != nil:
+		return strconv.FormatBool(c.Bools[i]), true
+	}
+	return "", false
+}
+
+// Cells returns the cells of the named column at the given rows (ascending). A column not
+// in memory is not decoded for this: the cells are read from the mapped Parquet file, a data
+// page at a time (pages.go).
+func (t *Table) Cells(name string, rows []int) (*Cells, error) {
 	s := t.slots[name]
 	if s == nil {
-		return nil, nil, fmt.Errorf("columnar: %s has no column %q", t.path, name)
+		return nil, fmt.Errorf("columnar: %s has no column %q", t.path, name)
 	}
-	vals, ok := make([]string, len(rows)), make([]bool, len(rows))
+	out := &Cells{Valid: make([]bool, len(rows))}
 	if c := s.col.Load(); c != nil {
-		for i, r := range rows {
-			vals[i], ok[i] = c.Text(r)
-		}
-		return vals, ok, nil
+		c.cells(rows, out)
+		return out, nil
 	}
 	md := t.rdr.MetaData()
 	start := 0 // first table row of row group g
@@ -763,17 +808,81 @@ func (t *Table) Texts(name string, rows []int) ([]string, []bool, error) {
 			for j < len(rows) && rows[j] < end {
 				j++
 			}
-			if err := t.readCells(g, s.index, start, rows[i:j], vals[i:j], ok[i:j]); err != nil {
-				return nil, nil, fmt.Errorf("columnar: %s column %s: %w", t.path, name, err)
+			if err := t.readCells(g, s.index, start, rows[i:j], out, i); err != nil {
+				return nil, fmt.Errorf("columnar: %s column %s: %w", t.path, name, err)
 			}
 			i = j
 		}
 		start = end
 	}
 	if i < len(rows) {
-		return nil, nil, fmt.Errorf("columnar: %s column %s: row %d out of range or rows not ascending", t.path, name, rows[i])
+		return nil, fmt.Errorf("columnar: %s column %s: row %d out of range or rows not ascending", t.path, name, rows[i])
 	}
-	return vals, ok, nil
+	return out, nil
+}
+
+// cells sets out to the column's cells at rows.
+func (c *Column) cells(rows []int, out *Cells) {
+	switch c.Kind {
+	case Dict:
+		out.Strs = make([]string, len(rows))
+		if c.Nums != nil {
+			out.Floats = make([]float64, len(rows))
+		}
+		for i, r := range rows {
+			if code := c.Codes[r]; code >= 0 {
+				out.Strs[i], out.Valid[i] = c.Values[code], true
+				if out.Floats != nil {
+					out.Floats[i] = c.Nums[code]
+				}
+			}
+		}
+	case Float:
+		out.Floats = valuesAt(rows, out.Valid, c.Floats.IsValid, c.Floats.Value)
+	case Int:
+		out.Ints = valuesAt(rows, out.Valid, c.Ints.IsValid, c.Ints.Value)
+	case Str:
+		out.Strs = valuesAt(rows, out.Valid, c.Strs.IsValid, c.Strs.Value)
+	case Bool:
+		out.Bools = valuesAt(rows, out.Valid, c.Bools.IsValid, c.Bools.Value)
+	}
+}
+
+// valuesAt returns the values of an Arrow array at rows, setting valid for the non-null.
+func valuesAt[T any](rows []int, valid []bool, isValid func(int) bool, value func(int) T) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		if valid[i] = isValid(r); valid[i] {
+			out[i] = value(r)
+		}
+	}
+	return out
+}
+
+// CellsOf is Cells for several columns at once, read on all cores: cells[i] is column
+// names[i]'s.
+func (t *Table) CellsOf(names []string, rows []int) ([]*Cells, error) {
+	cells := make([]*Cells, len(names))
+	errs := make([]error, len(names))
+	forEach(len(names), func(i int) { cells[i], errs[i] = t.Cells(names[i], rows) })
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return cells, nil
+}
+
+// Texts returns the cells of the named column at the given rows (ascending) as text, as
+// Column.Text gives them, and whether each is non-null (see Cells).
+func (t *Table) Texts(name string, rows []int) ([]string, []bool, error) {
+	c, err := t.Cells(name, rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	vals := make([]string, len(rows))
+	for i := range vals {
+		vals[i], _ = c.Text(i)
+	}
+	return vals, c.Valid, nil
 }
 
 // TextsOf is Texts for several columns at once, read on all cores: cells[i] and valid[i]
@@ -786,75 +895,4 @@ func (t *Table) TextsOf(names []string, rows []int) (cells [][]string, valid [][
 		return nil, nil, err
 	}
 	return cells, valid, nil
-}
-
-// readCells reads the cells of leaf column col at rows (ascending, all in row group g, whose
-// first row is start).
-func (t *Table) readCells(g, col, start int, rows []int, vals []string, ok []bool) error {
-	t.cellsOnce.Do(func() {
-		props := parquet.NewReaderProperties(memory.DefaultAllocator)
-		props.BufferedStreamEnabled = true
-		t.cells, t.cellsErr = file.OpenParquetFile(t.path, true, file.WithReadProps(props))
-		if t.cellsErr == nil {
-			runtime.AddCleanup(t, func(r *file.Reader) { r.Close() }, t.cells)
-		}
-	})
-	if t.cellsErr != nil {
-		return t.cellsErr
-	}
-	cr, err := t.cells.RowGroup(g).Column(col)
-	if err != nil {
-		return err
-	}
-	def := make([]int16, 1)
-	pos := start
-	for i, r := range rows {
-		if r < pos {
-			return fmt.Errorf("rows not ascending at %d", r)
-		}
-		skip := int64(r - pos)
-		var text string
-		var got bool
-		switch cr := cr.(type) {
-		case *file.ByteArrayColumnChunkReader:
-			var v parquet.ByteArray
-			if v, got, err = readOne(cr.Skip, cr.ReadBatch, skip, def); got {
-				text = string(v)
-			}
-		case *file.Float64ColumnChunkReader:
-			var v float64
-			if v, got, err = readOne(cr.Skip, cr.ReadBatch, skip, def); got {
-				text = strconv.FormatFloat(v, 'g', -1, 64)
-			}
-		case *file.Int64ColumnChunkReader:
-			var v int64
-			if v, got, err = readOne(cr.Skip, cr.ReadBatch, skip, def); got {
-				text = strconv.FormatInt(v, 10)
-			}
-		case *file.BooleanColumnChunkReader:
-			var v bool
-			if v, got, err = readOne(cr.Skip, cr.ReadBatch, skip, def); got {
-				text = strconv.FormatBool(v)
-			}
-		default:
-			return fmt.Errorf("unsupported physical type %s", cr.Type())
-		}
-		if err != nil {
-			return err
-		}
-		vals[i], ok[i] = text, got
-		pos = r + 1
-	}
-	return nil
-}
-
-// readOne skips n values of a typed column chunk reader, then reads one: its value and
-// whether it is non-null.
-func readOne[T any](skip func(int64) (int64, error), read func(int64, []T, []int16, []int16) (int64, int, error), n int64, def []int16) (T, bool, error) {
-	var v [1]T
-	if _, err := skip(n); err != nil {
-		return v[0], false, err
-	}
-	_, got, err := read(1, v[:], def, nil)
-	return v[0], got == 1, err
 }

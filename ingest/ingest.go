@@ -185,13 +185,18 @@ func Run(rawDir string, store *snapshots.Store, adapters []Adapter, log io.Write
 }
 
 func fingerprint(a Adapter, p Plan) string {
+	return fingerprintAt(a, p, snapshots.SchemaVersion)
+}
+
+// fingerprintAt is the fingerprint the plan's snapshot has at a given schema version.
+func fingerprintAt(a Adapter, p Plan, schema int) string {
 	var parts []string
 	for _, f := range p.Files {
 		parts = append(parts, f.Role+":"+filepath.Base(f.Path)+":"+f.SHA256)
 	}
 	sort.Strings(parts)
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%d\n%s\n%s", a.Capability().ID, snapshots.SchemaVersion, a.Version(), strings.Join(parts, "\n"))
+	fmt.Fprintf(h, "%s\n%d\n%s\n%s", a.Capability().ID, schema, a.Version(), strings.Join(parts, "\n"))
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
@@ -222,8 +227,14 @@ func runPlan(a Adapter, p Plan, rawDir string, store *snapshots.Store, log io.Wr
 	if err != nil {
 		return Outcome{}, err
 	}
-	// The same files through the same adapter: nothing to do.
-	if existing := findSnapshot(store, capID, fp); existing != nil {
+	// The same files through the same adapter: nothing to do. A snapshot written by an
+	// earlier schema version from the same files holds the same facts in an older layout
+	// (which the service reads): it stands, so a pinned as_of keeps its snapshot.
+	existing := findSnapshot(store, capID, fp)
+	for v := snapshots.SchemaVersion - 1; existing == nil && v >= 1; v-- {
+		existing = findSnapshot(store, capID, fingerprintAt(a, p, v))
+	}
+	if existing != nil {
 		o := Outcome{Capability: capID, AsOf: existing.AsOf, Status: existing.Status, Unchanged: true, Rows: existing.Rows, Reasons: existing.Reasons, Manifest: existing}
 		if existing.Status == snapshots.Promoted && cat.Promoted[capID][existing.AsOf] != fp {
 			if err := store.Promote(existing); err != nil {

@@ -1,10 +1,14 @@
 package ingest_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -132,5 +136,58 @@ func TestRowsRefuseWhatTheDefinitionDoesNot(t *testing.T) {
 		if got := ingest.CellColumn(rs.Cells(), "f.xls", "Data 1", row, "price"); got != want {
 			t.Errorf("row %d: price column %d, want %d", row, got, want)
 		}
+	}
+}
+
+// TestEarlierSchemaSnapshotStands: a data directory that serves a snapshot written at schema
+// version 1 from the same files keeps it when they are ingested again (reported unchanged,
+// nothing rewritten), so its pinned as_of keeps its snapshot; an empty directory gets the
+// current version. The version 1 fingerprint is computed here from the manifest's sources.
+func TestEarlierSchemaSnapshotStands(t *testing.T) {
+	raw := testenv.Raw(t)
+	store := &snapshots.Store{Dir: t.TempDir()}
+	adapter := eia.NaturalGasPrices{}
+	first, err := ingest.Run(raw, store, []ingest.Adapter{adapter}, io.Discard)
+	if err != nil || len(first) != 1 || first[0].Status != snapshots.Promoted {
+		t.Fatalf("first ingest: %+v, %v", first, err)
+	}
+	m := first[0].Manifest
+	if m.SchemaVersion != snapshots.SchemaVersion {
+		t.Fatalf("schema version %d, want %d", m.SchemaVersion, snapshots.SchemaVersion)
+	}
+	// Make it the snapshot an ingest at schema version 1 wrote.
+	var parts []string
+	for _, s := range m.Sources {
+		parts = append(parts, s.Role+":"+s.File+":"+s.SHA256)
+	}
+	sort.Strings(parts)
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\n%d\n%s\n%s", m.Capability, 1, adapter.Version(), strings.Join(parts, "\n"))))
+	old := *m
+	old.Fingerprint, old.SchemaVersion = hex.EncodeToString(sum[:])[:16], 1
+	old.Dir = store.SnapshotDir(m.Capability, m.AsOf, old.Fingerprint)
+	if err := os.Rename(m.Dir, old.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshots.WriteJSONAtomic(filepath.Join(old.Dir, snapshots.ManifestFile), &old); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := store.ReadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat.Promoted[m.Capability][m.AsOf] = old.Fingerprint
+	if err := snapshots.WriteJSONAtomic(store.CatalogPath(), cat); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ingest.Run(raw, store, []ingest.Adapter{adapter}, io.Discard)
+	if err != nil || len(again) != 1 || !again[0].Unchanged || again[0].Status != snapshots.Promoted || again[0].Manifest.Fingerprint != old.Fingerprint {
+		t.Fatalf("second ingest: %+v, %v; want the schema 1 snapshot %s unchanged", again, err, old.Fingerprint)
+	}
+	cat, err = store.ReadCatalog()
+	if err != nil || cat.Promoted[m.Capability][m.AsOf] != old.Fingerprint {
+		t.Fatalf("catalog %+v %v, want %s promoted", cat, err, old.Fingerprint)
+	}
+	if _, err := os.Stat(m.Dir); !os.IsNotExist(err) {
+		t.Fatalf("a schema %d snapshot was written beside the version 1 one: %v", snapshots.SchemaVersion, err)
 	}
 }

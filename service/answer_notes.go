@@ -314,7 +314,7 @@ const (
 	NoteNoRows = "no_rows"
 )
 
-// rowNullNote says why metric mr is null on row r, unless a note of rowNotes already does
+// rowNullNote says why metric mr is null on row r, unless a note of noteMemo.row already does
 // (mixed units).
 func rowNullNote(snap *Snapshot, p *Params, mr MetricResult, r outRow) []Obj {
 	m := mr.Metric
@@ -337,7 +337,7 @@ func rowNullNote(snap *Snapshot, p *Params, mr MetricResult, r outRow) []Obj {
 		return []Obj{{{"code", NoteNotAdditive}, {"metric", m.Name},
 			{"message", fmt.Sprintf("%s is not additive across groups, so the %s row cannot add the values of the groups it folds and shows null; summary.totals gives it over the whole matched set, and a query filtered to the folded groups gives it for them", m.Name, OtherGroup)}}}
 	case !r.other && mr.Groups.Mixed[r.gi]:
-		return nil // mixed_units, from rowNotes
+		return nil // mixed_units, from noteMemo.row
 	case m.Agg == capability.Ratio:
 		return []Obj{ratioNote(m, "this group's rows")}
 	}

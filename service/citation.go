@@ -42,6 +42,8 @@ type citeWriter struct {
 	cache  *citeCache
 	key    []byte
 	keyLen int
+	// lin are the snapshot's lineage columns.
+	lin lineageCols
 }
 
 // citation is one rendered citation: buf[start:end] of its writer.
@@ -52,7 +54,10 @@ type citation struct {
 }
 
 func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters Obj, buf []byte, cache *citeCache) *citeWriter {
-	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cites: map[string]citation{}, cache: cache}
+	if cache != nil && cache.max <= 0 {
+		cache = nil // off: no key is built, nothing is kept
+	}
+	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cites: map[string]citation{}, cache: cache, lin: snap.lineage()}
 	if len(filters) > 0 {
 		f := appendObjOrPanic(nil, filters)
 		w.filters = f[1 : len(f)-1]
@@ -122,6 +127,18 @@ func (w *citeWriter) cacheKey(src columnar.Source, group Obj) []byte {
 	return k
 }
 
+// merge adds the citations of o that w does not have.
+func (w *citeWriter) merge(o *citeWriter) {
+	for id, cit := range o.cites {
+		if _, dup := w.cites[id]; dup {
+			continue
+		}
+		start := len(w.buf)
+		w.buf = append(w.buf, o.buf[cit.start:cit.end]...)
+		w.cites[id] = citation{start: start, end: len(w.buf), verifyRow: cit.verifyRow}
+	}
+}
+
 // add keeps citation id, rendered in w.buf[start:], unless it is there already.
 func (w *citeWriter) add(id string, start, verifyRow int) {
 	if _, dup := w.cites[id]; dup {
@@ -152,8 +169,7 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 			return hit.id
 		}
 	}
-	t := w.snap.Table
-	file := t.Col(capability.ColSourceFile).Values[src.File]
+	file := w.lin.file.Values[src.File]
 	ms := w.snap.sources[file]
 	start := len(w.buf)
 	b := append(w.buf, `{"source_id":`...)
@@ -182,9 +198,9 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 				b = append(b, ',')
 			}
 			b = append(b, `{"sheet":`...)
-			b = appendString(b, text(t, capability.ColSheet, int(r)), false)
+			b = appendQuoted(b, w.lin.sheet, w.lin.lineageText.sheet, int(r))
 			b = append(b, `,"source_row":`...)
-			b = strconv.AppendInt(b, intText(t, capability.ColSourceRow, int(r)), 10)
+			b = strconv.AppendInt(b, intAt(w.lin.row, int(r)), 10)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -193,7 +209,7 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 	verifyRow := -1
 	if len(src.Sample) > 0 {
 		verifyRow = int(src.Sample[0])
-		b = appendRecordCitation(b, w.snap, verifyRow)
+		b = w.lin.appendRecordCitation(b, w.snap, verifyRow)
 	} else {
 		b = append(b, "{}"...)
 	}
@@ -238,7 +254,7 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 		if len(src.Sheets) == 0 {
 			b = append(b, "null"...)
 		} else {
-			sheets := t.Col(capability.ColSheet).Values
+			sheets := w.lin.sheet.Values
 			for i, sh := range src.Sheets {
 				if i == 0 {
 					b = append(b, '[')
@@ -313,23 +329,101 @@ func (w *citeWriter) object(s *Service, evidence bool) Obj {
 // endpoint takes, {"source_id", "source_url", "source_file", "sheet", "source_row",
 // "raw_file_sha256", "as_of"}.
 func appendRecordCitation(b []byte, snap *Snapshot, r int) []byte {
+	return snap.lineage().appendRecordCitation(b, snap, r)
+}
+
+// lineageCols are the lineage columns of a snapshot's table, which every query decodes, with
+// their values rendered as JSON strings once per snapshot (lineageText).
+type lineageCols struct {
+	file, id, sheet, row, sha *columnar.Column
+	*lineageText
+}
+
+// lineageText holds, by dictionary code, a snapshot's lineage values rendered as JSON
+// strings, and for each source file the members a record citation takes from the manifest.
+type lineageText struct {
+	once            sync.Once
+	file, id, sheet [][]byte
+	sha             [][]byte
+	url, derived    [][]byte // by file code: the quoted source_url, the derived members
+	asOf            []byte
+}
+
+func (snap *Snapshot) lineage() lineageCols {
 	t := snap.Table
-	file := text(t, capability.ColSourceFile, r)
+	l := lineageCols{file: t.Col(capability.ColSourceFile), id: t.Col(capability.ColSourceID), sheet: t.Col(capability.ColSheet),
+		row: t.Col(capability.ColSourceRow), sha: t.Col(capability.ColRawSHA256), lineageText: &snap.lintext}
+	l.once.Do(func() {
+		l.lineageText.file, l.lineageText.id, l.lineageText.sheet, l.lineageText.sha = quotedValues(l.file), quotedValues(l.id), quotedValues(l.sheet), quotedValues(l.sha)
+		l.asOf = appendString(nil, snap.Manifest.AsOf, false)
+		if l.file.Kind == columnar.Dict {
+			for _, f := range l.file.Values {
+				src := snap.sources[f]
+				l.url = append(l.url, appendString(nil, src.URL, false))
+				l.derived = append(l.derived, appendDerived(nil, src))
+			}
+		}
+	})
+	return l
+}
+
+// quotedValues are the values of a Dict column rendered as JSON strings (nil for another
+// kind of column).
+func quotedValues(c *columnar.Column) [][]byte {
+	if c == nil || c.Kind != columnar.Dict {
+		return nil
+	}
+	out := make([][]byte, len(c.Values))
+	for i, v := range c.Values {
+		out[i] = appendString(nil, v, false)
+	}
+	return out
+}
+
+// appendQuoted writes row r of lineage column c as a JSON string (its text, "" when null),
+// from q, its values rendered once, when it has them.
+func appendQuoted(b []byte, c *columnar.Column, q [][]byte, r int) []byte {
+	if q != nil {
+		if code := c.Codes[r]; code >= 0 {
+			return append(b, q[code]...)
+		}
+		return append(b, `""`...)
+	}
+	v, _ := c.Text(r)
+	return appendString(b, v, false)
+}
+
+// appendRecordCitation is the package function, with the columns looked up once.
+func (l lineageCols) appendRecordCitation(b []byte, snap *Snapshot, r int) []byte {
 	b = append(b, `{"source_id":`...)
-	b = appendString(b, text(t, capability.ColSourceID, r), false)
+	b = appendQuoted(b, l.id, l.lineageText.id, r)
 	b = append(b, `,"source_url":`...)
-	b = appendString(b, snap.sources[file].URL, false)
+	var derived []byte
+	if code := l.file.Codes[r]; l.url != nil && code >= 0 {
+		b = append(b, l.url[code]...)
+		derived = l.derived[code]
+	} else {
+		file, _ := l.file.Text(r)
+		src := snap.sources[file]
+		b = appendString(b, src.URL, false)
+		derived = appendDerived(nil, src)
+	}
 	b = append(b, `,"source_file":`...)
-	b = appendString(b, file, false)
+	b = appendQuoted(b, l.file, l.lineageText.file, r)
 	b = append(b, `,"sheet":`...)
-	b = appendString(b, text(t, capability.ColSheet, r), false)
+	b = appendQuoted(b, l.sheet, l.lineageText.sheet, r)
 	b = append(b, `,"source_row":`...)
-	b = strconv.AppendInt(b, intText(t, capability.ColSourceRow, r), 10)
+	b = strconv.AppendInt(b, intAt(l.row, r), 10)
 	b = append(b, `,"raw_file_sha256":`...)
-	b = appendString(b, text(t, capability.ColRawSHA256, r), false)
+	b = appendQuoted(b, l.sha, l.lineageText.sha, r)
 	b = append(b, `,"as_of":`...)
-	b = appendString(b, snap.fileAsOf(file), false)
-	b = appendDerived(b, snap.sources[file])
+	if snap.derived != nil {
+		file, _ := l.file.Text(r)
+		b = appendString(b, snap.fileAsOf(file), false)
+	} else {
+		b = append(b, l.asOf...)
+	}
+	b = append(b, derived...)
 	return append(b, '}')
 }
 
@@ -342,6 +436,19 @@ func (snap *Snapshot) fileAsOf(file string) string {
 		}
 	}
 	return snap.Manifest.AsOf
+}
+
+// intAt is row r of an integer column (0 when null or not an integer).
+func intAt(c *columnar.Column, r int) int64 {
+	if c.Kind == columnar.Int {
+		if c.Ints.IsNull(r) {
+			return 0
+		}
+		return c.Ints.Value(r)
+	}
+	v, _ := c.Text(r)
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return n
 }
 
 // appendDerived marks a citation of a derived file (a third party's extract or re-save of

@@ -242,11 +242,45 @@ func (n Num) appendJSON(b []byte) ([]byte, error) {
 	if !n.Valid || math.IsNaN(n.V) || math.IsInf(n.V, 0) {
 		return append(b, "null"...), nil
 	}
+	// Fast path: when the shortest decimal of V has at most 15 significant digits, rounding
+	// to 15 digits gives V back (V lies within half an ulp of that decimal, far inside half a
+	// step of the 15-digit grid), so clean(V) is V and its shortest 'f' form is the answer.
+	if n.V == 0 {
+		return append(b, '0'), nil
+	}
+	start := len(b)
+	b = strconv.AppendFloat(b, n.V, 'f', -1, 64)
+	if significantDigits(b[start:]) <= 15 {
+		return b, nil
+	}
+	b = b[:start]
 	c := clean(n.V)
 	if math.IsInf(c, 0) {
 		return nil, fmt.Errorf("json: unsupported value: %v rounds to %v", n.V, c)
 	}
 	return strconv.AppendFloat(b, c, 'f', -1, 64), nil
+}
+
+// significantDigits counts the digits of a number written in 'f' form from its first
+// non-zero digit to its last.
+func significantDigits(f []byte) int {
+	first, last, n := -1, -1, 0
+	for _, c := range f {
+		if c < '0' || c > '9' {
+			continue
+		}
+		if c != '0' {
+			if first < 0 {
+				first = n
+			}
+			last = n
+		}
+		n++
+	}
+	if first < 0 {
+		return 0
+	}
+	return last - first + 1
 }
 
 func clean(v float64) float64 {

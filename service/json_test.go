@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/citeq/citeq/internal/testenv"
@@ -194,5 +196,32 @@ func TestQueryPayloadsAreCanonicalJSON(t *testing.T) {
 				t.Errorf("differs at byte %d:\n got …%s\nwant …%s", i, got[max(0, i-80):min(len(got), i+80)], want[max(0, i-80):min(len(want), i+80)])
 			}
 		})
+	}
+}
+
+// TestNumFastPath checks Num.appendJSON against the rounding it shortcuts: the shortest 'f'
+// form of the value rounded to 15 significant digits, over values with 15 or fewer
+// significant digits, with more, and at the ends of the range.
+func TestNumFastPath(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1167975.9, 1167975.9000000781, 1e21, 1e-7, 123456789012345,
+		1234567890123456, 12345678901234567, 0.30000000000000004, 2.5e-300, 1.7976931348623157e308, -4.9e-324, 99999999999999.99,
+		999999999999999.9, 1e15 + 0.3, 100, 1e20}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		vals = append(vals, r.NormFloat64()*math.Pow(10, float64(r.IntN(40)-20)), math.Round(r.Float64()*1e6)/100)
+	}
+	for _, v := range vals {
+		got, err := Num{V: v, Valid: true}.appendJSON(nil)
+		c := clean(v)
+		if math.IsInf(c, 0) {
+			if err == nil {
+				t.Errorf("%v: no error, want one", v)
+			}
+			continue
+		}
+		want := strconv.AppendFloat(nil, c, 'f', -1, 64)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("%v: got %s (%v), want %s", v, got, err, want)
+		}
 	}
 }

@@ -1,8 +1,11 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -312,6 +315,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	citeBuf := getBuf()
 	cw := newCiteWriter(c, snap, p, filters, *citeBuf, s.cites)
 	defer func() { putBuf(citeBuf, cw.buf) }()
+	cw.cites = make(map[string]citation, len(rows)+1)
 	if n := len(rows); n > 0 && rows[n-1].other {
 		// The (other) row's lineage filter leaves out the groups listed before it.
 		kept := make([]Obj, 0, n-1)
@@ -331,69 +335,40 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	}
 
 	// The rows, rendered one after the other: each {"group", "metrics", "notes"?, "lineage":
-	// {"citation_ref", "citation_refs"? (more than one source), "source_rows_count"}}.
+	// {"citation_ref", "citation_refs"? (more than one source), "source_rows_count"}}. Many
+	// rows are rendered in two halves at once, each half's citations by a writer of its own,
+	// merged after.
+	rr := &rowRenderer{c: c, snap: snap, p: p, results: results, metricKeys: make([][]byte, len(results))}
+	for j, mr := range results {
+		rr.metricKeys[j] = append(appendString(nil, mr.Metric.Name, true), ':')
+	}
 	rowsBuf := getBuf()
 	out := append((*rowsBuf)[:0], '[')
 	defer func() { putBuf(rowsBuf, out) }()
-	group := make(Obj, 0, len(p.GroupBy))
-	var err error
-	for i, r := range rows {
-		group = group[:0]
-		for k, name := range p.GroupBy {
-			f, _ := c.Field(name)
-			if r.other {
-				group = append(group, KV{name, OtherGroup})
-			} else if r.null[k] {
-				group = append(group, KV{name, nil})
-			} else {
-				group = append(group, KV{name, typed(f.Type, r.group[k])})
-			}
+	if len(rows) < parallelRows || runtime.GOMAXPROCS(0) < 2 {
+		out = rr.render(out, rows, cw)
+	} else {
+		mid := len(rows) / 2
+		secondBuf, citeBuf2 := getBuf(), getBuf()
+		cw2 := newCiteWriter(c, snap, p, filters, *citeBuf2, s.cites)
+		cw2.excludes = cw.excludes
+		second := (*secondBuf)[:0]
+		var failed any
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer func() { failed = recover() }()
+			second = rr.render(second, rows[mid:], cw2)
+		}()
+		out = rr.render(out, rows[:mid], cw)
+		<-done
+		if failed != nil {
+			panic(failed)
 		}
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, `{"group":`...)
-		if out, err = appendObj(out, group); err != nil {
-			panic(err)
-		}
-		out = append(out, `,"metrics":{`...)
-		var notes []Obj
-		for j, mr := range results {
-			if j > 0 {
-				out = append(out, ',')
-			}
-			out = appendString(out, mr.Metric.Name, true)
-			out = append(out, ':')
-			v := rowValue(mr, r)
-			if out, err = v.appendJSON(out); err != nil {
-				panic(err)
-			}
-			notes = append(notes, rowNotes(mr, r)...)
-			if !v.Valid {
-				notes = append(notes, rowNullNote(snap, p, mr, r)...)
-			}
-		}
-		out = append(out, '}')
-		if len(notes) > 0 {
-			out = append(out, `,"notes":`...)
-			if out, err = appendValue(out, notes); err != nil {
-				panic(err)
-			}
-		}
-		refs := cw.refs(r.sources, group)
-		out = append(out, `,"lineage":{"citation_ref":`...)
-		if len(refs) == 0 {
-			out = append(out, "null"...)
-		} else {
-			out = appendString(out, refs[0], false)
-		}
-		if len(refs) > 1 {
-			out = append(out, `,"citation_refs":`...)
-			out, _ = appendValue(out, refs)
-		}
-		out = append(out, `,"source_rows_count":`...)
-		out = strconv.AppendInt(out, sourceRows(r.sources), 10)
-		out = append(out, "}}"...)
+		out = append(append(out, ','), second...)
+		cw.merge(cw2)
+		putBuf(secondBuf, second)
+		putBuf(citeBuf2, cw2.buf)
 	}
 	out = append(out, ']')
 
@@ -443,24 +418,103 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		{"summary", summary},
 		{"rows", rawJSON(out)},
 	}
+	var recs rawJSON
 	if p.IncludeRecords {
-		recs, e := s.records(c, snap, sel, p.Limit)
+		var nrecs int
+		var e *Error
+		recs, nrecs, e = s.records(c, snap, sel, p.Limit)
 		if e != nil {
 			return nil, e
 		}
-		summary = append(summary, KV{"records_returned", len(recs)}, KV{"records_truncated", len(recs) < sel.Len()})
+		summary = append(summary, KV{"records_returned", nrecs}, KV{"records_truncated", nrecs < sel.Len()})
 		doc[3].V = summary
 		doc = append(doc, KV{"records", recs})
 	}
 	doc = append(doc, KV{"citations", cw.object(s, p.IncludeEvidence)})
-	docBuf := getBuf()
-	rendered, err := appendObj(*docBuf, doc)
+	// Rendered once, into a buffer sized for it: the rows, records and citations are most of
+	// it, and the rest is small.
+	body, err := appendObj(make([]byte, 0, len(out)+len(recs)+len(cw.buf)+8<<10), doc)
 	if err != nil {
 		panic(err)
 	}
-	body := append(make([]byte, 0, len(rendered)), rendered...)
-	putBuf(docBuf, rendered)
 	return body, nil
+}
+
+// parallelRows is the fewest rows rendered in two halves at once.
+const parallelRows = 128
+
+// rowRenderer renders the rows of one answer.
+type rowRenderer struct {
+	c          *capability.Capability
+	snap       *Snapshot
+	p          *Params
+	results    []MetricResult
+	metricKeys [][]byte // each metric's name, rendered, and a colon
+}
+
+// render appends rows to out, separated by commas, citing their sources with cw.
+func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte {
+	group := make(Obj, 0, len(rr.p.GroupBy))
+	notesMemo := noteMemo{}
+	var notesBuf []any
+	var err error
+	for i, r := range rows {
+		group = group[:0]
+		for k, name := range rr.p.GroupBy {
+			f, _ := rr.c.Field(name)
+			if r.other {
+				group = append(group, KV{name, OtherGroup})
+			} else if r.null[k] {
+				group = append(group, KV{name, nil})
+			} else {
+				group = append(group, KV{name, typed(f.Type, r.group[k])})
+			}
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"group":`...)
+		if out, err = appendObj(out, group); err != nil {
+			panic(err)
+		}
+		out = append(out, `,"metrics":{`...)
+		notes := notesBuf[:0]
+		for j := range rr.results {
+			mr := &rr.results[j]
+			if j > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, rr.metricKeys[j]...)
+			v := rowValue(mr, r)
+			if out, err = v.appendJSON(out); err != nil {
+				panic(err)
+			}
+			notes = notesMemo.row(notes, rr.snap, rr.p, j, mr, r, v.Valid)
+		}
+		out = append(out, '}')
+		if len(notes) > 0 {
+			out = append(out, `,"notes":`...)
+			if out, err = appendValue(out, notes); err != nil {
+				panic(err)
+			}
+		}
+		notesBuf = notes
+		refs := cw.refs(r.sources, group)
+		out = append(out, `,"lineage":{"citation_ref":`...)
+		if len(refs) == 0 {
+			out = append(out, "null"...)
+		} else {
+			out = appendString(out, refs[0], false)
+		}
+		if len(refs) > 1 {
+			out = append(out, `,"citation_refs":`...)
+			out, _ = appendValue(out, refs)
+		}
+		out = append(out, `,"source_rows_count":`...)
+		out = strconv.AppendInt(out, sourceRows(r.sources), 10)
+		out = append(out, "}}"...)
+	}
+	return out
 }
 
 func orEmptyNotes(n []Obj) []Obj {
@@ -478,22 +532,42 @@ func sourceRows(srcs []columnar.Source) int64 {
 	return n
 }
 
-// rank orders rows by a metric (nulls last whatever the order), ties in group-key order.
+// rank orders rows by a metric (nulls last whatever the order), ties in group-key order. It
+// sorts the group indices, then moves each row once.
 func rank(rows []outRow, res columnar.Result, asc bool) {
-	sort.SliceStable(rows, func(i, j int) bool {
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
 		a, b := rows[i].gi, rows[j].gi
 		va, vb := res.Valid[a], res.Valid[b]
-		if va != vb {
-			return va
+		switch {
+		case va != vb:
+			if va {
+				return -1
+			}
+			return 1
+		case !va || res.Values[a] == res.Values[b]:
+			return cmp.Compare(a, b)
 		}
-		if !va || res.Values[a] == res.Values[b] {
-			return a < b
+		x, y := res.Values[a], res.Values[b]
+		if !asc {
+			x, y = y, x
 		}
-		if asc {
-			return res.Values[a] < res.Values[b]
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
 		}
-		return res.Values[a] > res.Values[b]
+		return 0 // incomparable (NaN): the order they came in
 	})
+	sorted := make([]outRow, len(rows))
+	for i, o := range order {
+		sorted[i] = rows[o]
+	}
+	copy(rows, sorted)
 }
 
 // foldOther folds the rows beyond top_n into one (other) row: additive metrics are the sum
@@ -546,7 +620,7 @@ func num(r columnar.Result, gi int) Num {
 	return Num{V: r.Values[gi], Valid: r.Valid[gi]}
 }
 
-func rowValue(mr MetricResult, r outRow) Num {
+func rowValue(mr *MetricResult, r outRow) Num {
 	if !r.other {
 		return num(mr.Groups, r.gi)
 	}
@@ -563,18 +637,50 @@ func rowValue(mr MetricResult, r outRow) Num {
 	return sum
 }
 
-func rowNotes(mr MetricResult, r outRow) []Obj {
+// noteMemo renders a query's row notes: the notes that are the same on every row they
+// stand on (all but the counts of null rows, and the null notes of a capability whose rows
+// repeat others', which depend on the group) are rendered once per metric.
+type noteMemo map[[2]int]rawJSON
+
+// row appends to notes the notes of metric j (result mr) on row r, whose value is valid or
+// null, as the rows render them: the null-row count and mixed-units notes, then rowNullNote for a null value.
+func (m noteMemo) row(notes []any, snap *Snapshot, p *Params, j int, mr *MetricResult, r outRow, valid bool) []any {
+	if !r.other {
+		if mr.Metric.NullNote != "" && mr.Groups.NullRows[r.gi] > 0 {
+			notes = append(notes, nullNote(mr.Metric, mr.Groups.NullRows[r.gi]))
+		}
+		if mr.Groups.Mixed[r.gi] {
+			notes = append(notes, m.once(j, 0, func() []Obj { return []Obj{mixedNote(mr.Metric)} })...)
+		}
+	}
+	if valid || !r.other && mr.Groups.Mixed[r.gi] {
+		return notes
+	}
+	kind := 1
 	if r.other {
+		kind = 2
+	}
+	if !r.other && len(snap.Cap.Repeats) > 0 {
+		for _, n := range rowNullNote(snap, p, *mr, r) {
+			notes = append(notes, n)
+		}
+		return notes
+	}
+	return append(notes, m.once(j, kind, func() []Obj { return rowNullNote(snap, p, *mr, r) })...)
+}
+
+// once renders the notes of metric j of a kind the first time, and returns them as rendered.
+func (m noteMemo) once(j, kind int, notes func() []Obj) []any {
+	key := [2]int{j, kind}
+	r, ok := m[key]
+	if !ok {
+		r = mustJSON(notes())
+		m[key] = r
+	}
+	if string(r) == "null" || string(r) == "[]" {
 		return nil
 	}
-	var out []Obj
-	if mr.Metric.NullNote != "" && mr.Groups.NullRows[r.gi] > 0 {
-		out = append(out, nullNote(mr.Metric, mr.Groups.NullRows[r.gi]))
-	}
-	if mr.Groups.Mixed[r.gi] {
-		out = append(out, mixedNote(mr.Metric))
-	}
-	return out
+	return []any{r[1 : len(r)-1]}
 }
 
 func nullNote(m capability.Metric, n int64) Obj {
@@ -627,8 +733,9 @@ func intText(t *columnar.Table, col string, r int) int64 {
 	return n
 }
 
-// records renders up to limit matched rows, in source order, each with its citation.
-func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, limit int) ([]Obj, *Error) {
+// records renders up to limit matched rows, in source order, each with its citation, as a
+// JSON array of objects (each field by name, then "citation"), and returns how many.
+func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, limit int) (rawJSON, int, *Error) {
 	n := min(limit, sel.Len())
 	rows := make([]int, n)
 	for i := range rows {
@@ -639,28 +746,59 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 	for fi, f := range c.Fields {
 		names[fi] = f.Name
 	}
-	cells, valid, err := snap.Table.TextsOf(names, rows)
+	cells, err := snap.Table.CellsOf(names, rows)
 	if err != nil {
-		return nil, unreadable(snap, err)
+		return nil, 0, unreadable(snap, err)
 	}
-	out := make([]Obj, 0, n)
+	keys := make([][]byte, len(c.Fields))
+	for fi, f := range c.Fields {
+		keys[fi] = append(appendString(nil, f.Name, true), ':')
+	}
+	lin := snap.lineage()
+	b := make([]byte, 0, n*(64+32*len(c.Fields)))
+	b = append(b, '[')
 	for i, r := range rows {
-		rec := make(Obj, 0, len(c.Fields)+1)
-		for fi, f := range c.Fields {
-			v, ok := cells[fi][i], valid[fi][i]
-			if !ok {
-				rec = append(rec, KV{f.Name, nil})
-				continue
-			}
-			if f.Type == capability.Number {
-				fv, _ := strconv.ParseFloat(v, 64)
-				rec = append(rec, KV{f.Name, Num{V: fv, Valid: true}})
-				continue
-			}
-			rec = append(rec, KV{f.Name, typed(f.Type, v)})
+		if i > 0 {
+			b = append(b, ',')
 		}
-		rec = append(rec, KV{"citation", rawJSON(appendRecordCitation(nil, snap, r))})
-		out = append(out, rec)
+		b = append(b, '{')
+		for fi, f := range c.Fields {
+			if fi > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, keys[fi]...)
+			if b, err = appendCell(b, f.Type, cells[fi], i); err != nil {
+				panic(err)
+			}
+		}
+		if len(c.Fields) > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `"citation":`...)
+		b = lin.appendRecordCitation(b, snap, r)
+		b = append(b, '}')
 	}
-	return out, nil
+	return append(b, ']'), n, nil
+}
+
+// appendCell writes cell i of a field of type t as a record gives it: null, a number (with
+// at most 15 significant digits), an integer, a boolean, or the text.
+func appendCell(b []byte, t capability.Type, c *columnar.Cells, i int) ([]byte, error) {
+	if !c.Valid[i] {
+		return append(b, "null"...), nil
+	}
+	switch {
+	case t == capability.Number && c.Floats != nil:
+		return Num{V: c.Floats[i], Valid: true}.appendJSON(b)
+	case t == capability.Integer && c.Ints != nil:
+		return strconv.AppendInt(b, c.Ints[i], 10), nil
+	case t == capability.Boolean && c.Bools != nil:
+		return strconv.AppendBool(b, c.Bools[i]), nil
+	}
+	v, _ := c.Text(i)
+	if t == capability.Number {
+		fv, _ := strconv.ParseFloat(v, 64)
+		return Num{V: fv, Valid: true}.appendJSON(b)
+	}
+	return appendValue(b, typed(t, v))
 }

@@ -34,6 +34,8 @@ type Snapshot struct {
 	citations citedRows
 	// derived is set on the snapshot of a derived capability (derived.go).
 	derived *derivedInfo
+	// lintext holds the lineage values rendered as JSON (lineage).
+	lintext lineageText
 }
 
 // sourceBySHA is the manifest's entry of the raw file with hash sha.

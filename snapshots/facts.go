@@ -24,14 +24,27 @@ func Columns(c *capability.Capability) []capability.Field {
 // rowGroupRows bounds a Parquet row group, so a large table is read in chunks.
 const rowGroupRows = 1 << 20
 
-// WriteFacts writes rows as a Parquet file at path. String-like columns are dictionary
-// encoded, every column is optional (null where a vintage does not publish it) and Snappy
-// compressed.
+// pageBytes bounds the values a data page holds before encoding (SchemaVersion 2): small
+// pages let a record's cells be read by decompressing the one page that holds them, found
+// through the offset index, rather than the column chunk's first 256 KiB.
+const pageBytes = 32 << 10
+
+// WriteFacts writes rows as a Parquet file at path. Every column is optional (null where a
+// vintage does not publish it) and Snappy compressed, in data pages of at most 32 KiB of
+// values with a page index. String-like columns are dictionary encoded, except a column
+// whose values are nearly all distinct in the first row group (PlainColumns): there a
+// dictionary is as large as the column, and reading any cell of the row group would decode
+// all of it.
 func WriteFacts(path string, cols []capability.Field, rows []Row) (err error) {
 	defer func() { err = explainFull(err) }()
+	plain := PlainColumns(cols, rows[:min(len(rows), rowGroupRows)])
 	group := parquet.Group{}
-	for _, f := range cols {
-		group[f.Name] = parquet.Optional(parquet.Compressed(leaf(f.Type), &parquet.Snappy))
+	for i, f := range cols {
+		node := leaf(f.Type)
+		if plain[i] {
+			node = parquet.String()
+		}
+		group[f.Name] = parquet.Optional(parquet.Compressed(node, &parquet.Snappy))
 	}
 	schema := parquet.NewSchema("facts", group)
 	// parquet.Group orders its columns by name: map each field to its leaf index.
@@ -56,7 +69,7 @@ func WriteFacts(path string, cols []capability.Field, rows []Row) (err error) {
 	}
 	defer os.Remove(tmp.Name())
 	Failpoint(StepFactsWrite)
-	w := parquet.NewWriter(tmp, schema, parquet.MaxRowsPerRowGroup(rowGroupRows))
+	w := parquet.NewWriter(tmp, schema, parquet.MaxRowsPerRowGroup(rowGroupRows), parquet.PageBufferSize(pageBytes))
 	buf := make([]parquet.Row, 0, 1024)
 	flush := func() error {
 		if _, err := w.WriteRows(buf); err != nil {
@@ -99,6 +112,33 @@ func WriteFacts(path string, cols []capability.Field, rows []Row) (err error) {
 		return fmt.Errorf("write facts: %w", err)
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// PlainColumns says which of cols WriteFacts writes without a dictionary, by index: the
+// text columns (String and Date) of which more than half the non-null values of rows are
+// distinct (a record key, a name suffixed per row). A function of the rows alone, so the
+// same rows always give the same file.
+func PlainColumns(cols []capability.Field, rows []Row) []bool {
+	plain := make([]bool, len(cols))
+	for i, f := range cols {
+		switch f.Type {
+		case capability.Integer, capability.Number, capability.Boolean:
+			continue
+		}
+		seen := map[string]struct{}{}
+		nonNull := 0
+		for _, r := range rows {
+			if len(r) != len(cols) {
+				continue // WriteFacts refuses the row
+			}
+			if s, ok := r[i].(string); ok {
+				nonNull++
+				seen[s] = struct{}{}
+			}
+		}
+		plain[i] = nonNull > 0 && 2*len(seen) > nonNull
+	}
+	return plain
 }
 
 func leaf(t capability.Type) parquet.Node {

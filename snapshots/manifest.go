@@ -10,8 +10,11 @@ import (
 	"path/filepath"
 )
 
-// SchemaVersion is the version of the fact-table layout and manifest.
-const SchemaVersion = 1
+// SchemaVersion is the version of the fact-table layout and manifest; it is part of every
+// snapshot's fingerprint. Version 2 writes data pages of at most 32 KiB with a page index and
+// leaves near-unique text columns without a dictionary (WriteFacts); version 1 wrote pages of
+// 256 KiB and a dictionary for every text column. The service reads both.
+const SchemaVersion = 2
 
 // Status of a snapshot.
 const (

@@ -264,6 +264,10 @@ func sameAnswer(a, b Answer) bool {
 
 // Timing is the wall time of the measured runs of one query by one system.
 type Timing struct {
+	// First is the first (warm-up) run of the path: what the first asker waits, with
+	// whatever the load left for a query to read (for records, the pages of the columns not
+	// decoded).
+	First  time.Duration
 	Runs   []time.Duration
 	Median time.Duration
 	Min    time.Duration
@@ -288,7 +292,11 @@ func measure(fns []func() (any, error), warmup, runs int) ([]Timing, []any, erro
 	timings, last := make([]Timing, len(fns)), make([]any, len(fns))
 	for i, run := range fns {
 		for w := 0; w < warmup; w++ {
+			start := time.Now()
 			res, err := run()
+			if w == 0 {
+				timings[i].First = time.Since(start)
+			}
 			if err != nil {
 				return nil, nil, err
 			}

@@ -193,6 +193,10 @@ func stoppedIngest(t *testing.T, step, raw, data string) (*exec.Cmd, *bytes.Buff
 	out := &bytes.Buffer{}
 	cmd := exec.Command(binary(t), "ingest", "--raw", raw, "--data", data)
 	cmd.Env = append(os.Environ(), snapshots.FailpointEnv+"="+step+":stop")
+	// A process group of its own: a stopped process in a group that becomes orphaned (when
+	// another child of the test ends) is sent SIGHUP and SIGCONT by the kernel, which would
+	// let the ingest run on past its step.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -129,6 +129,12 @@ func (s *Store) Queued(p Promotion) error {
 // on from step when it is continued (SIGCONT).
 const FailpointEnv = "CITEQ_FAILPOINT"
 
+// FailpointResumeEnv, set with a "<step>:stop" failpoint, names a file: the process writes
+// "<file>.stopped" (holding the step) before it stops, and goes on only when continued with
+// the file present, stopping again on a SIGCONT it was not meant to take (the kernel sends
+// one to a stopped process whose process group is orphaned).
+const FailpointResumeEnv = "CITEQ_FAILPOINT_RESUME"
+
 // The steps of ingest a failpoint can name, in the order an ingest reaches them.
 const (
 	StepRawCopy        = "raw:copy"                // a source file is being copied into the raw store
@@ -148,7 +154,19 @@ func Failpoint(step string) {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way
 	case step + ":stop":
-		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		resume := os.Getenv(FailpointResumeEnv)
+		if resume != "" {
+			_ = os.WriteFile(resume+".stopped", []byte(step), 0o644)
+		}
+		for {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+			if resume == "" {
+				return
+			}
+			if _, err := os.Stat(resume); err == nil {
+				return
+			}
+		}
 	}
 }
 

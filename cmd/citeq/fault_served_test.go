@@ -191,11 +191,11 @@ func leftovers(t *testing.T, data string) []string {
 func stoppedIngest(t *testing.T, step, raw, data string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	out := &bytes.Buffer{}
+	resume := filepath.Join(t.TempDir(), "resume")
 	cmd := exec.Command(binary(t), "ingest", "--raw", raw, "--data", data)
-	cmd.Env = append(os.Environ(), snapshots.FailpointEnv+"="+step+":stop")
-	// A process group of its own: a stopped process in a group that becomes orphaned (when
-	// another child of the test ends) is sent SIGHUP and SIGCONT by the kernel, which would
-	// let the ingest run on past its step.
+	cmd.Env = append(os.Environ(), snapshots.FailpointEnv+"="+step+":stop", snapshots.FailpointResumeEnv+"="+resume)
+	// A process group of its own, and a resume file: a stray SIGCONT (the kernel sends one to
+	// a stopped process whose process group becomes orphaned) cannot let it run past its step.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -207,10 +207,13 @@ func stoppedIngest(t *testing.T, step, raw, data string) (*exec.Cmd, *bytes.Buff
 			cmd.Wait()
 		}
 	})
+	resumes[cmd] = resume
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
 		switch procState(t, cmd.Process.Pid) {
 		case 'T', 't':
-			return cmd, out
+			if got, err := os.ReadFile(resume + ".stopped"); err == nil && string(got) == step {
+				return cmd, out
+			}
 		case 'Z', 'X':
 			cmd.Wait()
 			t.Fatalf("ingest ended without reaching %s:\n%s", step, out)
@@ -218,6 +221,21 @@ func stoppedIngest(t *testing.T, step, raw, data string) (*exec.Cmd, *bytes.Buff
 		if time.Now().After(deadline) {
 			t.Fatalf("ingest did not reach %s:\n%s", step, out)
 		}
+	}
+}
+
+// resumes maps a stopped ingest to its resume file; continueIngest creates it and sends
+// SIGCONT.
+var resumes = map[*exec.Cmd]string{}
+
+// continueIngest lets an ingest stopped by stoppedIngest go on from its step.
+func continueIngest(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if err := os.WriteFile(resumes[cmd], nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -378,9 +396,7 @@ func TestPreviousSnapshotServedThroughFaults(t *testing.T) {
 				if tc.leave == 0 {
 					checkFreeCallers(t, s)
 				}
-				if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
-					t.Fatal(err)
-				}
+				continueIngest(t, cmd)
 				if err := cmd.Wait(); err == nil {
 					t.Fatalf("ingest succeeded on a full disk:\n%s", out)
 				}

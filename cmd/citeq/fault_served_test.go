@@ -443,6 +443,20 @@ func TestPreviousSnapshotServedThroughFaults(t *testing.T) {
 					t.Fatal(err)
 				}
 				s.checkServed(t, "space freed, before the next ingest", tc.promoted, false)
+				if tc.promoted {
+					// The running server queues the event once the space is back, before
+					// any other ingest.
+					for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+						pending, err := (&snapshots.Store{Dir: data}).PendingPromotions()
+						if err == nil && len(pending) == 0 {
+							break
+						}
+						if time.Now().After(deadline) {
+							t.Errorf("20 s after the space was freed the server has not queued the event: %+v %v", pending, err)
+							break
+						}
+					}
+				}
 			}
 			got := run(t, "ingest", "--raw", newRaw, "--data", data)
 			for _, p := range left {

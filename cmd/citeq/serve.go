@@ -68,12 +68,20 @@ func runServe(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// A promotion whose event an interrupted ingest never queued is queued now, and after
-	// every catalog change.
+	// A promotion whose event an interrupted ingest never queued is queued now, after every
+	// catalog change, and, while queuing fails (a full disk under the state store), at every
+	// reload tick until it succeeds.
+	retry := false
 	reconcile := func() {
-		if events, deliveries, err := webhooks.Reconcile(ctx, store, svc.Store()); err != nil {
-			log.Error().Err(err).Msg("queue the events of promotions: retried at the next catalog change and start")
-		} else if events > 0 {
+		events, deliveries, err := webhooks.Reconcile(ctx, store, svc.Store())
+		switch {
+		case err != nil && !retry:
+			log.Error().Err(err).Msg("queue the events of promotions: retried every reload interval until it succeeds")
+		case err == nil && retry:
+			log.Info().Msg("queue the events of promotions: succeeded on retry")
+		}
+		retry = err != nil
+		if err == nil && events > 0 {
 			log.Info().Int("events", events).Int("deliveries", deliveries).Msg("snapshot.promoted events queued for promotions an ingest left unqueued")
 		}
 	}
@@ -116,6 +124,8 @@ func runServe(args []string, stdout io.Writer) error {
 					if *warmRows > 0 {
 						go warm()
 					}
+				} else if retry {
+					reconcile()
 				}
 			}
 		}

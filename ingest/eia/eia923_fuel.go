@@ -110,29 +110,11 @@ func fuelHeaderRow(sh *grid.Sheet) (int, map[string]int) {
 
 // Build implements Adapter.
 func (FuelCost) Build(p ingest.Plan) (*ingest.Build, error) {
-	data, _ := ingest.SplitRoles(p.Files)
-	if data == nil {
-		return nil, fmt.Errorf("no EIA-923 workbook in the plan")
-	}
-	name := filepath.Base(data.Path)
-	m := eia923File.FindStringSubmatch(name)
-	if m == nil {
-		return nil, fmt.Errorf("%s is not an EIA-923 Schedules 2_3_4_5 workbook", name)
-	}
-	asOf := monthEndOf(m[2], m[1])
-	wb, err := grid.Open(data.Path)
+	data, name, m, sh, err := openEIA923(p, "Page 5", "Page 5")
 	if err != nil {
 		return nil, err
 	}
-	var sh *grid.Sheet
-	for _, s := range wb.Sheets {
-		if strings.HasPrefix(s.Name, "Page 5") {
-			sh = s
-		}
-	}
-	if sh == nil {
-		return nil, fmt.Errorf("%s has no Page 5 sheet (sheets: %s)", name, strings.Join(wb.SheetNames(), ", "))
-	}
+	asOf := monthEndOf(m[2], m[1])
 	var missing []string
 	hr, cols := fuelHeaderRow(sh)
 	if hr == 0 {

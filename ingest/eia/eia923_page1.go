@@ -47,29 +47,11 @@ func (GenerationAnnual) Plan(files *ingest.Finder) ([]ingest.Plan, error) {
 
 // Build implements Adapter.
 func (GenerationAnnual) Build(p ingest.Plan) (*ingest.Build, error) {
-	data, _ := ingest.SplitRoles(p.Files)
-	if data == nil {
-		return nil, fmt.Errorf("no EIA-923 workbook in the plan")
-	}
-	name := filepath.Base(data.Path)
-	m := eia923File.FindStringSubmatch(name)
-	if m == nil {
-		return nil, fmt.Errorf("%s is not an EIA-923 Schedules 2_3_4_5 workbook", name)
-	}
-	lastMonth, _ := strconv.Atoi(m[1])
-	wb, err := grid.Open(data.Path)
+	data, name, m, sh, err := openEIA923(p, "Page 1 Generation", "Page 1 Generation and Fuel Data")
 	if err != nil {
 		return nil, err
 	}
-	var sh *grid.Sheet
-	for _, s := range wb.Sheets {
-		if strings.HasPrefix(s.Name, "Page 1 Generation") {
-			sh = s
-		}
-	}
-	if sh == nil {
-		return nil, fmt.Errorf("%s has no Page 1 Generation and Fuel Data sheet (sheets: %s)", name, strings.Join(wb.SheetNames(), ", "))
-	}
+	lastMonth, _ := strconv.Atoi(m[1])
 	required := append([]string{}, page1Required...)
 	for _, mo := range netgenMonths {
 		required = append(required, "Netgen "+mo)
@@ -201,4 +183,33 @@ func (GenerationAnnual) Build(p ingest.Plan) (*ingest.Build, error) {
 		Ranges:   map[string]snapshots.Range{"net_generation_mwh": {Min: -1e7, Max: 1e8}},
 		Required: []string{"level", "period", "eia_plant_id", "source_record_key"},
 	}, nil
+}
+
+// openEIA923 opens the EIA-923 Schedules 2_3_4_5 workbook of plan p and finds its sheet whose
+// name starts with prefix (what names it in errors): the data file, its base name, the match
+// of eia923File against that name (month, year, release) and the sheet.
+func openEIA923(p ingest.Plan, prefix, what string) (*ingest.File, string, []string, *grid.Sheet, error) {
+	data, _ := ingest.SplitRoles(p.Files)
+	if data == nil {
+		return nil, "", nil, nil, fmt.Errorf("no EIA-923 workbook in the plan")
+	}
+	name := filepath.Base(data.Path)
+	m := eia923File.FindStringSubmatch(name)
+	if m == nil {
+		return nil, "", nil, nil, fmt.Errorf("%s is not an EIA-923 Schedules 2_3_4_5 workbook", name)
+	}
+	wb, err := grid.Open(data.Path)
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	var sh *grid.Sheet
+	for _, s := range wb.Sheets {
+		if strings.HasPrefix(s.Name, prefix) {
+			sh = s
+		}
+	}
+	if sh == nil {
+		return nil, "", nil, nil, fmt.Errorf("%s has no %s sheet (sheets: %s)", name, what, strings.Join(wb.SheetNames(), ", "))
+	}
+	return data, name, m, sh, nil
 }

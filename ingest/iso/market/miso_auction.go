@@ -222,6 +222,9 @@ func (MISOAuction) Build(p ingest.Plan) (*ingest.Build, error) {
 			Set("atom_type", a.atom).
 			Set("report_period", posted).
 			Key(key)
+		if u := misoConeUnit[a.atom]; u != "" {
+			r.Set("cone_unit", u)
+		}
 		v := map[string]any{"acp_usd_mw_day": a.acp, "cone_usd_mw_day": a.cone, "imm_conduct_threshold_usd_mw_day": a.imm, "acp_erz_verbatim": a.erz}[a.field]
 		if a.col > 0 && len(cols[a.sheet][a.field]) == 1 {
 			r.SetCell(a.field, a.col, v)
@@ -248,6 +251,10 @@ func (MISOAuction) Build(p ingest.Plan) (*ingest.Build, error) {
 		kit.Failures("planning_year_supported", refused, fmt.Sprintf("planning year %s (from %d-%d on)", py, misoFirstYear, misoFirstYear+1)))
 	return b, nil
 }
+
+// misoConeUnit is the unit each CONE atom is stated in: MISO states seasonal CONE per
+// MW-day and annual CONE per MW-year, and neither is converted.
+var misoConeUnit = map[string]string{"cone_seasonal": "USD/MW-day", "cone_annual": "USD/MW-year"}
 
 // misoReader reads the tables of one posting.
 type misoReader struct {

@@ -117,8 +117,10 @@ func TestRuleFiltersGroupByNoDateRanges(t *testing.T) {
 }
 
 func TestRuleDetailRecordFields(t *testing.T) {
-	// citation is added to every record by the service.
-	want := []string{"source_id", "sheet_name", "iso", "auction_label", "planning_year", "season", "zone", "scope", "atom_type",
+	// citation is added to every record by the service. cone_unit is the one field beyond
+	// the contract's list: MISO states annual CONE per MW-year, the contract's metric is per
+	// MW-day and CONE is never converted, so each CONE atom says which unit it is in.
+	want := []string{"cone_unit", "source_id", "sheet_name", "iso", "auction_label", "planning_year", "season", "zone", "scope", "atom_type",
 		"acp_usd_mw_day", "acp_erz_verbatim", "cone_usd_mw_day", "imm_conduct_threshold_usd_mw_day", "report_period",
 		"source_record_key", "source_row_number", "as_of", "raw_file_sha256"}
 	var got []string
@@ -172,6 +174,11 @@ func TestRuleCONEStatedNeverAnnualizedOrConverted(t *testing.T) {
 			annual := make([]float64, 10)
 			var erz []float64
 			for _, a := range misoBuild(t, tc.file) {
+				// Each CONE atom carries the unit it is stated in, so a metric over both
+				// kinds is null (mixed_units) rather than a maximum of two units.
+				if want := map[any]any{"cone_seasonal": "USD/MW-day", "cone_annual": "USD/MW-year"}[a["atom_type"]]; a["cone_unit"] != want {
+					t.Errorf("%v atom: cone_unit %v, want %v", a["atom_type"], a["cone_unit"], want)
+				}
 				switch a["atom_type"] {
 				case "cone_seasonal":
 					seasonal[a["scope"]] = append(seasonal[a["scope"]], a["cone_usd_mw_day"].(float64))

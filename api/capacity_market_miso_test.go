@@ -91,3 +91,63 @@ func TestRulePlanningYearsBefore2024RefusedAtQuery(t *testing.T) {
 		t.Errorf("floors in the schema %v", floors)
 	}
 }
+
+// TestRuleCONEInTheUnitItIsStated is the contract's rule of section 2.4 that CONE is recorded
+// as stated and never converted, at query time: MISO states seasonal CONE per MW-day and
+// annual CONE per MW-year, so the CONE metric answers each in its own unit (summary.units)
+// and is null with a mixed_units note over a set holding both, never a maximum across the
+// two units. The figures are those printed in the 2025-2026 fixture posting (its README).
+func TestRuleCONEInTheUnitItIsStated(t *testing.T) {
+	srv := newServer(t, testenv.FixtureData(t, market.MISOAuction{}))
+	const path = "/v1/power/capacity-market-miso/query"
+	for _, tc := range []struct {
+		name, atom string
+		want       *float64
+		unit       string
+		mixed      bool
+	}{
+		// A set of several units shows the definition's unit text; the value is null.
+		{"seasonal and annual together", "", nil, "USD/MW-day", true},
+		{"seasonal", "cone_seasonal", ptr(1415.13), "USD/MW-day", false},
+		{"annual", "cone_annual", ptr(136170), "USD/MW-year", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"as_of":"2025-04-28"}`
+			if tc.atom != "" {
+				body = `{"as_of":"2025-04-28","filters":{"atom_type":"` + tc.atom + `"}}`
+			}
+			status, raw := do(t, "POST", srv.URL+path, []byte(body))
+			if status != http.StatusOK {
+				t.Fatalf("status %d: %s", status, raw)
+			}
+			var r response
+			var u struct {
+				Summary struct {
+					Units map[string]string `json:"units"`
+				} `json:"summary"`
+			}
+			if err := json.Unmarshal(raw, &r); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(raw, &u); err != nil {
+				t.Fatal(err)
+			}
+			got := r.Summary.Totals["cone_usd_mw_day"]
+			if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
+				t.Errorf("cone_usd_mw_day %v, want %v", deref(got), deref(tc.want))
+			}
+			if u.Summary.Units["cone_usd_mw_day"] != tc.unit {
+				t.Errorf("unit %q, want %q", u.Summary.Units["cone_usd_mw_day"], tc.unit)
+			}
+			mixed := false
+			for _, n := range r.Summary.Notes {
+				mixed = mixed || n.Code == "mixed_units" && n.Metric == "cone_usd_mw_day"
+			}
+			if mixed != tc.mixed {
+				t.Errorf("mixed_units note %v, want %v: %v", mixed, tc.mixed, r.Summary.Notes)
+			}
+		})
+	}
+}
+
+func ptr(v float64) *float64 { return &v }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,10 +25,17 @@ import (
 //     printed with two decimals, from the 2026-2027 posting on with a dollar sign. The ERZ
 //     clearing is quoted as printed; a range that wraps in its cell ("74.09-" over "91.60")
 //     is printed on the lines above and below the row and is joined as one quotation;
-//   - "CONE (Seasonal)": seasons down, the subregions (North/Central, South) across;
-//   - "Annual CONE ($/MW-Day)": Zone | CONE, and "IMM Conduct Threshold ($/MW-Day)": Zone |
-//     Summer | Fall | Winter | Spring (these two as the adapter expects them: no posting has
-//     been read to confirm them).
+//   - "CONE (Seasonal)": per season (labels such as "Summer 2025" or "Winter 2025-26") the
+//     CONE of the MISO system, of North/Central and of South in USD/MW-day, either axis across;
+//     the subregions are read, the system column is not an atom (the contract's seasonal CONE
+//     is subregional);
+//   - the annual CONE by zone as MISO states it, per MW-year (e.g. 127,720 for zone 1 in
+//     2025-2026): the table "CONE (Annual)" (zones 1 to 10 and the ERZs, either axis across;
+//     the 2025-2026 posting), or the row "Cost of New Entry (Annual)" of a season's "Auction
+//     Clearing Price Comparison" table under its zone header (the 2023-2024 and 2024-2025
+//     postings; a row printed in several season tables must agree);
+//   - "IMM Conduct Threshold ($/MW-Day)": Zone | Summer | Fall | Winter | Spring (as the
+//     adapter expects it: no posting has been read to confirm it).
 //
 // Each posting is its own snapshot; a corrections posting is a distinct document.
 type MISOAuction struct{}
@@ -54,7 +60,8 @@ var misoSeasons = []string{"Summer", "Fall", "Winter", "Spring"}
 // Table titles as printed.
 const (
 	titleConeSeason = "CONE (Seasonal)"
-	titleConeAnnual = "Annual CONE ($/MW-Day)"
+	titleConeAnnual = "CONE (Annual)"
+	rowConeAnnual   = "Cost of New Entry (Annual)"
 	titleIMM        = "IMM Conduct Threshold ($/MW-Day)"
 )
 
@@ -132,18 +139,22 @@ func (MISOAuction) Build(p ingest.Plan) (*ingest.Build, error) {
 	if err != nil {
 		return nil, fmt.Errorf("miso auction: %w", err)
 	}
-	rd := &misoReader{name: name, start: start, headers: map[string]int{}, found: map[string]int{}}
+	rd := &misoReader{name: name, start: start, headers: map[string]int{}, found: map[string]int{}, annual: map[string]any{}}
 	for _, sh := range wb.Sheets {
 		for r := 1; r <= sh.NumRows(); r++ {
 			if t := misoSeasonPage.FindStringSubmatch(kit.Squash(strings.TrimSpace(sh.Cell(r, 1).Value))); t != nil {
 				rd.seasonPage(sh, r, t[1], t[2])
 				continue
 			}
-			switch colA(sh, r) {
-			case kit.Norm(titleConeSeason):
+			switch a := colA(sh, r); {
+			case a == kit.Norm(titleConeSeason):
 				rd.seasonalCONE(sh, r)
-			case kit.Norm(titleConeAnnual), kit.Norm(titleIMM):
-				rd.zoneTable(sh, r)
+			case strings.HasPrefix(a, kit.Norm(titleConeAnnual)):
+				rd.annualCONETable(sh, r)
+			case strings.HasPrefix(a, kit.Norm(rowConeAnnual)):
+				rd.annualCONERow(sh, r)
+			case a == kit.Norm(titleIMM):
+				rd.immTable(sh, r)
 			}
 		}
 	}
@@ -155,7 +166,18 @@ func (MISOAuction) Build(p ingest.Plan) (*ingest.Build, error) {
 	}
 	for _, t := range []string{titleConeSeason, titleConeAnnual, titleIMM} {
 		if found[t] == 0 && len(missing) == 0 {
-			incomplete = append(incomplete, fmt.Sprintf("%s: no table titled %q (cut short?)", name, t))
+			what := fmt.Sprintf("no table titled %q", t)
+			if t == titleConeAnnual {
+				what += fmt.Sprintf(" nor row %q", rowConeAnnual)
+			}
+			incomplete = append(incomplete, fmt.Sprintf("%s: %s (cut short?)", name, what))
+		}
+	}
+	if found[titleConeAnnual] > 0 {
+		for z := 1; z <= 10; z++ {
+			if _, ok := rd.annual["Z"+strconv.Itoa(z)]; !ok {
+				incomplete = append(incomplete, fmt.Sprintf("%s: no annual CONE of zone %d", name, z))
+			}
 		}
 	}
 	var refused []string
@@ -200,6 +222,9 @@ func (MISOAuction) Build(p ingest.Plan) (*ingest.Build, error) {
 			Set("atom_type", a.atom).
 			Set("report_period", posted).
 			Key(key)
+		if u := misoConeUnit[a.atom]; u != "" {
+			r.Set("cone_unit", u)
+		}
 		v := map[string]any{"acp_usd_mw_day": a.acp, "cone_usd_mw_day": a.cone, "imm_conduct_threshold_usd_mw_day": a.imm, "acp_erz_verbatim": a.erz}[a.field]
 		if a.col > 0 && len(cols[a.sheet][a.field]) == 1 {
 			r.SetCell(a.field, a.col, v)
@@ -216,7 +241,8 @@ func (MISOAuction) Build(p ingest.Plan) (*ingest.Build, error) {
 	src.Release, src.HeaderRows = posted, headers
 	b := &ingest.Build{AsOf: posted, Rows: facts, Cells: rows.Cells(), Sources: []snapshots.Source{src},
 		Required: []string{"auction_label", "planning_year", "scope", "atom_type", "report_period"},
-		Ranges:   map[string]snapshots.Range{"acp_usd_mw_day": {Min: 0, Max: 10000}, "cone_usd_mw_day": {Min: 0, Max: 10000}, "imm_conduct_threshold_usd_mw_day": {Min: 0, Max: 10000}},
+		// CONE holds per-MW-year figures on cone_annual atoms (MISO's annual statement).
+		Ranges: map[string]snapshots.Range{"acp_usd_mw_day": {Min: 0, Max: 10000}, "cone_usd_mw_day": {Min: 0, Max: 1000000}, "imm_conduct_threshold_usd_mw_day": {Min: 0, Max: 10000}},
 	}
 	b.Checks = append(b.Checks,
 		kit.Failures(kit.GateHeaders, missing, fmt.Sprintf("%d result tables with their headers", len(found))),
@@ -225,6 +251,10 @@ func (MISOAuction) Build(p ingest.Plan) (*ingest.Build, error) {
 		kit.Failures("planning_year_supported", refused, fmt.Sprintf("planning year %s (from %d-%d on)", py, misoFirstYear, misoFirstYear+1)))
 	return b, nil
 }
+
+// misoConeUnit is the unit each CONE atom is stated in: MISO states seasonal CONE per
+// MW-day and annual CONE per MW-year, and neither is converted.
+var misoConeUnit = map[string]string{"cone_seasonal": "USD/MW-day", "cone_annual": "USD/MW-year"}
 
 // misoReader reads the tables of one posting.
 type misoReader struct {
@@ -235,6 +265,7 @@ type misoReader struct {
 	atoms               []misoAtom
 	headers             map[string]int
 	found               map[string]int // tables read, by season or title
+	annual              map[string]any // annual CONE read, by zone (or ERZ), to compare repeated rows
 }
 
 // seasonPage reads a "<Season> <year> PRA Results by Zone" page whose title is on row r: the
@@ -318,49 +349,228 @@ func loneCell(sh *grid.Sheet, r int) string {
 	return text
 }
 
-// seasonalCONE reads the "CONE (Seasonal)" table whose title is on row r.
+// misoSeasonLabel matches a season as a CONE table labels it: "Summer", "Summer 2025",
+// "Winter 2025-26".
+var misoSeasonLabel = regexp.MustCompile(`^(summer|fall|winter|spring)(?: (\d{4})(?:[/-]\d{2,4})?)?$`)
+
+// misoSeason reads a season label: the season in lower case ("" when the label is not a
+// season) and whether the year printed with it, if any, is the season's year in the planning
+// year that starts in start.
+func misoSeason(label string, start int) (season string, yearOK bool) {
+	m := misoSeasonLabel.FindStringSubmatch(kit.Norm(label))
+	if m == nil {
+		return "", false
+	}
+	if m[2] == "" {
+		return m[1], true
+	}
+	y, _ := strconv.Atoi(m[2])
+	return m[1], y == map[bool]int{true: start + 1, false: start}[m[1] == "spring"]
+}
+
+// misoConeAxis is what a label of the seasonal CONE table names: a subregion's scope, "system"
+// for MISO's system CONE, "" for anything else. "North/Central CONE (Seasonal)" reads as
+// North/Central.
+func misoConeAxis(label string) string {
+	l := strings.TrimSpace(strings.TrimSuffix(kit.Norm(label), "cone (seasonal)"))
+	l = strings.TrimSpace(strings.TrimSuffix(l, "cone"))
+	if l == "system" || l == "miso" || l == "miso system" {
+		return "system"
+	}
+	return misoSubregion(l)
+}
+
+// seasonalCONE reads the "CONE (Seasonal)" table whose title is on row r: the subregions
+// across and the seasons down, or the seasons across and the subregions down. The system CONE
+// is read past.
 func (rd *misoReader) seasonalCONE(sh *grid.Sheet, r int) {
 	h := kit.HeaderAt(sh, r+1)
-	if miss := h.Missing("North/Central", "South"); len(miss) > 0 {
-		rd.missing = append(rd.missing, fmt.Sprintf("%s %s row %d: the table %q lacks the headers %q", rd.name, sh.Name, r+1, titleConeSeason, miss))
+	labels := h.Labels()
+	across, acrossSeasons := map[int]string{}, false
+	for c := 2; c <= len(labels); c++ {
+		if a := misoConeAxis(labels[c-1]); a != "" {
+			across[c] = a
+		}
+	}
+	if len(across) == 0 {
+		for c := 2; c <= len(labels); c++ {
+			s, ok := misoSeason(labels[c-1], rd.start)
+			if s != "" && !ok {
+				rd.incomplete = append(rd.incomplete, fmt.Sprintf("%s %s!%s%d: %q is not a season of planning year %d-%d", rd.name, sh.Name, grid.ColumnName(c), h.Row, labels[c-1], rd.start, rd.start+1))
+				return
+			}
+			if s != "" {
+				across[c], acrossSeasons = s, true
+			}
+		}
+	}
+	if len(across) == 0 {
+		rd.missing = append(rd.missing, fmt.Sprintf("%s %s row %d: the table %q has neither the subregions (North/Central, South) nor the seasons across", rd.name, sh.Name, h.Row, titleConeSeason))
 		return
 	}
 	rd.found[titleConeSeason]++
 	rd.headers[sh.Name] = h.Row
-	n := 0
-	for dr := h.Row + 1; dr <= sh.NumRows() && !blockEnd(sh, dr); dr++ {
+	seasons, scopes := map[string]bool{}, map[string]bool{}
+	for dr := h.Row + 1; dr <= sh.NumRows() && !blockEnd(sh, dr) && !titleLine(sh, dr); dr++ {
 		label := strings.TrimSpace(sh.Cell(dr, 1).Value)
-		if !slices.ContainsFunc(misoSeasons, func(s string) bool { return strings.EqualFold(s, label) }) {
-			rd.bad.Add("%s %s!A%d: %q is not a season", rd.name, sh.Name, dr, label)
+		down, ok := misoConeAxis(label), true
+		if !acrossSeasons {
+			down, ok = misoSeason(label, rd.start)
+		}
+		if down == "" || !ok {
+			rd.bad.Add("%s %s!A%d: %q is not a %s of planning year %d-%d", rd.name, sh.Name, dr, label, map[bool]string{true: "subregion", false: "season"}[acrossSeasons], rd.start, rd.start+1)
 			continue
 		}
-		n++
-		for _, sub := range []string{"North/Central", "South"} {
-			c := h.Col(sub)
-			rd.atoms = append(rd.atoms, misoAtom{sheet: sh.Name, row: dr, col: c, season: strings.ToLower(label), scope: misoSubregion(sub), atom: "cone_seasonal",
+		for c := 2; c <= len(labels); c++ {
+			season, scope := down, across[c]
+			if acrossSeasons {
+				season, scope = across[c], down
+			}
+			if across[c] == "" || scope == "system" {
+				continue
+			}
+			seasons[season], scopes[scope] = true, true
+			rd.atoms = append(rd.atoms, misoAtom{sheet: sh.Name, row: dr, col: c, season: season, scope: scope, atom: "cone_seasonal",
 				cone: rd.money(sh, dr, c), field: "cone_usd_mw_day"})
 		}
 	}
-	if n != len(misoSeasons) {
-		rd.incomplete = append(rd.incomplete, fmt.Sprintf("%s %s: the table %q has %d seasons, 4 expected (cut short?)", rd.name, sh.Name, titleConeSeason, n))
+	if len(seasons) != len(misoSeasons) || !scopes["north_central_subregion"] || !scopes["south_subregion"] {
+		rd.incomplete = append(rd.incomplete, fmt.Sprintf("%s %s: the table %q has %d seasons and %d subregions, 4 and 2 expected (cut short?)", rd.name, sh.Name, titleConeSeason, len(seasons), len(scopes)))
 	}
 }
 
-// zoneTable reads a table by zone ("Annual CONE ($/MW-Day)", "IMM Conduct Threshold
-// ($/MW-Day)") whose title is on row r.
-func (rd *misoReader) zoneTable(sh *grid.Sheet, r int) {
-	title := strings.TrimSpace(sh.Cell(r, 1).Value)
-	annual := colA(sh, r) == kit.Norm(titleConeAnnual)
-	labels := append([]string{"Zone"}, misoSeasons...)
-	if annual {
-		labels = []string{"Zone", "CONE"}
+// titleLine reports whether row r prints nothing past column A (a title, not a table row).
+func titleLine(sh *grid.Sheet, r int) bool {
+	for i, c := range sh.Row(r) {
+		if i > 0 && strings.TrimSpace(c.Value) != "" {
+			return false
+		}
 	}
+	return true
+}
+
+// misoZoneOrERZ reads a zone label (see misoZone) or the external resource zones ("ERZ",
+// "ERZs") as "ERZ".
+func misoZoneOrERZ(label string) (string, bool) {
+	switch kit.Norm(label) {
+	case "erz", "erzs", "external resource zone", "external resource zones":
+		return "ERZ", true
+	}
+	return misoZone(label)
+}
+
+// misoZoneColumns is the zones (and ERZ) labelling the columns of row r past column A, by
+// column, when zones 1 to 10 are all there; nil otherwise.
+func misoZoneColumns(sh *grid.Sheet, r int) map[int]string {
+	out, n := map[int]string{}, 0
+	for i, c := range sh.Row(r) {
+		if z, ok := misoZoneOrERZ(c.Value); ok && i > 0 {
+			out[i+1] = z
+			if z != "ERZ" {
+				n++
+			}
+		}
+	}
+	if n < 10 {
+		return nil
+	}
+	return out
+}
+
+// annualCONE records the annual CONE of zone (or "ERZ") printed at row r, column c, once: the
+// same figure printed again (another season's table) must agree.
+func (rd *misoReader) annualCONE(sh *grid.Sheet, r, c int, zone string) {
+	v := rd.money(sh, r, c)
+	if prev, seen := rd.annual[zone]; seen {
+		if prev != v {
+			rd.bad.Add("%s %s!%s%d: annual CONE of %s is %v here and %v in the table before", rd.name, sh.Name, grid.ColumnName(c), r, zone, v, prev)
+		}
+		return
+	}
+	rd.annual[zone] = v
+	a := misoAtom{sheet: sh.Name, row: r, col: c, zone: zone, scope: "zone", atom: "cone_annual", cone: v, field: "cone_usd_mw_day"}
+	if zone == "ERZ" {
+		a.zone, a.scope = "", "external_resource_zone"
+	}
+	rd.atoms = append(rd.atoms, a)
+}
+
+// annualCONETable reads the "CONE (Annual)" table whose title is on row r: the zones across
+// over one row of figures, or the zones down each with its figure.
+func (rd *misoReader) annualCONETable(sh *grid.Sheet, r int) {
+	if zc := misoZoneColumns(sh, r+1); zc != nil {
+		vr := r + 2
+		if blockEnd(sh, vr) && strings.TrimSpace(sh.Cell(vr, 2).Value) == "" {
+			rd.missing = append(rd.missing, fmt.Sprintf("%s %s row %d: the table %q has no figures under its zones", rd.name, sh.Name, vr, titleConeAnnual))
+			return
+		}
+		rd.found[titleConeAnnual]++
+		rd.headers[sh.Name] = r + 1
+		for c := 2; c <= len(sh.Row(r+1)); c++ {
+			if z := zc[c]; z != "" {
+				rd.annualCONE(sh, vr, c, z)
+			}
+		}
+		return
+	}
+	n := 0
+	for dr := r + 1; dr <= sh.NumRows() && !blockEnd(sh, dr) && !titleLine(sh, dr); dr++ {
+		label := strings.TrimSpace(sh.Cell(dr, 1).Value)
+		zone, ok := misoZoneOrERZ(label)
+		var filled []int
+		for i, c := range sh.Row(dr) {
+			if i > 0 && strings.TrimSpace(c.Value) != "" {
+				filled = append(filled, i+1)
+			}
+		}
+		switch {
+		case !ok && n == 0 && dr == r+1:
+			rd.headers[sh.Name] = dr // a header line over the zones ("LRZ | $/MW-Year")
+		case !ok:
+			rd.bad.Add("%s %s!A%d: %q is not a zone", rd.name, sh.Name, dr, label)
+		case len(filled) != 1:
+			rd.bad.Add("%s %s row %d: %d figures printed for %s, one expected", rd.name, sh.Name, dr, len(filled), label)
+		default:
+			n++
+			rd.annualCONE(sh, dr, filled[0], zone)
+		}
+	}
+	if n == 0 {
+		rd.missing = append(rd.missing, fmt.Sprintf("%s %s row %d: the table %q lists no zone", rd.name, sh.Name, r, titleConeAnnual))
+		return
+	}
+	rd.found[titleConeAnnual]++
+}
+
+// annualCONERow reads the row "Cost of New Entry (Annual)" (row r) of an auction clearing
+// price comparison table, under the zone header above it.
+func (rd *misoReader) annualCONERow(sh *grid.Sheet, r int) {
+	for hr := r - 1; hr >= max(1, r-12); hr-- {
+		zc := misoZoneColumns(sh, hr)
+		if zc == nil {
+			continue
+		}
+		rd.found[titleConeAnnual]++
+		rd.headers[sh.Name] = hr
+		for c := 2; c <= len(sh.Row(hr)); c++ {
+			if z := zc[c]; z != "" {
+				rd.annualCONE(sh, r, c, z)
+			}
+		}
+		return
+	}
+	rd.missing = append(rd.missing, fmt.Sprintf("%s %s row %d: the row %q has no zone header (Zone 1 ... Zone 10) above it", rd.name, sh.Name, r, rowConeAnnual))
+}
+
+// immTable reads the "IMM Conduct Threshold ($/MW-Day)" table whose title is on row r.
+func (rd *misoReader) immTable(sh *grid.Sheet, r int) {
+	title := strings.TrimSpace(sh.Cell(r, 1).Value)
 	h := kit.HeaderAt(sh, r+1)
-	if miss := h.Missing(labels...); len(miss) > 0 {
+	if miss := h.Missing(append([]string{"Zone"}, misoSeasons...)...); len(miss) > 0 {
 		rd.missing = append(rd.missing, fmt.Sprintf("%s %s row %d: the table %q lacks the headers %q", rd.name, sh.Name, r+1, title, miss))
 		return
 	}
-	rd.found[map[bool]string{true: titleConeAnnual, false: titleIMM}[annual]]++
+	rd.found[titleIMM]++
 	rd.headers[sh.Name] = h.Row
 	n := 0
 	for dr := h.Row + 1; dr <= sh.NumRows() && !blockEnd(sh, dr); dr++ {
@@ -371,11 +581,6 @@ func (rd *misoReader) zoneTable(sh *grid.Sheet, r int) {
 			continue
 		}
 		n++
-		if annual {
-			c := h.Col("CONE")
-			rd.atoms = append(rd.atoms, misoAtom{sheet: sh.Name, row: dr, col: c, zone: zone, scope: "zone", atom: "cone_annual", cone: rd.money(sh, dr, c), field: "cone_usd_mw_day"})
-			continue
-		}
 		for _, s := range misoSeasons {
 			c := h.Col(s)
 			rd.atoms = append(rd.atoms, misoAtom{sheet: sh.Name, row: dr, col: c, season: strings.ToLower(s), zone: zone, scope: "zone", atom: "imm_threshold",

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,7 +77,7 @@ func TestRuleAtomTypes(t *testing.T) {
 			t.Errorf("no %s atom read from the posting", w)
 		}
 	}
-	if seen["acp"] != 40 || seen["acp_erz_verbatim"] != 4 || seen["cone_seasonal"] != 8 || seen["cone_annual"] != 10 || seen["imm_threshold"] != 40 {
+	if seen["acp"] != 40 || seen["acp_erz_verbatim"] != 4 || seen["cone_seasonal"] != 8 || seen["cone_annual"] != 11 || seen["imm_threshold"] != 40 {
 		t.Errorf("atoms by type %v", seen)
 	}
 }
@@ -116,8 +117,10 @@ func TestRuleFiltersGroupByNoDateRanges(t *testing.T) {
 }
 
 func TestRuleDetailRecordFields(t *testing.T) {
-	// citation is added to every record by the service.
-	want := []string{"source_id", "sheet_name", "iso", "auction_label", "planning_year", "season", "zone", "scope", "atom_type",
+	// citation is added to every record by the service. cone_unit is the one field beyond
+	// the contract's list: MISO states annual CONE per MW-year, the contract's metric is per
+	// MW-day and CONE is never converted, so each CONE atom says which unit it is in.
+	want := []string{"cone_unit", "source_id", "sheet_name", "iso", "auction_label", "planning_year", "season", "zone", "scope", "atom_type",
 		"acp_usd_mw_day", "acp_erz_verbatim", "cone_usd_mw_day", "imm_conduct_threshold_usd_mw_day", "report_period",
 		"source_record_key", "source_row_number", "as_of", "raw_file_sha256"}
 	var got []string
@@ -147,24 +150,65 @@ func TestRuleShapesOfFilterValues(t *testing.T) {
 }
 
 func TestRuleCONEStatedNeverAnnualizedOrConverted(t *testing.T) {
-	var seasonal, annual []float64
-	for _, a := range misoBuild(t, misoPosting2025) {
-		switch a["atom_type"] {
-		case "cone_seasonal":
-			if a["scope"] == "north_central_subregion" {
-				seasonal = append(seasonal, a["cone_usd_mw_day"].(float64))
+	// The figures as printed in each fixture: the seasonal CONE in USD/MW-day, the annual CONE
+	// per MW-year as MISO states it (2025-2026 and 2024-2025: the figures of MISO's postings;
+	// 2026-2027: MISO's CONE filing for that year, ERZ a placeholder). Never multiplied by the
+	// days of a season, divided by 365 or by four.
+	for _, tc := range []struct {
+		file         string
+		north, south []float64 // summer, fall, winter, spring
+		annual       []float64 // zones 1 to 10
+		erz          float64
+	}{
+		{misoPosting2025, []float64{1384.36, 1399.58, 1415.13, 1384.36}, []float64{1282.61, 1296.70, 1311.11, 1282.61},
+			[]float64{127720, 125090, 121220, 126040, 136170, 124360, 130930, 118960, 117710, 117330}, 136170},
+		// Annual CONE from the "Cost of New Entry (Annual)" rows of two season comparison tables.
+		{"2024-2025 PRA Results Posting 20240425.pdf", []float64{110, 110, 110, 110}, []float64{95, 95, 95, 95},
+			[]float64{124541, 121731, 117600, 121434, 131725, 120340, 127135, 113810, 112804, 112263}, 131725},
+		// Both CONE tables with the other axis across, figures with a dollar sign.
+		{"2026-2027 PRA Results Posting 20260522 Corrections.pdf", []float64{1420, 1420, 1420, 1420}, []float64{1300, 1300, 1300, 1300},
+			[]float64{134160, 131310, 127330, 132380, 142970, 130710, 137510, 125070, 123890, 123250}, 140000},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			seasonal := map[any][]float64{}
+			annual := make([]float64, 10)
+			var erz []float64
+			for _, a := range misoBuild(t, tc.file) {
+				// Each CONE atom carries the unit it is stated in, so a metric over both
+				// kinds is null (mixed_units) rather than a maximum of two units.
+				if want := map[any]any{"cone_seasonal": "USD/MW-day", "cone_annual": "USD/MW-year"}[a["atom_type"]]; a["cone_unit"] != want {
+					t.Errorf("%v atom: cone_unit %v, want %v", a["atom_type"], a["cone_unit"], want)
+				}
+				switch a["atom_type"] {
+				case "cone_seasonal":
+					seasonal[a["scope"]] = append(seasonal[a["scope"]], a["cone_usd_mw_day"].(float64))
+				case "cone_annual":
+					if a["season"] != nil {
+						t.Errorf("annual CONE with a season: %v", a)
+					}
+					if a["scope"] == "external_resource_zone" {
+						erz = append(erz, a["cone_usd_mw_day"].(float64))
+						continue
+					}
+					z, _ := strconv.Atoi(strings.TrimPrefix(a["zone"].(string), "Z"))
+					if annual[z-1] != 0 {
+						t.Errorf("zone %d: two annual CONE atoms", z)
+					}
+					annual[z-1] = a["cone_usd_mw_day"].(float64)
+				default:
+					if a["cone_usd_mw_day"] != nil {
+						t.Errorf("%v atom carries a CONE", a["atom_type"])
+					}
+				}
 			}
-		case "cone_annual":
-			annual = append(annual, a["cone_usd_mw_day"].(float64))
-		}
-		if a["atom_type"] != "cone_seasonal" && a["atom_type"] != "cone_annual" && a["cone_usd_mw_day"] != nil {
-			t.Errorf("%v atom carries a CONE", a["atom_type"])
-		}
-	}
-	// As printed on pages 6 and 7 of the fixture: 1,384.36 in summer and 110.00 in the other
-	// seasons, 400.00 a year; never multiplied by the days of a season nor divided by four.
-	if !reflect.DeepEqual(seasonal, []float64{1384.36, 110, 110, 110}) || len(annual) != 10 || annual[0] != 400 {
-		t.Errorf("seasonal %v, annual %v", seasonal, annual)
+			want := map[any][]float64{"north_central_subregion": tc.north, "south_subregion": tc.south}
+			if !reflect.DeepEqual(seasonal, want) {
+				t.Errorf("seasonal CONE %v, want %v (the system CONE is no atom)", seasonal, want)
+			}
+			if !reflect.DeepEqual(annual, tc.annual) || !reflect.DeepEqual(erz, []float64{tc.erz}) {
+				t.Errorf("annual CONE %v, ERZ %v; want %v, %v", annual, erz, tc.annual, tc.erz)
+			}
+		})
 	}
 }
 

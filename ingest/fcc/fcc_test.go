@@ -467,50 +467,42 @@ func zipOf(t *testing.T, dir string, names ...string) []byte {
 	return buf.Bytes()
 }
 
-// TestFetchFromMirror serves IBFS.zip (built from the fixtures) and a notice's text at their
-// official paths on a loopback mirror: ingest --fetch downloads every Known source of the two
-// adapters into their folders, and each builds from what it downloaded with every gate passed.
+// TestFetchFromMirror serves IBFS.zip (built from the fixtures) at its official path on a
+// loopback mirror: ingest --fetch extracts both tables into the filings folder, and the
+// filings build from what was downloaded with every gate passed. The notices' discovery is
+// tested in edocs_test.go.
 func TestFetchFromMirror(t *testing.T) {
 	ibfsDir := filepath.Join(fixtures(t), filepath.FromSlash(fcc.IBFSFolder))
 	archive := zipOf(t, ibfsDir, "main.dat", "address.dat")
-	notice, err := os.ReadFile(filepath.Join(fixtures(t), filepath.FromSlash(fcc.NoticesFolder), "DOC-379485A1.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var seen []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seen = append(seen, r.URL.Path)
-		switch {
-		case r.URL.Path == "/pub/Bureaus/International/databases/IBFS.zip":
+		if r.URL.Path == "/pub/Bureaus/International/databases/IBFS.zip" {
 			w.Write(archive)
-		case strings.HasPrefix(r.URL.Path, "/public/attachments/DOC-") && strings.HasSuffix(r.URL.Path, ".txt"):
-			w.Header().Set("Content-Type", "text/plain")
-			w.Write(notice)
-		default:
-			http.NotFound(w, r)
+			return
 		}
+		http.NotFound(w, r)
 	}))
 	defer srv.Close()
 	raw := t.TempDir()
-	for _, a := range []ingest.Adapter{fcc.Filings{}, fcc.Notices{}} {
-		known := a.Known()
-		if len(known) == 0 {
-			t.Fatalf("%s knows no official address", a.Capability().ID)
+	a := fcc.Filings{}
+	known := a.Known()
+	if len(known) != 2 {
+		t.Fatalf("%s knows %d addresses", a.Capability().ID, len(known))
+	}
+	for _, src := range known {
+		if !strings.HasPrefix(src.URL, "ftp://ftp.fcc.gov/") {
+			t.Errorf("%s is not an official FCC address", src.URL)
 		}
-		for _, src := range known {
-			if !strings.HasPrefix(src.URL, "ftp://ftp.fcc.gov/") && !strings.HasPrefix(src.URL, "https://docs.fcc.gov/public/attachments/") {
-				t.Errorf("%s: %s is not an official FCC address", a.Capability().ID, src.URL)
-			}
-			if _, err := fetch.Fetch(context.Background(), raw, src, fetch.Options{Mirror: srv.URL, Client: srv.Client()}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		b, failed := build(t, a, raw)
-		if len(failed) > 0 || len(b.Rows) == 0 {
-			t.Errorf("%s: %d rows, failed gates %v", a.Capability().ID, len(b.Rows), failed)
+		if _, err := fetch.Fetch(context.Background(), raw, src, fetch.Options{Mirror: srv.URL, Client: srv.Client()}); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if len(seen) != 3 {
+	b, failed := build(t, a, raw)
+	if len(failed) > 0 || len(b.Rows) == 0 {
+		t.Errorf("%d rows, failed gates %v", len(b.Rows), failed)
+	}
+	if len(seen) != 2 {
 		t.Errorf("requests %v", seen)
 	}
 }

@@ -14,31 +14,14 @@ import (
 	"github.com/citeq/citeq/snapshots"
 )
 
-// NoticesFolder is the raw directory's folder of the weekly satellite public notices, as the
-// text attachments the FCC publishes on EDOCS (DOC-nnnnnnA1.txt). The truncated excerpts in
-// space/fcc_public_notices/ are layout samples and are never read from there.
+// NoticesFolder is the raw directory's folder of the weekly satellite public notices: the
+// text attachments the FCC publishes on EDOCS, each stored by ingest --fetch as
+// <report>_<document>.txt (SAT-01905_DOC-412345A1.txt), beside the pages of the EDOCS
+// listing they were found in. The truncated excerpts in space/fcc_public_notices/ are layout
+// samples and are never read from there.
 const NoticesFolder = "space/fcc_sat_notices"
 
 const noticesPublisher = "Federal Communications Commission, Space Bureau (weekly satellite public notices, EDOCS)"
-
-// NoticeDocument is one notice's text on EDOCS.
-type NoticeDocument struct {
-	Report string // SAT-01603
-	Date   string // release date
-	DocID  string // EDOCS document, DOC-379485A1
-}
-
-// URL is the official address of the notice's text.
-func (d NoticeDocument) URL() string {
-	return "https://docs.fcc.gov/public/attachments/" + d.DocID + ".txt"
-}
-
-// NoticeDocuments are the notices whose text addresses are known: ingest --fetch downloads
-// them. A weekly notice gets its EDOCS number when it is released; add it here, or put its
-// text attachment into NoticesFolder by hand.
-var NoticeDocuments = []NoticeDocument{
-	{Report: "SAT-01603", Date: "2022-01-21", DocID: "DOC-379485A1"},
-}
 
 // Notices ingests space.satellite_notices from the notices' text.
 type Notices struct{}
@@ -52,28 +35,24 @@ func (Notices) Version() string { return "fcc-notices/1" }
 // Folders implements ingest.Adapter.
 func (Notices) Folders() []string { return []string{NoticesFolder} }
 
-// Known implements ingest.Adapter.
+// Known implements ingest.Adapter: the EDOCS listing of the Space Bureau's public notices
+// since the contract's first date, from which ingest --fetch downloads the text of every
+// weekly space-station notice (edocs.go).
 func (Notices) Known() []fetch.Source {
-	var out []fetch.Source
-	for _, d := range NoticeDocuments {
-		out = append(out, fetch.Source{URL: d.URL(), Kind: fetch.TEXT, Dest: NoticesFolder + "/" + d.DocID + ".txt"})
-	}
-	return out
+	return []fetch.Source{{URL: EDOCSListingURL(), Kind: fetch.LISTING, Dest: NoticesFolder + "/" + ListingFile, Listing: &fetch.Listing{Read: readEDOCSPage}}}
 }
 
-// noticeURL is the official address of a notice file found in the folder: its EDOCS address
-// when the file is named after its document.
-func noticeURL(name string) string {
-	id := strings.TrimSuffix(name, filepath.Ext(name))
-	for _, d := range NoticeDocuments {
-		if d.DocID == id {
-			return d.URL()
-		}
+// noticeSource is the source id and official address of a notice file found in the folder:
+// its EDOCS text attachment when the file is named <report>_<document>.txt, as ingest --fetch
+// names it, or <document>.txt (DOC-nnnnnnA1.txt, DA-yy-nnnnA1.txt); else the Space Bureau's page, with the file's name as the id.
+func noticeSource(name string) (id, address string) {
+	if m := noticeName.FindStringSubmatch(name); m != nil {
+		return "FCC:EDOCS:" + m[2], "https://docs.fcc.gov/public/attachments/" + m[2] + ".txt"
 	}
-	if strings.HasPrefix(id, "DOC-") {
-		return NoticeDocument{DocID: id}.URL()
+	if m := edocsName.FindStringSubmatch(name); m != nil { // a text put here under its EDOCS name
+		return "FCC:EDOCS:" + m[1], "https://docs.fcc.gov/public/attachments/" + m[1] + ".txt"
 	}
-	return "https://www.fcc.gov/space"
+	return "FCC:EDOCS:" + strings.TrimSuffix(name, filepath.Ext(name)), "https://www.fcc.gov/space"
 }
 
 // Plan implements ingest.Adapter: one snapshot of every notice text in the folder.
@@ -87,8 +66,8 @@ func (Notices) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
 	}
 	var files []ingest.File
 	for _, p := range paths {
-		name := filepath.Base(p)
-		files = append(files, ingest.File{Path: p, SourceID: "FCC:EDOCS:" + strings.TrimSuffix(name, filepath.Ext(name)), Publisher: noticesPublisher, URL: noticeURL(name), Role: ingest.RoleData})
+		id, address := noticeSource(filepath.Base(p))
+		files = append(files, ingest.File{Path: p, SourceID: id, Publisher: noticesPublisher, URL: address, Role: ingest.RoleData})
 	}
 	return []ingest.Plan{{Files: files}}, nil
 }

@@ -41,12 +41,13 @@ const (
 	PDF  Kind = "pdf"  // a PDF document
 	TEXT Kind = "text" // UTF-8 (or ASCII) text of any other layout: delimited exports, notices
 	ANSI Kind = "ansi" // text in a single-byte Windows code page (Windows-1252), as legacy database exports are
+	// LISTING (listing.go) is a listing read page by page, whose pages name the files to download.
 )
 
 // valid reports whether k is one of the known kinds.
 func (k Kind) valid() bool {
 	switch k {
-	case XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT, ANSI:
+	case XLSX, XLS, CSV, ZIP, JSON, PDF, TEXT, ANSI, LISTING:
 		return true
 	}
 	return false
@@ -58,6 +59,9 @@ type Source struct {
 	Kind      Kind   // expected type of the downloaded body (or of the zip member)
 	ZipMember string // when set, URL is a zip archive and this member is extracted
 	Dest      string // path relative to the raw directory, e.g. "eia/eia860m/may_generator2016.xlsx"
+	// Listing reads the pages of a LISTING source (Kind LISTING only): Dest is where its
+	// first page is stored.
+	Listing *Listing
 }
 
 // DefaultMaxBytes is the size cap used when Options.MaxBytes is zero or
@@ -105,6 +109,8 @@ type Result struct {
 	Bytes  int64  // size of the destination file
 	SHA256 string // lower-case hex SHA-256 of the destination file
 	Status string // StatusDownloaded or StatusUnchanged
+	// Files are the results of the files a LISTING source's pages name.
+	Files []Result
 }
 
 // ErrRefused is matched (with errors.Is) by every error that refuses a
@@ -157,6 +163,9 @@ func Fetch(ctx context.Context, rawDir string, src Source, opt Options) (Result,
 	}
 	if err := checkSource(src); err != nil {
 		return res, fmt.Errorf("fetch %s: %w", name, err)
+	}
+	if src.Kind == LISTING {
+		return fetchListing(ctx, rawDir, src, opt)
 	}
 	u, err := resolveURL(src.URL, opt.Mirror)
 	if err != nil {
@@ -234,7 +243,7 @@ func checkSource(src Source) error {
 		return errors.New("source has no URL")
 	}
 	if !src.Kind.valid() {
-		return fmt.Errorf("unknown kind %q (want xlsx, xls, csv, zip, json, pdf, text or ansi)", src.Kind)
+		return fmt.Errorf("unknown kind %q (want xlsx, xls, csv, zip, json, pdf, text, ansi or listing)", src.Kind)
 	}
 	if src.Dest == "" {
 		return errors.New("source has no destination path")

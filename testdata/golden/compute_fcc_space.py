@@ -92,7 +92,7 @@ def notices():
     entries = []
     reports = {}
     folder = os.path.join(FIX, "fcc_sat_notices")
-    for name in sorted(os.listdir(folder)):
+    for name in sorted(n for n in os.listdir(folder) if n.endswith(".txt")):  # the notices, not the listing
         lines = open(os.path.join(folder, name), encoding="utf-8", newline="").read().split("\r\n")
         report = date = kind = None
         for i, line in enumerate(lines):
@@ -129,7 +129,8 @@ def notices():
         "by_action": count("action"),
         "by_report": count("report"),
         "by_applicant": count("applicant"),
-        "first_entry": {k: entries[0][k] for k in ("file_number", "call_sign", "applicant", "row")},
+        # the first entry of SAT-01901, the test's first record of that report
+        "first_entry": {k: [e for e in entries if e["report"] == "SAT-01901"][0][k] for k in ("file_number", "call_sign", "applicant", "row")},
     }
 
 

@@ -2,9 +2,11 @@ package service
 
 import (
 	"crypto/sha256"
+	"encoding"
 	"encoding/binary"
 	"encoding/hex"
-	"sort"
+	"hash"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -24,7 +26,9 @@ import (
 //	   the groups listed before it, each {dimension: value…})},
 //	 "source_view"?: {"title", "release", "sheets"}}
 //
-// and its id is c_ and the first 8 bytes of the SHA-256 of that rendering, in hex.
+// and its id is c_ and the first 8 bytes of the SHA-256 of that rendering, in hex. The
+// members up to source_rows_count are the same for every citation of a source file of a
+// snapshot: they are rendered, and hashed, once per snapshot (citeHead).
 type citeWriter struct {
 	c    *capability.Capability
 	snap *Snapshot
@@ -33,7 +37,10 @@ type citeWriter struct {
 	// ranges is the date_ranges member with its leading comma, or nothing.
 	ranges []byte
 	buf    []byte
-	cites  map[string]citation
+	cites  map[citeID]citation
+	// merged is the buffer of the writer merged into this one (merge), which the citations
+	// marked merged are read from.
+	merged []byte
 	// excludes is the rendered list of the groups the (other) row leaves out, each an object
 	// of group_by dimension → value (setExcludes).
 	excludes []byte
@@ -44,20 +51,51 @@ type citeWriter struct {
 	keyLen int
 	// lin are the snapshot's lineage columns.
 	lin lineageCols
+	// digest hashes each citation, from the state its file's head leaves (citeHead.state).
+	digest hashState
+	sum    [sha256.Size]byte
 }
 
-// citation is one rendered citation: buf[start:end] of its writer.
+// hashState is a SHA-256 digest whose state can be set to one saved before.
+type hashState interface {
+	hash.Hash
+	encoding.BinaryUnmarshaler
+}
+
+// citeID is a citation's id as a number: the first 8 bytes of its SHA-256, big-endian, so
+// that ids sort as their hex renderings do.
+type citeID uint64
+
+// appendRef writes id as the JSON string c_<16 hex digits>.
+func appendRef(b []byte, id citeID) []byte {
+	var raw [8]byte
+	binary.BigEndian.PutUint64(raw[:], uint64(id))
+	b = append(b, `"c_`...)
+	b = hex.AppendEncode(b, raw[:])
+	return append(b, '"')
+}
+
+// String is id as the responses write it, c_<16 hex digits>.
+func (id citeID) String() string {
+	r := appendRef(make([]byte, 0, 20), id)
+	return string(r[1 : len(r)-1])
+}
+
+// citation is one rendered citation: buf[start:end] of its writer, or of the writer merged
+// into it.
 type citation struct {
 	start, end int
 	// verifyRow is the table row the verify member cites, -1 for none.
 	verifyRow int
+	merged    bool
 }
 
 func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters Obj, buf []byte, cache *citeCache) *citeWriter {
 	if cache != nil && cache.max <= 0 {
 		cache = nil // off: no key is built, nothing is kept
 	}
-	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cites: map[string]citation{}, cache: cache, lin: snap.lineage()}
+	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cites: map[citeID]citation{}, cache: cache, lin: snap.lineage(),
+		digest: sha256.New().(hashState)}
 	if len(filters) > 0 {
 		f := appendObjOrPanic(nil, filters)
 		w.filters = f[1 : len(f)-1]
@@ -93,9 +131,10 @@ func appendBytes(dst, b []byte) []byte {
 	return append(binary.AppendUvarint(dst, uint64(len(b))), b...)
 }
 
-// cacheKey is the key of the citation of src for group: everything its rendering depends
-// on besides what the writer's prefix holds.
-func (w *citeWriter) cacheKey(src columnar.Source, group Obj) []byte {
+// cacheKey is the key of the citation of src for a group (its lineage filter members gf,
+// other for the (other) row): everything its rendering depends on besides what the
+// writer's prefix holds.
+func (w *citeWriter) cacheKey(src columnar.Source, gf []byte, other bool) []byte {
 	k := w.key[:w.keyLen]
 	k = binary.AppendVarint(k, int64(src.File))
 	k = binary.AppendVarint(k, src.Rows)
@@ -107,45 +146,45 @@ func (w *citeWriter) cacheKey(src columnar.Source, group Obj) []byte {
 	for _, sh := range src.Sheets {
 		k = binary.AppendVarint(k, int64(sh))
 	}
-	k = binary.AppendUvarint(k, uint64(len(group)))
-	for _, kv := range group {
-		k = binary.AppendUvarint(k, uint64(len(kv.K)))
-		k = append(k, kv.K...)
-		if kv.V == OtherGroup {
-			k = append(k, 1)
-			k = appendBytes(k, w.excludes)
-			continue
-		}
+	k = appendBytes(k, gf)
+	if other {
+		k = append(k, 1)
+		k = appendBytes(k, w.excludes)
+	} else {
 		k = append(k, 0)
-		var err error
-		if k, err = appendValue(k, kv.V); err != nil {
-			panic(err)
-		}
-		k = append(k, 0xff) // never within rendered JSON, which is valid UTF-8
 	}
 	w.key = k
 	return k
 }
 
-// merge adds the citations of o that w does not have.
+// merge adds the citations of o that w does not have; they stay in o's buffer, which must
+// not be reused until w's citations are written.
 func (w *citeWriter) merge(o *citeWriter) {
+	w.merged = o.buf
 	for id, cit := range o.cites {
 		if _, dup := w.cites[id]; dup {
 			continue
 		}
-		start := len(w.buf)
-		w.buf = append(w.buf, o.buf[cit.start:cit.end]...)
-		w.cites[id] = citation{start: start, end: len(w.buf), verifyRow: cit.verifyRow}
+		cit.merged = true
+		w.cites[id] = cit
 	}
 }
 
 // add keeps citation id, rendered in w.buf[start:], unless it is there already.
-func (w *citeWriter) add(id string, start, verifyRow int) {
+func (w *citeWriter) add(id citeID, start, verifyRow int) {
 	if _, dup := w.cites[id]; dup {
 		w.buf = w.buf[:start]
 		return
 	}
 	w.cites[id] = citation{start: start, end: len(w.buf), verifyRow: verifyRow}
+}
+
+// body is the rendering of cit.
+func (w *citeWriter) body(cit citation) []byte {
+	if cit.merged {
+		return w.merged[cit.start:cit.end]
+	}
+	return w.buf[cit.start:cit.end]
 }
 
 func appendObjOrPanic(b []byte, o Obj) []byte {
@@ -156,12 +195,14 @@ func appendObjOrPanic(b []byte, o Obj) []byte {
 	return b
 }
 
-// cite renders the citation of the rows of one group (its dimension values in group, the
-// (other) row's being OtherGroup) from one source file, and returns its id.
-func (w *citeWriter) cite(src columnar.Source, group Obj) string {
+// cite renders the citation of the rows of one group from one source file, and returns its
+// id. gf are the group's members of the lineage filter's filters, rendered without braces
+// (each dimension: [its value]; none for the (other) row and for the totals); other marks
+// the (other) row, whose lineage filter has the excludes.
+func (w *citeWriter) cite(src columnar.Source, gf []byte, other bool) citeID {
 	var key []byte
 	if w.cache != nil {
-		key = w.cacheKey(src, group)
+		key = w.cacheKey(src, gf, other)
 		if hit, ok := w.cache.get(key); ok {
 			start := len(w.buf)
 			w.buf = append(w.buf, hit.json...)
@@ -169,23 +210,9 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 			return hit.id
 		}
 	}
-	file := w.lin.file.Values[src.File]
-	ms := w.snap.sources[file]
+	head := &w.lin.heads[src.File]
 	start := len(w.buf)
-	b := append(w.buf, `{"source_id":`...)
-	b = appendString(b, ms.SourceID, false)
-	b = append(b, `,"publisher":`...)
-	b = appendString(b, ms.Publisher, false)
-	b = append(b, `,"source_url":`...)
-	b = appendString(b, ms.URL, false)
-	b = appendDerived(b, ms)
-	b = append(b, `,"source_file":`...)
-	b = appendString(b, file, false)
-	b = append(b, `,"raw_file_sha256":`...)
-	b = appendString(b, ms.SHA256, false)
-	b = append(b, `,"as_of":`...)
-	b = appendString(b, w.snap.fileAsOf(file), false)
-	b = append(b, `,"source_rows_count":`...)
+	b := append(w.buf, head.head...)
 	b = strconv.AppendInt(b, src.Rows, 10)
 	b = append(b, `,"source_rows_sample":`...)
 	if len(src.Sample) == 0 {
@@ -213,31 +240,12 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 	} else {
 		b = append(b, "{}"...)
 	}
-	b = append(b, `,"lineage_filter":{"source_file":`...)
-	b = appendString(b, file, false)
-	b = append(b, `,"raw_file_sha256":`...)
-	b = appendString(b, ms.SHA256, false)
-	b = append(b, `,"filters":{`...)
+	b = append(b, head.filter...)
 	b = append(b, w.filters...)
-	first := len(w.filters) == 0
-	other := false
-	for _, kv := range group {
-		if kv.V == OtherGroup {
-			other = true
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = appendString(b, kv.K, true)
-		b = append(b, ":["...)
-		var err error
-		if b, err = appendValue(b, kv.V); err != nil {
-			panic(err)
-		}
-		b = append(b, ']')
+	if len(w.filters) > 0 && len(gf) > 0 {
+		b = append(b, ',')
 	}
+	b = append(b, gf...)
 	b = append(b, '}')
 	b = append(b, w.ranges...)
 	if other {
@@ -246,33 +254,29 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 	}
 	b = append(b, '}')
 	if w.c.SourceView {
-		b = append(b, `,"source_view":{"title":`...)
-		b = appendString(b, ms.Title, false)
-		b = append(b, `,"release":`...)
-		b = appendString(b, ms.Release, false)
-		b = append(b, `,"sheets":`...)
+		b = append(b, head.view...)
 		if len(src.Sheets) == 0 {
 			b = append(b, "null"...)
 		} else {
-			sheets := w.lin.sheet.Values
+			sheets := w.lin.lineageText.sheet
 			for i, sh := range src.Sheets {
 				if i == 0 {
 					b = append(b, '[')
 				} else {
 					b = append(b, ',')
 				}
-				b = appendString(b, sheets[sh], false)
+				b = append(b, sheets[sh]...)
 			}
 			b = append(b, ']')
 		}
 		b = append(b, '}')
 	}
 	b = append(b, '}')
-	sum := sha256.Sum256(b[start:])
-	var ref [2 + 16]byte
-	ref[0], ref[1] = 'c', '_'
-	hex.Encode(ref[2:], sum[:8])
-	id := string(ref[:])
+	if err := w.digest.UnmarshalBinary(head.state); err != nil {
+		panic(err) // a state the same digest saved
+	}
+	w.digest.Write(b[start+len(head.head):])
+	id := citeID(binary.BigEndian.Uint64(w.digest.Sum(w.sum[:0])))
 	w.buf = b
 	if key != nil {
 		w.cache.put(key, cachedCite{id: id, json: append([]byte(nil), b[start:]...), verifyRow: verifyRow})
@@ -281,48 +285,82 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 	return id
 }
 
-// refs cites each source of a group and returns the ids in source order.
+// refs cites each source of a group (its dimension values in group, the (other) row's
+// being OtherGroup) and returns the ids in source order.
 func (w *citeWriter) refs(srcs []columnar.Source, group Obj) []string {
 	if len(srcs) == 0 {
 		return nil
 	}
+	var gf []byte
+	other := false
+	for _, kv := range group {
+		if kv.V == OtherGroup {
+			other = true
+			continue
+		}
+		if len(gf) > 0 {
+			gf = append(gf, ',')
+		}
+		gf = appendString(gf, kv.K, true)
+		gf = append(gf, ":["...)
+		var err error
+		if gf, err = appendValue(gf, kv.V); err != nil {
+			panic(err)
+		}
+		gf = append(gf, ']')
+	}
 	refs := make([]string, len(srcs))
 	for i, src := range srcs {
-		refs[i] = w.cite(src, group)
+		refs[i] = w.cite(src, gf, other).String()
 	}
 	return refs
 }
 
-// object is the citations member of the response: every citation by id, ids ascending.
-// With evidence, each citation gets the verification of its verify member as a last
-// member, evidence (its id stays the hash of the citation without it).
-func (w *citeWriter) object(s *Service, evidence bool) Obj {
-	ids := make([]string, 0, len(w.cites))
+// appendCitations writes the citations member of the response: every citation by id, ids
+// ascending. With evidence, each citation gets the verification of its verify member as a
+// last member, evidence (its id stays the hash of the citation without it).
+func (w *citeWriter) appendCitations(b []byte, s *Service, evidence bool) []byte {
+	ids := make([]citeID, 0, len(w.cites))
 	for id := range w.cites {
 		ids = append(ids, id)
 	}
-	sort.Strings(ids)
-	out := make(Obj, len(ids))
+	slices.Sort(ids)
 	memo := hashMemo{}
+	b = append(b, '{')
 	for i, id := range ids {
-		cit := w.cites[id]
-		body := w.buf[cit.start:cit.end]
-		if evidence {
-			verify := []byte("{}")
-			if cit.verifyRow >= 0 {
-				verify = appendRecordCitation(nil, w.snap, cit.verifyRow)
-			}
-			ev, e := s.evidenceWith(verify, memo)
-			if e != nil {
-				ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
-			}
-			withEv := append(append([]byte(nil), body[:len(body)-1]...), `,"evidence":`...)
-			withEv = append(appendObjOrPanic(withEv, ev), '}')
-			body = withEv
+		if i > 0 {
+			b = append(b, ',')
 		}
-		out[i] = KV{id, rawJSON(body)}
+		b = appendRef(b, id)
+		b = append(b, ':')
+		cit := w.cites[id]
+		body := w.body(cit)
+		if !evidence {
+			b = append(b, body...)
+			continue
+		}
+		verify := []byte("{}")
+		if cit.verifyRow >= 0 {
+			verify = appendRecordCitation(nil, w.snap, cit.verifyRow)
+		}
+		ev, e := s.evidenceWith(verify, memo)
+		if e != nil {
+			ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
+		}
+		b = append(b, body[:len(body)-1]...)
+		b = append(b, `,"evidence":`...)
+		b = append(appendObjOrPanic(b, ev), '}')
 	}
-	return out
+	return append(b, '}')
+}
+
+// citationsLen is the length of the citations member without evidence.
+func (w *citeWriter) citationsLen() int {
+	n := 2
+	for _, cit := range w.cites {
+		n += len(`"c_0123456789abcdef":,`) + cit.end - cit.start
+	}
+	return n
 }
 
 // appendRecordCitation renders the row-level citation of table row r: what the evidence
@@ -347,6 +385,58 @@ type lineageText struct {
 	sha             [][]byte
 	url, derived    [][]byte // by file code: the quoted source_url, the derived members
 	asOf            []byte
+	heads           []citeHead // by file code
+}
+
+// citeHead holds the parts of the aggregate citations of one source file of a snapshot that
+// are the same for all of them, rendered once.
+type citeHead struct {
+	// head is every member up to source_rows_count, and its name: {"source_id", "publisher",
+	// "source_url", "derived"?, "original_url"?, "source_file", "raw_file_sha256", "as_of",
+	// "source_rows_count":
+	head []byte
+	// state is the SHA-256 state after hashing head.
+	state []byte
+	// filter opens the lineage filter, up to the brace of its filters member.
+	filter []byte
+	// view opens the source_view member, up to the name of its sheets member.
+	view []byte
+}
+
+// newCiteHead renders the constant parts of the citations of file.
+func newCiteHead(snap *Snapshot, file string) citeHead {
+	ms := snap.sources[file]
+	b := append([]byte(nil), `{"source_id":`...)
+	b = appendString(b, ms.SourceID, false)
+	b = append(b, `,"publisher":`...)
+	b = appendString(b, ms.Publisher, false)
+	b = append(b, `,"source_url":`...)
+	b = appendString(b, ms.URL, false)
+	b = appendDerived(b, ms)
+	b = append(b, `,"source_file":`...)
+	b = appendString(b, file, false)
+	b = append(b, `,"raw_file_sha256":`...)
+	b = appendString(b, ms.SHA256, false)
+	b = append(b, `,"as_of":`...)
+	b = appendString(b, snap.fileAsOf(file), false)
+	b = append(b, `,"source_rows_count":`...)
+	d := sha256.New()
+	d.Write(b)
+	state, err := d.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		panic(err)
+	}
+	f := append([]byte(nil), `,"lineage_filter":{"source_file":`...)
+	f = appendString(f, file, false)
+	f = append(f, `,"raw_file_sha256":`...)
+	f = appendString(f, ms.SHA256, false)
+	f = append(f, `,"filters":{`...)
+	v := append([]byte(nil), `,"source_view":{"title":`...)
+	v = appendString(v, ms.Title, false)
+	v = append(v, `,"release":`...)
+	v = appendString(v, ms.Release, false)
+	v = append(v, `,"sheets":`...)
+	return citeHead{head: b, state: state, filter: f, view: v}
 }
 
 func (snap *Snapshot) lineage() lineageCols {
@@ -361,6 +451,7 @@ func (snap *Snapshot) lineage() lineageCols {
 				src := snap.sources[f]
 				l.url = append(l.url, appendString(nil, src.URL, false))
 				l.derived = append(l.derived, appendDerived(nil, src))
+				l.heads = append(l.heads, newCiteHead(snap, f))
 			}
 		}
 	})

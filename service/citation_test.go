@@ -221,7 +221,7 @@ func TestCiteWriterMatchesObjCitations(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if got := mustJSON(w.object(svc, evidence)); !bytes.Equal(got, wantJSON) {
+					if got := w.appendCitations(nil, svc, evidence); !bytes.Equal(got, wantJSON) {
 						t.Errorf("evidence %v: citations differ:\n got %.600s\nwant %.600s", evidence, got, wantJSON)
 					}
 				}
@@ -240,8 +240,8 @@ func sortedKeys(m map[string]Obj) []string {
 }
 
 func TestCiteCache(t *testing.T) {
-	entry := func(id string) cachedCite { return cachedCite{id: id, json: []byte(`{"x":1}`), verifyRow: 7} }
-	size := len("k0") + len("c_0") + len(`{"x":1}`) + 64 // one entry, as add counts it
+	entry := func(id citeID) cachedCite { return cachedCite{id: id, json: []byte(`{"x":1}`), verifyRow: 7} }
+	size := len("k0") + len(`{"x":1}`) + 64 // one entry, as add counts it
 	for _, tc := range []struct {
 		name    string
 		max     int
@@ -260,14 +260,14 @@ func TestCiteCache(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCiteCache(tc.max)
 			for _, k := range tc.put {
-				c.put([]byte(k), entry("c_"+k[1:]))
+				c.put([]byte(k), entry(citeID(k[1])))
 			}
 			for _, k := range tc.get {
 				c.get([]byte(k))
 			}
 			for _, k := range tc.present {
 				v, ok := c.get([]byte(k))
-				if !ok || v.id != "c_"+k[1:] || string(v.json) != `{"x":1}` || v.verifyRow != 7 {
+				if !ok || v.id != citeID(k[1]) || string(v.json) != `{"x":1}` || v.verifyRow != 7 {
 					t.Errorf("%s: %+v, %v", k, v, ok)
 				}
 			}
@@ -279,7 +279,7 @@ func TestCiteCache(t *testing.T) {
 		})
 	}
 	var nilCache *citeCache
-	nilCache.put([]byte("k"), entry("c_"))
+	nilCache.put([]byte("k"), entry(0))
 	if _, ok := nilCache.get([]byte("k")); ok {
 		t.Error("a nil cache answered")
 	}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/citeq/citeq/capability"
 )
 
 // Obj is a JSON object whose members keep their order, so payloads read in definition order
@@ -119,6 +121,26 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, enc...), nil
+}
+
+// appendTyped writes text v of a field of type t as appendValue writes typed(t, v), without
+// making it an interface value.
+func appendTyped(b []byte, t capability.Type, v string) ([]byte, error) {
+	switch t {
+	case capability.Integer:
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return strconv.AppendInt(b, n, 10), nil
+		}
+	case capability.Number:
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return appendFloat(b, f)
+		}
+	case capability.Boolean:
+		if x, err := strconv.ParseBool(v); err == nil {
+			return strconv.AppendBool(b, x), nil
+		}
+	}
+	return appendString(b, v, false), nil
 }
 
 // appendFloat writes f as encoding/json does: like %g, with the exponent cutoffs of ES6.

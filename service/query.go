@@ -315,7 +315,11 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	citeBuf := getBuf()
 	cw := newCiteWriter(c, snap, p, filters, *citeBuf, s.cites)
 	defer func() { putBuf(citeBuf, cw.buf) }()
-	cw.cites = make(map[string]citation, len(rows)+1)
+	nsrc := len(ev.Total)
+	for _, r := range rows {
+		nsrc += len(r.sources)
+	}
+	cw.cites = make(map[citeID]citation, nsrc)
 	if n := len(rows); n > 0 && rows[n-1].other {
 		// The (other) row's lineage filter leaves out the groups listed before it.
 		kept := make([]Obj, 0, n-1)
@@ -338,10 +342,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	// {"citation_ref", "citation_refs"? (more than one source), "source_rows_count"}}. Many
 	// rows are rendered in two halves at once, each half's citations by a writer of its own,
 	// merged after.
-	rr := &rowRenderer{c: c, snap: snap, p: p, results: results, metricKeys: make([][]byte, len(results))}
-	for j, mr := range results {
-		rr.metricKeys[j] = append(appendString(nil, mr.Metric.Name, true), ':')
-	}
+	rr := newRowRenderer(c, snap, p, results)
 	rowsBuf := getBuf()
 	out := append((*rowsBuf)[:0], '[')
 	defer func() { putBuf(rowsBuf, out) }()
@@ -366,9 +367,10 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 			panic(failed)
 		}
 		out = append(append(out, ','), second...)
-		cw.merge(cw2)
 		putBuf(secondBuf, second)
-		putBuf(citeBuf2, cw2.buf)
+		// The second writer's citations are written from its buffer, with the first's.
+		cw.merge(cw2)
+		defer func() { putBuf(citeBuf2, cw2.buf) }()
 	}
 	out = append(out, ']')
 
@@ -416,7 +418,6 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		{"as_of", snap.Manifest.AsOf},
 		{"query", canon},
 		{"summary", summary},
-		{"rows", rawJSON(out)},
 	}
 	var recs rawJSON
 	if p.IncludeRecords {
@@ -428,16 +429,28 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		}
 		summary = append(summary, KV{"records_returned", nrecs}, KV{"records_truncated", nrecs < sel.Len()})
 		doc[3].V = summary
-		doc = append(doc, KV{"records", recs})
 	}
-	doc = append(doc, KV{"citations", cw.object(s, p.IncludeEvidence)})
-	// Rendered once, into a buffer sized for it: the rows, records and citations are most of
-	// it, and the rest is small.
-	body, err := appendObj(make([]byte, 0, len(out)+len(recs)+len(cw.buf)+8<<10), doc)
-	if err != nil {
-		panic(err)
+	// The document is {capability, as_of, query, summary, rows, records?, citations}: the
+	// small members rendered first, then the rows, records and citations copied once into a
+	// buffer sized for all of it.
+	head := appendObjOrPanic(nil, doc)
+	size := len(head) + len(`,"rows":`) + len(out) + len(`,"citations":`) + cw.citationsLen()
+	if recs != nil {
+		size += len(`,"records":`) + len(recs)
 	}
-	return body, nil
+	if p.IncludeEvidence {
+		size += len(cw.cites) * 512
+	}
+	body := append(make([]byte, 0, size), head[:len(head)-1]...)
+	body = append(body, `,"rows":`...)
+	body = append(body, out...)
+	if recs != nil {
+		body = append(body, `,"records":`...)
+		body = append(body, recs...)
+	}
+	body = append(body, `,"citations":`...)
+	body = cw.appendCitations(body, s, p.IncludeEvidence)
+	return append(body, '}'), nil
 }
 
 // parallelRows is the fewest rows rendered in two halves at once.
@@ -445,39 +458,76 @@ const parallelRows = 128
 
 // rowRenderer renders the rows of one answer.
 type rowRenderer struct {
-	c          *capability.Capability
 	snap       *Snapshot
 	p          *Params
 	results    []MetricResult
 	metricKeys [][]byte // each metric's name, rendered, and a colon
+	// keys are each group dimension's name, rendered; types their field types.
+	keys  [][]byte
+	types []capability.Type
+}
+
+func newRowRenderer(c *capability.Capability, snap *Snapshot, p *Params, results []MetricResult) *rowRenderer {
+	rr := &rowRenderer{snap: snap, p: p, results: results, metricKeys: make([][]byte, len(results)),
+		keys: make([][]byte, len(p.GroupBy)), types: make([]capability.Type, len(p.GroupBy))}
+	for j, mr := range results {
+		rr.metricKeys[j] = append(appendString(nil, mr.Metric.Name, true), ':')
+	}
+	for k, name := range p.GroupBy {
+		f, _ := c.Field(name)
+		rr.keys[k], rr.types[k] = appendString(nil, name, true), f.Type
+	}
+	return rr
 }
 
 // render appends rows to out, separated by commas, citing their sources with cw.
 func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte {
-	group := make(Obj, 0, len(rr.p.GroupBy))
 	notesMemo := noteMemo{}
 	var notesBuf []any
 	var err error
+	// val holds the row's group values rendered (vals[k] ends value k), gf its members of the
+	// lineage filters, ids its citations.
+	var val, gf []byte
+	vals := make([]int, len(rr.keys))
+	var ids []citeID
 	for i, r := range rows {
-		group = group[:0]
-		for k, name := range rr.p.GroupBy {
-			f, _ := rr.c.Field(name)
-			if r.other {
-				group = append(group, KV{name, OtherGroup})
-			} else if r.null[k] {
-				group = append(group, KV{name, nil})
-			} else {
-				group = append(group, KV{name, typed(f.Type, r.group[k])})
+		val = val[:0]
+		for k, t := range rr.types {
+			switch {
+			case r.other:
+				val = appendString(val, OtherGroup, false)
+			case r.null[k]:
+				val = append(val, "null"...)
+			default:
+				if val, err = appendTyped(val, t, r.group[k]); err != nil {
+					panic(err)
+				}
 			}
+			vals[k] = len(val)
 		}
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, `{"group":`...)
-		if out, err = appendObj(out, group); err != nil {
-			panic(err)
+		out = append(out, `{"group":{`...)
+		gf = gf[:0]
+		from := 0
+		for k, key := range rr.keys {
+			v := val[from:vals[k]]
+			from = vals[k]
+			if k > 0 {
+				out = append(out, ',')
+			}
+			out = append(append(out, key...), ':')
+			out = append(out, v...)
+			if !r.other {
+				if k > 0 {
+					gf = append(gf, ',')
+				}
+				gf = append(append(gf, key...), ":["...)
+				gf = append(append(gf, v...), ']')
+			}
 		}
-		out = append(out, `,"metrics":{`...)
+		out = append(out, `},"metrics":{`...)
 		notes := notesBuf[:0]
 		for j := range rr.results {
 			mr := &rr.results[j]
@@ -499,16 +549,25 @@ func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte 
 			}
 		}
 		notesBuf = notes
-		refs := cw.refs(r.sources, group)
+		ids = ids[:0]
+		for _, src := range r.sources {
+			ids = append(ids, cw.cite(src, gf, r.other))
+		}
 		out = append(out, `,"lineage":{"citation_ref":`...)
-		if len(refs) == 0 {
+		if len(ids) == 0 {
 			out = append(out, "null"...)
 		} else {
-			out = appendString(out, refs[0], false)
+			out = appendRef(out, ids[0])
 		}
-		if len(refs) > 1 {
-			out = append(out, `,"citation_refs":`...)
-			out, _ = appendValue(out, refs)
+		if len(ids) > 1 {
+			out = append(out, `,"citation_refs":[`...)
+			for j, id := range ids {
+				if j > 0 {
+					out = append(out, ',')
+				}
+				out = appendRef(out, id)
+			}
+			out = append(out, ']')
 		}
 		out = append(out, `,"source_rows_count":`...)
 		out = strconv.AppendInt(out, sourceRows(r.sources), 10)

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding"
 	"encoding/binary"
@@ -37,7 +38,9 @@ type citeWriter struct {
 	// ranges is the date_ranges member with its leading comma, or nothing.
 	ranges []byte
 	buf    []byte
-	cites  map[citeID]citation
+	// cites are the citations rendered, in the order rendered, with the ids repeated when a
+	// citation is (citations sorts them and drops the repeats).
+	cites []citation
 	// merged is the buffer of the writer merged into this one (merge), which the citations
 	// marked merged are read from.
 	merged []byte
@@ -84,6 +87,7 @@ func (id citeID) String() string {
 // citation is one rendered citation: buf[start:end] of its writer, or of the writer merged
 // into it.
 type citation struct {
+	id         citeID
 	start, end int
 	// verifyRow is the table row the verify member cites, -1 for none.
 	verifyRow int
@@ -94,7 +98,7 @@ func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters 
 	if cache != nil && cache.max <= 0 {
 		cache = nil // off: no key is built, nothing is kept
 	}
-	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cites: map[citeID]citation{}, cache: cache, lin: snap.lineage(),
+	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cache: cache, lin: snap.lineage(),
 		digest: sha256.New().(hashState)}
 	if len(filters) > 0 {
 		f := appendObjOrPanic(nil, filters)
@@ -157,26 +161,26 @@ func (w *citeWriter) cacheKey(src columnar.Source, gf []byte, other bool) []byte
 	return k
 }
 
-// merge adds the citations of o that w does not have; they stay in o's buffer, which must
-// not be reused until w's citations are written.
+// merge adds the citations of o; they stay in o's buffer, which must not be reused until
+// w's citations are written.
 func (w *citeWriter) merge(o *citeWriter) {
 	w.merged = o.buf
-	for id, cit := range o.cites {
-		if _, dup := w.cites[id]; dup {
-			continue
-		}
+	for _, cit := range o.cites {
 		cit.merged = true
-		w.cites[id] = cit
+		w.cites = append(w.cites, cit)
 	}
 }
 
-// add keeps citation id, rendered in w.buf[start:], unless it is there already.
+// add keeps citation id, rendered in w.buf[start:].
 func (w *citeWriter) add(id citeID, start, verifyRow int) {
-	if _, dup := w.cites[id]; dup {
-		w.buf = w.buf[:start]
-		return
-	}
-	w.cites[id] = citation{start: start, end: len(w.buf), verifyRow: verifyRow}
+	w.cites = append(w.cites, citation{id: id, start: start, end: len(w.buf), verifyRow: verifyRow})
+}
+
+// sorted sorts the citations by id and drops the repeats of an id.
+func (w *citeWriter) sorted() []citation {
+	slices.SortFunc(w.cites, func(a, b citation) int { return cmp.Compare(a.id, b.id) })
+	w.cites = slices.CompactFunc(w.cites, func(a, b citation) bool { return a.id == b.id })
+	return w.cites
 }
 
 // body is the rendering of cit.
@@ -320,20 +324,14 @@ func (w *citeWriter) refs(srcs []columnar.Source, group Obj) []string {
 // ascending. With evidence, each citation gets the verification of its verify member as a
 // last member, evidence (its id stays the hash of the citation without it).
 func (w *citeWriter) appendCitations(b []byte, s *Service, evidence bool) []byte {
-	ids := make([]citeID, 0, len(w.cites))
-	for id := range w.cites {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
 	memo := hashMemo{}
 	b = append(b, '{')
-	for i, id := range ids {
+	for i, cit := range w.sorted() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendRef(b, id)
+		b = appendRef(b, cit.id)
 		b = append(b, ':')
-		cit := w.cites[id]
 		body := w.body(cit)
 		if !evidence {
 			b = append(b, body...)
@@ -354,7 +352,7 @@ func (w *citeWriter) appendCitations(b []byte, s *Service, evidence bool) []byte
 	return append(b, '}')
 }
 
-// citationsLen is the length of the citations member without evidence.
+// citationsLen bounds the length of the citations member without evidence.
 func (w *citeWriter) citationsLen() int {
 	n := 2
 	for _, cit := range w.cites {

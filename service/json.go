@@ -270,6 +270,10 @@ func (n Num) appendJSON(b []byte) ([]byte, error) {
 	if n.V == 0 {
 		return append(b, '0'), nil
 	}
+	// An integer below 10^15 in magnitude is its own shortest decimal, of at most 15 digits.
+	if n.V > -1e15 && n.V < 1e15 && n.V == math.Trunc(n.V) {
+		return strconv.AppendInt(b, int64(n.V), 10), nil
+	}
 	start := len(b)
 	b = strconv.AppendFloat(b, n.V, 'f', -1, 64)
 	if significantDigits(b[start:]) <= 15 {

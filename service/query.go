@@ -276,14 +276,15 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	sel, groups, results, lineage := ev.Sel, ev.Groups, ev.Metrics, ev.Lineage
 
 	rows := make([]outRow, groups.N)
+	nk := len(groups.Keys)
+	texts, nulls := make([]string, groups.N*nk), make([]bool, groups.N*nk) // every row's, in one
 	for gi := range rows {
-		r := outRow{gi: gi, sources: lineage[gi]}
+		r := outRow{gi: gi, sources: lineage[gi], group: texts[gi*nk : (gi+1)*nk : (gi+1)*nk], null: nulls[gi*nk : (gi+1)*nk : (gi+1)*nk]}
 		for k, col := range groups.Keys {
-			code := groups.Codes[gi][k]
-			if code < 0 {
-				r.group, r.null = append(r.group, ""), append(r.null, true)
+			if code := groups.Codes[gi][k]; code < 0 {
+				r.null[k] = true
 			} else {
-				r.group, r.null = append(r.group, col.Values[code]), append(r.null, false)
+				r.group[k] = col.Values[code]
 			}
 		}
 		rows[gi] = r
@@ -319,7 +320,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	for _, r := range rows {
 		nsrc += len(r.sources)
 	}
-	cw.cites = make(map[citeID]citation, nsrc)
+	cw.cites = slices.Grow(cw.cites, nsrc)
 	if n := len(rows); n > 0 && rows[n-1].other {
 		// The (other) row's lineage filter leaves out the groups listed before it.
 		kept := make([]Obj, 0, n-1)
@@ -345,6 +346,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	rr := newRowRenderer(c, snap, p, results)
 	rowsBuf := getBuf()
 	out := append((*rowsBuf)[:0], '[')
+	var rowsTail []byte // the rows after out, when rendered in two halves
 	defer func() { putBuf(rowsBuf, out) }()
 	if len(rows) < parallelRows || runtime.GOMAXPROCS(0) < 2 {
 		out = rr.render(out, rows, cw)
@@ -366,13 +368,12 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		if failed != nil {
 			panic(failed)
 		}
-		out = append(append(out, ','), second...)
-		putBuf(secondBuf, second)
-		// The second writer's citations are written from its buffer, with the first's.
+		// The second half is written after the first, from its own buffer, and the second
+		// writer's citations with the first's.
+		rowsTail = second
 		cw.merge(cw2)
-		defer func() { putBuf(citeBuf2, cw2.buf) }()
+		defer func() { putBuf(secondBuf, second); putBuf(citeBuf2, cw2.buf) }()
 	}
-	out = append(out, ']')
 
 	totals := Obj{}
 	units := Obj{}
@@ -434,7 +435,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	// small members rendered first, then the rows, records and citations copied once into a
 	// buffer sized for all of it.
 	head := appendObjOrPanic(nil, doc)
-	size := len(head) + len(`,"rows":`) + len(out) + len(`,"citations":`) + cw.citationsLen()
+	size := len(head) + len(`,"rows":`) + len(out) + 1 + len(rowsTail) + 1 + len(`,"citations":`) + cw.citationsLen()
 	if recs != nil {
 		size += len(`,"records":`) + len(recs)
 	}
@@ -444,6 +445,10 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	body := append(make([]byte, 0, size), head[:len(head)-1]...)
 	body = append(body, `,"rows":`...)
 	body = append(body, out...)
+	if rowsTail != nil {
+		body = append(append(body, ','), rowsTail...)
+	}
+	body = append(body, ']')
 	if recs != nil {
 		body = append(body, `,"records":`...)
 		body = append(body, recs...)
@@ -482,15 +487,16 @@ func newRowRenderer(c *capability.Capability, snap *Snapshot, p *Params, results
 
 // render appends rows to out, separated by commas, citing their sources with cw.
 func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte {
-	notesMemo := noteMemo{}
-	var notesBuf []any
+	notesMemo := newNoteMemo(len(rr.results))
+	var notes []byte
 	var err error
 	// val holds the row's group values rendered (vals[k] ends value k), gf its members of the
 	// lineage filters, ids its citations.
 	var val, gf []byte
 	vals := make([]int, len(rr.keys))
 	var ids []citeID
-	for i, r := range rows {
+	for i := range rows {
+		r := &rows[i]
 		val = val[:0]
 		for k, t := range rr.types {
 			switch {
@@ -528,7 +534,7 @@ func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte 
 			}
 		}
 		out = append(out, `},"metrics":{`...)
-		notes := notesBuf[:0]
+		notes = notes[:0]
 		for j := range rr.results {
 			mr := &rr.results[j]
 			if j > 0 {
@@ -543,12 +549,9 @@ func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte 
 		}
 		out = append(out, '}')
 		if len(notes) > 0 {
-			out = append(out, `,"notes":`...)
-			if out, err = appendValue(out, notes); err != nil {
-				panic(err)
-			}
+			out = append(out, `,"notes":[`...)
+			out = append(append(out, notes...), ']')
 		}
-		notesBuf = notes
 		ids = ids[:0]
 		for _, src := range r.sources {
 			ids = append(ids, cw.cite(src, gf, r.other))
@@ -679,7 +682,7 @@ func num(r columnar.Result, gi int) Num {
 	return Num{V: r.Values[gi], Valid: r.Valid[gi]}
 }
 
-func rowValue(mr *MetricResult, r outRow) Num {
+func rowValue(mr *MetricResult, r *outRow) Num {
 	if !r.other {
 		return num(mr.Groups, r.gi)
 	}
@@ -699,17 +702,27 @@ func rowValue(mr *MetricResult, r outRow) Num {
 // noteMemo renders a query's row notes: the notes that are the same on every row they
 // stand on (all but the counts of null rows, and the null notes of a capability whose rows
 // repeat others', which depend on the group) are rendered once per metric.
-type noteMemo map[[2]int]rawJSON
+type noteMemo struct {
+	// text holds, by metric and kind (mixed units, null on a row, null on the (other) row),
+	// the notes rendered without their brackets, once done says so.
+	text [][]byte
+	done []bool
+}
 
-// row appends to notes the notes of metric j (result mr) on row r, whose value is valid or
-// null, as the rows render them: the null-row count and mixed-units notes, then rowNullNote for a null value.
-func (m noteMemo) row(notes []any, snap *Snapshot, p *Params, j int, mr *MetricResult, r outRow, valid bool) []any {
+func newNoteMemo(metrics int) *noteMemo {
+	return &noteMemo{text: make([][]byte, 3*metrics), done: make([]bool, 3*metrics)}
+}
+
+// row appends to notes (rendered, separated by commas) the notes of metric j (result mr) on
+// row r, whose value is valid or null, as the rows render them: the null-row count and
+// mixed-units notes, then rowNullNote for a null value.
+func (m *noteMemo) row(notes []byte, snap *Snapshot, p *Params, j int, mr *MetricResult, r *outRow, valid bool) []byte {
 	if !r.other {
 		if mr.Metric.NullNote != "" && mr.Groups.NullRows[r.gi] > 0 {
-			notes = append(notes, nullNote(mr.Metric, mr.Groups.NullRows[r.gi]))
+			notes = appendObjOrPanic(noteSep(notes), nullNote(mr.Metric, mr.Groups.NullRows[r.gi]))
 		}
 		if mr.Groups.Mixed[r.gi] {
-			notes = append(notes, m.once(j, 0, func() []Obj { return []Obj{mixedNote(mr.Metric)} })...)
+			notes = m.once(notes, j, 0, func() []Obj { return []Obj{mixedNote(mr.Metric)} })
 		}
 	}
 	if valid || !r.other && mr.Groups.Mixed[r.gi] {
@@ -720,26 +733,35 @@ func (m noteMemo) row(notes []any, snap *Snapshot, p *Params, j int, mr *MetricR
 		kind = 2
 	}
 	if !r.other && len(snap.Cap.Repeats) > 0 {
-		for _, n := range rowNullNote(snap, p, *mr, r) {
-			notes = append(notes, n)
+		for _, n := range rowNullNote(snap, p, *mr, *r) {
+			notes = appendObjOrPanic(noteSep(notes), n)
 		}
 		return notes
 	}
-	return append(notes, m.once(j, kind, func() []Obj { return rowNullNote(snap, p, *mr, r) })...)
+	return m.once(notes, j, kind, func() []Obj { return rowNullNote(snap, p, *mr, *r) })
 }
 
-// once renders the notes of metric j of a kind the first time, and returns them as rendered.
-func (m noteMemo) once(j, kind int, notes func() []Obj) []any {
-	key := [2]int{j, kind}
-	r, ok := m[key]
-	if !ok {
-		r = mustJSON(notes())
-		m[key] = r
+// noteSep is notes followed by the comma before another note, when it has one.
+func noteSep(notes []byte) []byte {
+	if len(notes) > 0 {
+		return append(notes, ',')
 	}
-	if string(r) == "null" || string(r) == "[]" {
-		return nil
+	return notes
+}
+
+// once appends the notes of metric j of a kind, rendered the first time.
+func (m *noteMemo) once(dst []byte, j, kind int, notes func() []Obj) []byte {
+	i := 3*j + kind
+	if !m.done[i] {
+		if r := mustJSON(notes()); string(r) != "null" && string(r) != "[]" {
+			m.text[i] = r[1 : len(r)-1]
+		}
+		m.done[i] = true
 	}
-	return []any{r[1 : len(r)-1]}
+	if len(m.text[i]) == 0 {
+		return dst
+	}
+	return append(noteSep(dst), m.text[i]...)
 }
 
 func nullNote(m capability.Metric, n int64) Obj {

@@ -274,6 +274,15 @@ func (n Num) appendJSON(b []byte) ([]byte, error) {
 	if n.V > -1e15 && n.V < 1e15 && n.V == math.Trunc(n.V) {
 		return strconv.AppendInt(b, int64(n.V), 10), nil
 	}
+	// So is m·10^-k, for the fewest decimals k (up to 4) and an integer m below 10^15 in
+	// magnitude with V == m/10^k: that quotient of exact values is correctly rounded, so
+	// the decimal rounds to V, and no other decimal of at most 15 significant digits does.
+	for k := 1; k <= 4; k++ {
+		m := math.Round(n.V * pow10[k])
+		if m > -1e15 && m < 1e15 && m/pow10[k] == n.V {
+			return appendDecimal(b, int64(m), k), nil
+		}
+	}
 	start := len(b)
 	b = strconv.AppendFloat(b, n.V, 'f', -1, 64)
 	if significantDigits(b[start:]) <= 15 {
@@ -285,6 +294,28 @@ func (n Num) appendJSON(b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("json: unsupported value: %v rounds to %v", n.V, c)
 	}
 	return strconv.AppendFloat(b, c, 'f', -1, 64), nil
+}
+
+var pow10 = [...]float64{1, 10, 100, 1000, 10000}
+
+// appendDecimal writes m·10^-k in 'f' form (m not a multiple of 10).
+func appendDecimal(b []byte, m int64, k int) []byte {
+	if m < 0 {
+		b = append(b, '-')
+		m = -m
+	}
+	var d [20]byte
+	digits := strconv.AppendInt(d[:0], m, 10)
+	if len(digits) <= k {
+		b = append(b, '0', '.')
+		for range k - len(digits) {
+			b = append(b, '0')
+		}
+		return append(b, digits...)
+	}
+	b = append(b, digits[:len(digits)-k]...)
+	b = append(b, '.')
+	return append(b, digits[len(digits)-k:]...)
 }
 
 // significantDigits counts the digits of a number written in 'f' form from its first

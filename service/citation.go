@@ -352,6 +352,27 @@ func (w *citeWriter) appendCitations(b []byte, s *Service, evidence bool) []byte
 	return append(b, '}')
 }
 
+// citationPieces appends to pieces those of the citations member without evidence, as
+// appendCitations writes it: each citation's id and colon, then its rendering.
+func (w *citeWriter) citationPieces(pieces [][]byte) [][]byte {
+	cites := w.sorted()
+	if len(cites) == 0 {
+		return append(pieces, []byte("{}"))
+	}
+	refs := make([]byte, 0, len(cites)*len(`,"c_0123456789abcdef":`))
+	for i, cit := range cites {
+		start := len(refs)
+		if i == 0 {
+			refs = append(refs, '{')
+		} else {
+			refs = append(refs, ',')
+		}
+		refs = append(appendRef(refs, cit.id), ':')
+		pieces = append(pieces, refs[start:len(refs):len(refs)], w.body(cit))
+	}
+	return append(pieces, []byte("}"))
+}
+
 // citationsLen bounds the length of the citations member without evidence.
 func (w *citeWriter) citationsLen() int {
 	n := 2

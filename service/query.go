@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -435,6 +436,20 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	// small members rendered first, then the rows, records and citations copied once into a
 	// buffer sized for all of it.
 	head := appendObjOrPanic(nil, doc)
+	if !p.IncludeEvidence {
+		// Joined from its pieces: bytes.Join copies them into a buffer of their exact length,
+		// which it does not clear first.
+		pieces := append(make([][]byte, 0, 2*len(cw.cites)+12), head[:len(head)-1], rowsMember, out)
+		if rowsTail != nil {
+			pieces = append(pieces, comma, rowsTail)
+		}
+		pieces = append(pieces, closeBracket)
+		if recs != nil {
+			pieces = append(pieces, recordsMember, recs)
+		}
+		pieces = cw.citationPieces(append(pieces, citationsMember))
+		return bytes.Join(append(pieces, closeBrace), nil), nil
+	}
 	size := len(head) + len(`,"rows":`) + len(out) + 1 + len(rowsTail) + 1 + len(`,"citations":`) + cw.citationsLen()
 	if recs != nil {
 		size += len(`,"records":`) + len(recs)
@@ -457,6 +472,12 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	body = cw.appendCitations(body, s, p.IncludeEvidence)
 	return append(body, '}'), nil
 }
+
+// Pieces of the answers' JSON.
+var (
+	rowsMember, recordsMember, citationsMember = []byte(`,"rows":`), []byte(`,"records":`), []byte(`,"citations":`)
+	comma, closeBracket, closeBrace            = []byte(","), []byte("]"), []byte("}")
+)
 
 // parallelRows is the fewest rows rendered in two halves at once.
 const parallelRows = 128

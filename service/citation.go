@@ -38,8 +38,8 @@ type citeWriter struct {
 	// ranges is the date_ranges member with its leading comma, or nothing.
 	ranges []byte
 	buf    []byte
-	// cites are the citations rendered, in the order rendered, with the ids repeated when a
-	// citation is (citations sorts them and drops the repeats).
+	// cites are the citations rendered, in the order rendered, an id repeated when its
+	// citation is (sorted sorts them and drops the repeats).
 	cites []citation
 	// merged is the buffer of the writer merged into this one (merge), which the citations
 	// marked merged are read from.

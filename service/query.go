@@ -355,7 +355,11 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		mid := len(rows) / 2
 		secondBuf, citeBuf2 := getBuf(), getBuf()
 		cw2 := newCiteWriter(c, snap, p, filters, *citeBuf2, s.cites)
-		cw2.excludes = cw.excludes
+		n2 := 0
+		for _, r := range rows[mid:] {
+			n2 += len(r.sources)
+		}
+		cw2.excludes, cw2.cites = cw.excludes, make([]citation, 0, n2)
 		second := (*secondBuf)[:0]
 		var failed any
 		done := make(chan struct{})

@@ -178,9 +178,44 @@ func (w *citeWriter) add(id citeID, start, verifyRow int) {
 
 // sorted sorts the citations by id and drops the repeats of an id.
 func (w *citeWriter) sorted() []citation {
-	slices.SortFunc(w.cites, func(a, b citation) int { return cmp.Compare(a.id, b.id) })
-	w.cites = slices.CompactFunc(w.cites, func(a, b citation) bool { return a.id == b.id })
+	w.cites = slices.CompactFunc(sortCitations(w.cites), func(a, b citation) bool { return a.id == b.id })
 	return w.cites
+}
+
+// sortCitations sorts c by id: distributed by the top byte of the id (ids are hashes, so
+// the 256 runs are short), then each run sorted on its own.
+func sortCitations(c []citation) []citation {
+	byID := func(a, b citation) int { return cmp.Compare(a.id, b.id) }
+	if len(c) < 256 {
+		slices.SortFunc(c, byID)
+		return c
+	}
+	var at [257]int
+	for _, x := range c {
+		at[x.id>>56+1]++
+	}
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
+	}
+	out := make([]citation, len(c))
+	next := at
+	for _, x := range c {
+		out[next[x.id>>56]] = x
+		next[x.id>>56]++
+	}
+	for i := range 256 {
+		run := out[at[i]:at[i+1]]
+		if len(run) > 32 {
+			slices.SortFunc(run, byID)
+			continue
+		}
+		for j := 1; j < len(run); j++ { // insertion sort: a run holds a few ids
+			for k := j; k > 0 && run[k].id < run[k-1].id; k-- {
+				run[k], run[k-1] = run[k-1], run[k]
+			}
+		}
+	}
+	return out
 }
 
 // body is the rendering of cit.

@@ -2,8 +2,11 @@ package service
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
@@ -282,5 +285,38 @@ func TestCiteCache(t *testing.T) {
 	nilCache.put([]byte("k"), entry(0))
 	if _, ok := nilCache.get([]byte("k")); ok {
 		t.Error("a nil cache answered")
+	}
+}
+
+// TestSortCitations checks sortCitations against a plain sort, ids repeated or not, in runs
+// of one top byte and across them.
+func TestSortCitations(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		n    int
+		mask uint64 // of the random ids
+	}{{0, ^uint64(0)}, {1, ^uint64(0)}, {255, ^uint64(0)}, {256, ^uint64(0)}, {5000, ^uint64(0)}, {5000, 0xff00_0000_0000_00ff}, {3000, 0x0f}, {3000, 0xff}} {
+		c := make([]citation, tc.n)
+		for i := range c {
+			c[i] = citation{id: citeID(r.Uint64() & tc.mask), start: i}
+		}
+		want := slices.Clone(c)
+		slices.SortStableFunc(want, func(a, b citation) int { return cmp.Compare(a.id, b.id) })
+		got := sortCitations(slices.Clone(c))
+		if len(got) != len(want) {
+			t.Fatalf("n %d: %d citations, want %d", tc.n, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].id != want[i].id {
+				t.Fatalf("n %d mask %x: position %d has id %x, want %x", tc.n, tc.mask, i, got[i].id, want[i].id)
+			}
+		}
+		seen := map[int]bool{}
+		for _, x := range got {
+			seen[x.start] = true
+		}
+		if len(seen) != tc.n {
+			t.Errorf("n %d: %d distinct citations kept", tc.n, len(seen))
+		}
 	}
 }

@@ -570,6 +570,9 @@ func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte 
 			if out, err = v.appendJSON(out); err != nil {
 				panic(err)
 			}
+			if v.Valid && !r.other && !mr.Groups.Mixed[r.gi] && (mr.Metric.NullNote == "" || mr.Groups.NullRows[r.gi] == 0) {
+				continue // no note (noteMemo.row would add none)
+			}
 			notes = notesMemo.row(notes, rr.snap, rr.p, j, mr, r, v.Valid)
 		}
 		out = append(out, '}')

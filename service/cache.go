@@ -88,7 +88,7 @@ type citeCache struct {
 
 // cachedCite is one rendered citation: its id, its rendering, its verify row.
 type cachedCite struct {
-	id        string
+	id        citeID
 	json      []byte
 	verifyRow int
 }
@@ -125,7 +125,7 @@ func (c *citeCache) put(key []byte, v cachedCite) {
 }
 
 func (c *citeCache) add(key string, v cachedCite) {
-	n := len(key) + len(v.id) + len(v.json) + 64
+	n := len(key) + len(v.json) + 64
 	if n > c.max {
 		return
 	}

@@ -1,10 +1,13 @@
 package service
 
 import (
+	"cmp"
 	"crypto/sha256"
+	"encoding"
 	"encoding/binary"
 	"encoding/hex"
-	"sort"
+	"hash"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -24,7 +27,9 @@ import (
 //	   the groups listed before it, each {dimension: value…})},
 //	 "source_view"?: {"title", "release", "sheets"}}
 //
-// and its id is c_ and the first 8 bytes of the SHA-256 of that rendering, in hex.
+// and its id is c_ and the first 8 bytes of the SHA-256 of that rendering, in hex. The
+// members up to source_rows_count are the same for every citation of a source file of a
+// snapshot: they are rendered, and hashed, once per snapshot (citeHead).
 type citeWriter struct {
 	c    *capability.Capability
 	snap *Snapshot
@@ -33,7 +38,12 @@ type citeWriter struct {
 	// ranges is the date_ranges member with its leading comma, or nothing.
 	ranges []byte
 	buf    []byte
-	cites  map[string]citation
+	// cites are the citations rendered, in the order rendered, an id repeated when its
+	// citation is (sorted sorts them and drops the repeats).
+	cites []citation
+	// merged is the buffer of the writer merged into this one (merge), which the citations
+	// marked merged are read from.
+	merged []byte
 	// excludes is the rendered list of the groups the (other) row leaves out, each an object
 	// of group_by dimension → value (setExcludes).
 	excludes []byte
@@ -44,20 +54,52 @@ type citeWriter struct {
 	keyLen int
 	// lin are the snapshot's lineage columns.
 	lin lineageCols
+	// digest hashes each citation, from the state its file's head leaves (citeHead.state).
+	digest hashState
+	sum    [sha256.Size]byte
 }
 
-// citation is one rendered citation: buf[start:end] of its writer.
+// hashState is a SHA-256 digest whose state can be set to one saved before.
+type hashState interface {
+	hash.Hash
+	encoding.BinaryUnmarshaler
+}
+
+// citeID is a citation's id as a number: the first 8 bytes of its SHA-256, big-endian, so
+// that ids sort as their hex renderings do.
+type citeID uint64
+
+// appendRef writes id as the JSON string c_<16 hex digits>.
+func appendRef(b []byte, id citeID) []byte {
+	var raw [8]byte
+	binary.BigEndian.PutUint64(raw[:], uint64(id))
+	b = append(b, `"c_`...)
+	b = hex.AppendEncode(b, raw[:])
+	return append(b, '"')
+}
+
+// String is id as the responses write it, c_<16 hex digits>.
+func (id citeID) String() string {
+	r := appendRef(make([]byte, 0, 20), id)
+	return string(r[1 : len(r)-1])
+}
+
+// citation is one rendered citation: buf[start:end] of its writer, or of the writer merged
+// into it.
 type citation struct {
+	id         citeID
 	start, end int
 	// verifyRow is the table row the verify member cites, -1 for none.
 	verifyRow int
+	merged    bool
 }
 
 func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters Obj, buf []byte, cache *citeCache) *citeWriter {
 	if cache != nil && cache.max <= 0 {
 		cache = nil // off: no key is built, nothing is kept
 	}
-	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cites: map[string]citation{}, cache: cache, lin: snap.lineage()}
+	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cache: cache, lin: snap.lineage(),
+		digest: sha256.New().(hashState)}
 	if len(filters) > 0 {
 		f := appendObjOrPanic(nil, filters)
 		w.filters = f[1 : len(f)-1]
@@ -93,9 +135,10 @@ func appendBytes(dst, b []byte) []byte {
 	return append(binary.AppendUvarint(dst, uint64(len(b))), b...)
 }
 
-// cacheKey is the key of the citation of src for group: everything its rendering depends
-// on besides what the writer's prefix holds.
-func (w *citeWriter) cacheKey(src columnar.Source, group Obj) []byte {
+// cacheKey is the key of the citation of src for a group (its lineage filter members gf,
+// other for the (other) row): everything its rendering depends on besides what the
+// writer's prefix holds.
+func (w *citeWriter) cacheKey(src columnar.Source, gf []byte, other bool) []byte {
 	k := w.key[:w.keyLen]
 	k = binary.AppendVarint(k, int64(src.File))
 	k = binary.AppendVarint(k, src.Rows)
@@ -107,45 +150,80 @@ func (w *citeWriter) cacheKey(src columnar.Source, group Obj) []byte {
 	for _, sh := range src.Sheets {
 		k = binary.AppendVarint(k, int64(sh))
 	}
-	k = binary.AppendUvarint(k, uint64(len(group)))
-	for _, kv := range group {
-		k = binary.AppendUvarint(k, uint64(len(kv.K)))
-		k = append(k, kv.K...)
-		if kv.V == OtherGroup {
-			k = append(k, 1)
-			k = appendBytes(k, w.excludes)
-			continue
-		}
+	k = appendBytes(k, gf)
+	if other {
+		k = append(k, 1)
+		k = appendBytes(k, w.excludes)
+	} else {
 		k = append(k, 0)
-		var err error
-		if k, err = appendValue(k, kv.V); err != nil {
-			panic(err)
-		}
-		k = append(k, 0xff) // never within rendered JSON, which is valid UTF-8
 	}
 	w.key = k
 	return k
 }
 
-// merge adds the citations of o that w does not have.
+// merge adds the citations of o; they stay in o's buffer, which must not be reused until
+// w's citations are written.
 func (w *citeWriter) merge(o *citeWriter) {
-	for id, cit := range o.cites {
-		if _, dup := w.cites[id]; dup {
-			continue
-		}
-		start := len(w.buf)
-		w.buf = append(w.buf, o.buf[cit.start:cit.end]...)
-		w.cites[id] = citation{start: start, end: len(w.buf), verifyRow: cit.verifyRow}
+	w.merged = o.buf
+	for _, cit := range o.cites {
+		cit.merged = true
+		w.cites = append(w.cites, cit)
 	}
 }
 
-// add keeps citation id, rendered in w.buf[start:], unless it is there already.
-func (w *citeWriter) add(id string, start, verifyRow int) {
-	if _, dup := w.cites[id]; dup {
-		w.buf = w.buf[:start]
-		return
+// add keeps citation id, rendered in w.buf[start:].
+func (w *citeWriter) add(id citeID, start, verifyRow int) {
+	w.cites = append(w.cites, citation{id: id, start: start, end: len(w.buf), verifyRow: verifyRow})
+}
+
+// sorted sorts the citations by id and drops the repeats of an id.
+func (w *citeWriter) sorted() []citation {
+	w.cites = slices.CompactFunc(sortCitations(w.cites), func(a, b citation) bool { return a.id == b.id })
+	return w.cites
+}
+
+// sortCitations sorts c by id: distributed by the top byte of the id (ids are hashes, so
+// the 256 runs are short), then each run sorted on its own.
+func sortCitations(c []citation) []citation {
+	byID := func(a, b citation) int { return cmp.Compare(a.id, b.id) }
+	if len(c) < 256 {
+		slices.SortFunc(c, byID)
+		return c
 	}
-	w.cites[id] = citation{start: start, end: len(w.buf), verifyRow: verifyRow}
+	var at [257]int
+	for _, x := range c {
+		at[x.id>>56+1]++
+	}
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
+	}
+	out := make([]citation, len(c))
+	next := at
+	for _, x := range c {
+		out[next[x.id>>56]] = x
+		next[x.id>>56]++
+	}
+	for i := range 256 {
+		run := out[at[i]:at[i+1]]
+		if len(run) > 32 {
+			slices.SortFunc(run, byID)
+			continue
+		}
+		for j := 1; j < len(run); j++ { // insertion sort: a run holds a few ids
+			for k := j; k > 0 && run[k].id < run[k-1].id; k-- {
+				run[k], run[k-1] = run[k-1], run[k]
+			}
+		}
+	}
+	return out
+}
+
+// body is the rendering of cit.
+func (w *citeWriter) body(cit citation) []byte {
+	if cit.merged {
+		return w.merged[cit.start:cit.end]
+	}
+	return w.buf[cit.start:cit.end]
 }
 
 func appendObjOrPanic(b []byte, o Obj) []byte {
@@ -156,12 +234,14 @@ func appendObjOrPanic(b []byte, o Obj) []byte {
 	return b
 }
 
-// cite renders the citation of the rows of one group (its dimension values in group, the
-// (other) row's being OtherGroup) from one source file, and returns its id.
-func (w *citeWriter) cite(src columnar.Source, group Obj) string {
+// cite renders the citation of the rows of one group from one source file, and returns its
+// id. gf are the group's members of the lineage filter's filters, rendered without braces
+// (each dimension: [its value]; none for the (other) row and for the totals); other marks
+// the (other) row, whose lineage filter has the excludes.
+func (w *citeWriter) cite(src columnar.Source, gf []byte, other bool) citeID {
 	var key []byte
 	if w.cache != nil {
-		key = w.cacheKey(src, group)
+		key = w.cacheKey(src, gf, other)
 		if hit, ok := w.cache.get(key); ok {
 			start := len(w.buf)
 			w.buf = append(w.buf, hit.json...)
@@ -169,23 +249,9 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 			return hit.id
 		}
 	}
-	file := w.lin.file.Values[src.File]
-	ms := w.snap.sources[file]
+	head := &w.lin.heads[src.File]
 	start := len(w.buf)
-	b := append(w.buf, `{"source_id":`...)
-	b = appendString(b, ms.SourceID, false)
-	b = append(b, `,"publisher":`...)
-	b = appendString(b, ms.Publisher, false)
-	b = append(b, `,"source_url":`...)
-	b = appendString(b, ms.URL, false)
-	b = appendDerived(b, ms)
-	b = append(b, `,"source_file":`...)
-	b = appendString(b, file, false)
-	b = append(b, `,"raw_file_sha256":`...)
-	b = appendString(b, ms.SHA256, false)
-	b = append(b, `,"as_of":`...)
-	b = appendString(b, w.snap.fileAsOf(file), false)
-	b = append(b, `,"source_rows_count":`...)
+	b := append(w.buf, head.head...)
 	b = strconv.AppendInt(b, src.Rows, 10)
 	b = append(b, `,"source_rows_sample":`...)
 	if len(src.Sample) == 0 {
@@ -213,31 +279,12 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 	} else {
 		b = append(b, "{}"...)
 	}
-	b = append(b, `,"lineage_filter":{"source_file":`...)
-	b = appendString(b, file, false)
-	b = append(b, `,"raw_file_sha256":`...)
-	b = appendString(b, ms.SHA256, false)
-	b = append(b, `,"filters":{`...)
+	b = append(b, head.filter...)
 	b = append(b, w.filters...)
-	first := len(w.filters) == 0
-	other := false
-	for _, kv := range group {
-		if kv.V == OtherGroup {
-			other = true
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = appendString(b, kv.K, true)
-		b = append(b, ":["...)
-		var err error
-		if b, err = appendValue(b, kv.V); err != nil {
-			panic(err)
-		}
-		b = append(b, ']')
+	if len(w.filters) > 0 && len(gf) > 0 {
+		b = append(b, ',')
 	}
+	b = append(b, gf...)
 	b = append(b, '}')
 	b = append(b, w.ranges...)
 	if other {
@@ -246,33 +293,29 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 	}
 	b = append(b, '}')
 	if w.c.SourceView {
-		b = append(b, `,"source_view":{"title":`...)
-		b = appendString(b, ms.Title, false)
-		b = append(b, `,"release":`...)
-		b = appendString(b, ms.Release, false)
-		b = append(b, `,"sheets":`...)
+		b = append(b, head.view...)
 		if len(src.Sheets) == 0 {
 			b = append(b, "null"...)
 		} else {
-			sheets := w.lin.sheet.Values
+			sheets := w.lin.lineageText.sheet
 			for i, sh := range src.Sheets {
 				if i == 0 {
 					b = append(b, '[')
 				} else {
 					b = append(b, ',')
 				}
-				b = appendString(b, sheets[sh], false)
+				b = append(b, sheets[sh]...)
 			}
 			b = append(b, ']')
 		}
 		b = append(b, '}')
 	}
 	b = append(b, '}')
-	sum := sha256.Sum256(b[start:])
-	var ref [2 + 16]byte
-	ref[0], ref[1] = 'c', '_'
-	hex.Encode(ref[2:], sum[:8])
-	id := string(ref[:])
+	if err := w.digest.UnmarshalBinary(head.state); err != nil {
+		panic(err) // a state the same digest saved
+	}
+	w.digest.Write(b[start+len(head.head):])
+	id := citeID(binary.BigEndian.Uint64(w.digest.Sum(w.sum[:0])))
 	w.buf = b
 	if key != nil {
 		w.cache.put(key, cachedCite{id: id, json: append([]byte(nil), b[start:]...), verifyRow: verifyRow})
@@ -281,48 +324,97 @@ func (w *citeWriter) cite(src columnar.Source, group Obj) string {
 	return id
 }
 
-// refs cites each source of a group and returns the ids in source order.
+// refs cites each source of a group (its dimension values in group, the (other) row's
+// being OtherGroup) and returns the ids in source order.
 func (w *citeWriter) refs(srcs []columnar.Source, group Obj) []string {
 	if len(srcs) == 0 {
 		return nil
 	}
+	var gf []byte
+	other := false
+	for _, kv := range group {
+		if kv.V == OtherGroup {
+			other = true
+			continue
+		}
+		if len(gf) > 0 {
+			gf = append(gf, ',')
+		}
+		gf = appendString(gf, kv.K, true)
+		gf = append(gf, ":["...)
+		var err error
+		if gf, err = appendValue(gf, kv.V); err != nil {
+			panic(err)
+		}
+		gf = append(gf, ']')
+	}
 	refs := make([]string, len(srcs))
 	for i, src := range srcs {
-		refs[i] = w.cite(src, group)
+		refs[i] = w.cite(src, gf, other).String()
 	}
 	return refs
 }
 
-// object is the citations member of the response: every citation by id, ids ascending.
-// With evidence, each citation gets the verification of its verify member as a last
-// member, evidence (its id stays the hash of the citation without it).
-func (w *citeWriter) object(s *Service, evidence bool) Obj {
-	ids := make([]string, 0, len(w.cites))
-	for id := range w.cites {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	out := make(Obj, len(ids))
+// appendCitations writes the citations member of the response: every citation by id, ids
+// ascending. With evidence, each citation gets the verification of its verify member as a
+// last member, evidence (its id stays the hash of the citation without it).
+func (w *citeWriter) appendCitations(b []byte, s *Service, evidence bool) []byte {
 	memo := hashMemo{}
-	for i, id := range ids {
-		cit := w.cites[id]
-		body := w.buf[cit.start:cit.end]
-		if evidence {
-			verify := []byte("{}")
-			if cit.verifyRow >= 0 {
-				verify = appendRecordCitation(nil, w.snap, cit.verifyRow)
-			}
-			ev, e := s.evidenceWith(verify, memo)
-			if e != nil {
-				ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
-			}
-			withEv := append(append([]byte(nil), body[:len(body)-1]...), `,"evidence":`...)
-			withEv = append(appendObjOrPanic(withEv, ev), '}')
-			body = withEv
+	b = append(b, '{')
+	for i, cit := range w.sorted() {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		out[i] = KV{id, rawJSON(body)}
+		b = appendRef(b, cit.id)
+		b = append(b, ':')
+		body := w.body(cit)
+		if !evidence {
+			b = append(b, body...)
+			continue
+		}
+		verify := []byte("{}")
+		if cit.verifyRow >= 0 {
+			verify = appendRecordCitation(nil, w.snap, cit.verifyRow)
+		}
+		ev, e := s.evidenceWith(verify, memo)
+		if e != nil {
+			ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
+		}
+		b = append(b, body[:len(body)-1]...)
+		b = append(b, `,"evidence":`...)
+		b = append(appendObjOrPanic(b, ev), '}')
 	}
-	return out
+	return append(b, '}')
+}
+
+// citationPieces appends to pieces those of the citations member without evidence, as
+// appendCitations writes it: each citation's id and colon, then its rendering.
+func (w *citeWriter) citationPieces(pieces [][]byte) [][]byte {
+	cites := w.sorted()
+	if len(cites) == 0 {
+		return append(pieces, []byte("{}"))
+	}
+	refs := make([]byte, 0, len(cites)*len(`,"c_0123456789abcdef":`))
+	for i, cit := range cites {
+		start := len(refs)
+		if i == 0 {
+			refs = append(refs, '{')
+		} else {
+			refs = append(refs, ',')
+		}
+		refs = append(appendRef(refs, cit.id), ':')
+		pieces = append(pieces, refs[start:len(refs):len(refs)], w.body(cit))
+	}
+	return append(pieces, []byte("}"))
+}
+
+// citationsLen bounds the length of the citations member without evidence.
+func (w *citeWriter) citationsLen() int {
+	n := 2
+	for _, cit := range w.cites {
+		n += len(`"c_0123456789abcdef":,`) + cit.end - cit.start
+	}
+	return n
 }
 
 // appendRecordCitation renders the row-level citation of table row r: what the evidence
@@ -347,6 +439,58 @@ type lineageText struct {
 	sha             [][]byte
 	url, derived    [][]byte // by file code: the quoted source_url, the derived members
 	asOf            []byte
+	heads           []citeHead // by file code
+}
+
+// citeHead holds the parts of the aggregate citations of one source file of a snapshot that
+// are the same for all of them, rendered once.
+type citeHead struct {
+	// head is every member up to source_rows_count, and its name: {"source_id", "publisher",
+	// "source_url", "derived"?, "original_url"?, "source_file", "raw_file_sha256", "as_of",
+	// "source_rows_count":
+	head []byte
+	// state is the SHA-256 state after hashing head.
+	state []byte
+	// filter opens the lineage filter, up to the brace of its filters member.
+	filter []byte
+	// view opens the source_view member, up to the name of its sheets member.
+	view []byte
+}
+
+// newCiteHead renders the constant parts of the citations of file.
+func newCiteHead(snap *Snapshot, file string) citeHead {
+	ms := snap.sources[file]
+	b := append([]byte(nil), `{"source_id":`...)
+	b = appendString(b, ms.SourceID, false)
+	b = append(b, `,"publisher":`...)
+	b = appendString(b, ms.Publisher, false)
+	b = append(b, `,"source_url":`...)
+	b = appendString(b, ms.URL, false)
+	b = appendDerived(b, ms)
+	b = append(b, `,"source_file":`...)
+	b = appendString(b, file, false)
+	b = append(b, `,"raw_file_sha256":`...)
+	b = appendString(b, ms.SHA256, false)
+	b = append(b, `,"as_of":`...)
+	b = appendString(b, snap.fileAsOf(file), false)
+	b = append(b, `,"source_rows_count":`...)
+	d := sha256.New()
+	d.Write(b)
+	state, err := d.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		panic(err)
+	}
+	f := append([]byte(nil), `,"lineage_filter":{"source_file":`...)
+	f = appendString(f, file, false)
+	f = append(f, `,"raw_file_sha256":`...)
+	f = appendString(f, ms.SHA256, false)
+	f = append(f, `,"filters":{`...)
+	v := append([]byte(nil), `,"source_view":{"title":`...)
+	v = appendString(v, ms.Title, false)
+	v = append(v, `,"release":`...)
+	v = appendString(v, ms.Release, false)
+	v = append(v, `,"sheets":`...)
+	return citeHead{head: b, state: state, filter: f, view: v}
 }
 
 func (snap *Snapshot) lineage() lineageCols {
@@ -361,6 +505,7 @@ func (snap *Snapshot) lineage() lineageCols {
 				src := snap.sources[f]
 				l.url = append(l.url, appendString(nil, src.URL, false))
 				l.derived = append(l.derived, appendDerived(nil, src))
+				l.heads = append(l.heads, newCiteHead(snap, f))
 			}
 		}
 	})

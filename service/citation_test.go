@@ -2,8 +2,11 @@ package service
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
@@ -221,7 +224,7 @@ func TestCiteWriterMatchesObjCitations(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if got := mustJSON(w.object(svc, evidence)); !bytes.Equal(got, wantJSON) {
+					if got := w.appendCitations(nil, svc, evidence); !bytes.Equal(got, wantJSON) {
 						t.Errorf("evidence %v: citations differ:\n got %.600s\nwant %.600s", evidence, got, wantJSON)
 					}
 				}
@@ -240,8 +243,8 @@ func sortedKeys(m map[string]Obj) []string {
 }
 
 func TestCiteCache(t *testing.T) {
-	entry := func(id string) cachedCite { return cachedCite{id: id, json: []byte(`{"x":1}`), verifyRow: 7} }
-	size := len("k0") + len("c_0") + len(`{"x":1}`) + 64 // one entry, as add counts it
+	entry := func(id citeID) cachedCite { return cachedCite{id: id, json: []byte(`{"x":1}`), verifyRow: 7} }
+	size := len("k0") + len(`{"x":1}`) + 64 // one entry, as add counts it
 	for _, tc := range []struct {
 		name    string
 		max     int
@@ -260,14 +263,14 @@ func TestCiteCache(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCiteCache(tc.max)
 			for _, k := range tc.put {
-				c.put([]byte(k), entry("c_"+k[1:]))
+				c.put([]byte(k), entry(citeID(k[1])))
 			}
 			for _, k := range tc.get {
 				c.get([]byte(k))
 			}
 			for _, k := range tc.present {
 				v, ok := c.get([]byte(k))
-				if !ok || v.id != "c_"+k[1:] || string(v.json) != `{"x":1}` || v.verifyRow != 7 {
+				if !ok || v.id != citeID(k[1]) || string(v.json) != `{"x":1}` || v.verifyRow != 7 {
 					t.Errorf("%s: %+v, %v", k, v, ok)
 				}
 			}
@@ -279,8 +282,41 @@ func TestCiteCache(t *testing.T) {
 		})
 	}
 	var nilCache *citeCache
-	nilCache.put([]byte("k"), entry("c_"))
+	nilCache.put([]byte("k"), entry(0))
 	if _, ok := nilCache.get([]byte("k")); ok {
 		t.Error("a nil cache answered")
+	}
+}
+
+// TestSortCitations checks sortCitations against a plain sort, ids repeated or not, in runs
+// of one top byte and across them.
+func TestSortCitations(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		n    int
+		mask uint64 // of the random ids
+	}{{0, ^uint64(0)}, {1, ^uint64(0)}, {255, ^uint64(0)}, {256, ^uint64(0)}, {5000, ^uint64(0)}, {5000, 0xff00_0000_0000_00ff}, {3000, 0x0f}, {3000, 0xff}} {
+		c := make([]citation, tc.n)
+		for i := range c {
+			c[i] = citation{id: citeID(r.Uint64() & tc.mask), start: i}
+		}
+		want := slices.Clone(c)
+		slices.SortStableFunc(want, func(a, b citation) int { return cmp.Compare(a.id, b.id) })
+		got := sortCitations(slices.Clone(c))
+		if len(got) != len(want) {
+			t.Fatalf("n %d: %d citations, want %d", tc.n, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].id != want[i].id {
+				t.Fatalf("n %d mask %x: position %d has id %x, want %x", tc.n, tc.mask, i, got[i].id, want[i].id)
+			}
+		}
+		seen := map[int]bool{}
+		for _, x := range got {
+			seen[x.start] = true
+		}
+		if len(seen) != tc.n {
+			t.Errorf("n %d: %d distinct citations kept", tc.n, len(seen))
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/citeq/citeq/capability"
 )
 
 // Obj is a JSON object whose members keep their order, so payloads read in definition order
@@ -119,6 +121,26 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, enc...), nil
+}
+
+// appendTyped writes text v of a field of type t as appendValue writes typed(t, v), without
+// making it an interface value.
+func appendTyped(b []byte, t capability.Type, v string) ([]byte, error) {
+	switch t {
+	case capability.Integer:
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return strconv.AppendInt(b, n, 10), nil
+		}
+	case capability.Number:
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return appendFloat(b, f)
+		}
+	case capability.Boolean:
+		if x, err := strconv.ParseBool(v); err == nil {
+			return strconv.AppendBool(b, x), nil
+		}
+	}
+	return appendString(b, v, false), nil
 }
 
 // appendFloat writes f as encoding/json does: like %g, with the exponent cutoffs of ES6.
@@ -248,6 +270,19 @@ func (n Num) appendJSON(b []byte) ([]byte, error) {
 	if n.V == 0 {
 		return append(b, '0'), nil
 	}
+	// An integer below 10^15 in magnitude is its own shortest decimal, of at most 15 digits.
+	if n.V > -1e15 && n.V < 1e15 && n.V == math.Trunc(n.V) {
+		return strconv.AppendInt(b, int64(n.V), 10), nil
+	}
+	// So is m·10^-k, for the fewest decimals k (up to 4) and an integer m below 10^15 in
+	// magnitude with V == m/10^k: that quotient of exact values is correctly rounded, so
+	// the decimal rounds to V, and no other decimal of at most 15 significant digits does.
+	for k := 1; k <= 4; k++ {
+		m := math.Round(n.V * pow10[k])
+		if m > -1e15 && m < 1e15 && m/pow10[k] == n.V {
+			return appendDecimal(b, int64(m), k), nil
+		}
+	}
 	start := len(b)
 	b = strconv.AppendFloat(b, n.V, 'f', -1, 64)
 	if significantDigits(b[start:]) <= 15 {
@@ -259,6 +294,28 @@ func (n Num) appendJSON(b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("json: unsupported value: %v rounds to %v", n.V, c)
 	}
 	return strconv.AppendFloat(b, c, 'f', -1, 64), nil
+}
+
+var pow10 = [...]float64{1, 10, 100, 1000, 10000}
+
+// appendDecimal writes m·10^-k in 'f' form (m not a multiple of 10).
+func appendDecimal(b []byte, m int64, k int) []byte {
+	if m < 0 {
+		b = append(b, '-')
+		m = -m
+	}
+	var d [20]byte
+	digits := strconv.AppendInt(d[:0], m, 10)
+	if len(digits) <= k {
+		b = append(b, '0', '.')
+		for range k - len(digits) {
+			b = append(b, '0')
+		}
+		return append(b, digits...)
+	}
+	b = append(b, digits[:len(digits)-k]...)
+	b = append(b, '.')
+	return append(b, digits[len(digits)-k:]...)
 }
 
 // significantDigits counts the digits of a number written in 'f' form from its first

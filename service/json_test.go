@@ -201,14 +201,17 @@ func TestQueryPayloadsAreCanonicalJSON(t *testing.T) {
 
 // TestNumFastPath checks Num.appendJSON against the rounding it shortcuts: the shortest 'f'
 // form of the value rounded to 15 significant digits, over values with 15 or fewer
-// significant digits, with more, and at the ends of the range.
+// significant digits, with more, integers, and at the ends of the range.
 func TestNumFastPath(t *testing.T) {
 	vals := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1167975.9, 1167975.9000000781, 1e21, 1e-7, 123456789012345,
 		1234567890123456, 12345678901234567, 0.30000000000000004, 2.5e-300, 1.7976931348623157e308, -4.9e-324, 99999999999999.99,
-		999999999999999.9, 1e15 + 0.3, 100, 1e20}
+		999999999999999.9, 1e15 + 0.3, 100, 1e20, 999999999999999, -999999999999999, 1e15, -1e15, 1e15 - 2, 1 << 49, -78, 4805151,
+		35.64, -0.05, 0.0001, -0.0001, 0.00001, 1484.79, 833.9595, 6.7, 123456789012.345, 99999999999.9999, 999999999999.9999, 0.1 + 0.2}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
-		vals = append(vals, r.NormFloat64()*math.Pow(10, float64(r.IntN(40)-20)), math.Round(r.Float64()*1e6)/100)
+		vals = append(vals, r.NormFloat64()*math.Pow(10, float64(r.IntN(40)-20)), math.Round(r.Float64()*1e6)/100,
+			math.Round(r.NormFloat64()*math.Pow(10, float64(r.IntN(18)))), math.Round(r.NormFloat64()*1e8)/1e4,
+			math.Round(r.NormFloat64()*math.Pow(10, float64(r.IntN(16))))/math.Pow(10, float64(r.IntN(6))))
 	}
 	for _, v := range vals {
 		got, err := Num{V: v, Valid: true}.appendJSON(nil)

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -276,14 +277,15 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	sel, groups, results, lineage := ev.Sel, ev.Groups, ev.Metrics, ev.Lineage
 
 	rows := make([]outRow, groups.N)
+	nk := len(groups.Keys)
+	texts, nulls := make([]string, groups.N*nk), make([]bool, groups.N*nk) // every row's, in one
 	for gi := range rows {
-		r := outRow{gi: gi, sources: lineage[gi]}
+		r := outRow{gi: gi, sources: lineage[gi], group: texts[gi*nk : (gi+1)*nk : (gi+1)*nk], null: nulls[gi*nk : (gi+1)*nk : (gi+1)*nk]}
 		for k, col := range groups.Keys {
-			code := groups.Codes[gi][k]
-			if code < 0 {
-				r.group, r.null = append(r.group, ""), append(r.null, true)
+			if code := groups.Codes[gi][k]; code < 0 {
+				r.null[k] = true
 			} else {
-				r.group, r.null = append(r.group, col.Values[code]), append(r.null, false)
+				r.group[k] = col.Values[code]
 			}
 		}
 		rows[gi] = r
@@ -315,7 +317,11 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	citeBuf := getBuf()
 	cw := newCiteWriter(c, snap, p, filters, *citeBuf, s.cites)
 	defer func() { putBuf(citeBuf, cw.buf) }()
-	cw.cites = make(map[string]citation, len(rows)+1)
+	nsrc := len(ev.Total)
+	for _, r := range rows {
+		nsrc += len(r.sources)
+	}
+	cw.cites = slices.Grow(cw.cites, nsrc)
 	if n := len(rows); n > 0 && rows[n-1].other {
 		// The (other) row's lineage filter leaves out the groups listed before it.
 		kept := make([]Obj, 0, n-1)
@@ -338,12 +344,10 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	// {"citation_ref", "citation_refs"? (more than one source), "source_rows_count"}}. Many
 	// rows are rendered in two halves at once, each half's citations by a writer of its own,
 	// merged after.
-	rr := &rowRenderer{c: c, snap: snap, p: p, results: results, metricKeys: make([][]byte, len(results))}
-	for j, mr := range results {
-		rr.metricKeys[j] = append(appendString(nil, mr.Metric.Name, true), ':')
-	}
+	rr := newRowRenderer(c, snap, p, results)
 	rowsBuf := getBuf()
 	out := append((*rowsBuf)[:0], '[')
+	var rowsTail []byte // the rows after out, when rendered in two halves
 	defer func() { putBuf(rowsBuf, out) }()
 	if len(rows) < parallelRows || runtime.GOMAXPROCS(0) < 2 {
 		out = rr.render(out, rows, cw)
@@ -351,7 +355,11 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		mid := len(rows) / 2
 		secondBuf, citeBuf2 := getBuf(), getBuf()
 		cw2 := newCiteWriter(c, snap, p, filters, *citeBuf2, s.cites)
-		cw2.excludes = cw.excludes
+		n2 := 0
+		for _, r := range rows[mid:] {
+			n2 += len(r.sources)
+		}
+		cw2.excludes, cw2.cites = cw.excludes, make([]citation, 0, n2)
 		second := (*secondBuf)[:0]
 		var failed any
 		done := make(chan struct{})
@@ -365,12 +373,12 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		if failed != nil {
 			panic(failed)
 		}
-		out = append(append(out, ','), second...)
+		// The second half is written after the first, from its own buffer, and the second
+		// writer's citations with the first's.
+		rowsTail = second
 		cw.merge(cw2)
-		putBuf(secondBuf, second)
-		putBuf(citeBuf2, cw2.buf)
+		defer func() { putBuf(secondBuf, second); putBuf(citeBuf2, cw2.buf) }()
 	}
-	out = append(out, ']')
 
 	totals := Obj{}
 	units := Obj{}
@@ -416,7 +424,6 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		{"as_of", snap.Manifest.AsOf},
 		{"query", canon},
 		{"summary", summary},
-		{"rows", rawJSON(out)},
 	}
 	var recs rawJSON
 	if p.IncludeRecords {
@@ -428,57 +435,131 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		}
 		summary = append(summary, KV{"records_returned", nrecs}, KV{"records_truncated", nrecs < sel.Len()})
 		doc[3].V = summary
-		doc = append(doc, KV{"records", recs})
 	}
-	doc = append(doc, KV{"citations", cw.object(s, p.IncludeEvidence)})
-	// Rendered once, into a buffer sized for it: the rows, records and citations are most of
-	// it, and the rest is small.
-	body, err := appendObj(make([]byte, 0, len(out)+len(recs)+len(cw.buf)+8<<10), doc)
-	if err != nil {
-		panic(err)
+	// The document is {capability, as_of, query, summary, rows, records?, citations}: the
+	// small members rendered first, then the rows, records and citations copied once into a
+	// buffer sized for all of it.
+	head := appendObjOrPanic(nil, doc)
+	if !p.IncludeEvidence {
+		// Joined from its pieces: bytes.Join copies them into a buffer of their exact length,
+		// which it does not clear first.
+		pieces := append(make([][]byte, 0, 2*len(cw.cites)+12), head[:len(head)-1], rowsMember, out)
+		if rowsTail != nil {
+			pieces = append(pieces, comma, rowsTail)
+		}
+		pieces = append(pieces, closeBracket)
+		if recs != nil {
+			pieces = append(pieces, recordsMember, recs)
+		}
+		pieces = cw.citationPieces(append(pieces, citationsMember))
+		return bytes.Join(append(pieces, closeBrace), nil), nil
 	}
-	return body, nil
+	size := len(head) + len(`,"rows":`) + len(out) + 1 + len(rowsTail) + 1 + len(`,"citations":`) + cw.citationsLen()
+	if recs != nil {
+		size += len(`,"records":`) + len(recs)
+	}
+	if p.IncludeEvidence {
+		size += len(cw.cites) * 512
+	}
+	body := append(make([]byte, 0, size), head[:len(head)-1]...)
+	body = append(body, `,"rows":`...)
+	body = append(body, out...)
+	if rowsTail != nil {
+		body = append(append(body, ','), rowsTail...)
+	}
+	body = append(body, ']')
+	if recs != nil {
+		body = append(body, `,"records":`...)
+		body = append(body, recs...)
+	}
+	body = append(body, `,"citations":`...)
+	body = cw.appendCitations(body, s, p.IncludeEvidence)
+	return append(body, '}'), nil
 }
+
+// Pieces of the answers' JSON.
+var (
+	rowsMember, recordsMember, citationsMember = []byte(`,"rows":`), []byte(`,"records":`), []byte(`,"citations":`)
+	comma, closeBracket, closeBrace            = []byte(","), []byte("]"), []byte("}")
+)
 
 // parallelRows is the fewest rows rendered in two halves at once.
 const parallelRows = 128
 
 // rowRenderer renders the rows of one answer.
 type rowRenderer struct {
-	c          *capability.Capability
 	snap       *Snapshot
 	p          *Params
 	results    []MetricResult
 	metricKeys [][]byte // each metric's name, rendered, and a colon
+	// keys are each group dimension's name, rendered; types their field types.
+	keys  [][]byte
+	types []capability.Type
+}
+
+func newRowRenderer(c *capability.Capability, snap *Snapshot, p *Params, results []MetricResult) *rowRenderer {
+	rr := &rowRenderer{snap: snap, p: p, results: results, metricKeys: make([][]byte, len(results)),
+		keys: make([][]byte, len(p.GroupBy)), types: make([]capability.Type, len(p.GroupBy))}
+	for j, mr := range results {
+		rr.metricKeys[j] = append(appendString(nil, mr.Metric.Name, true), ':')
+	}
+	for k, name := range p.GroupBy {
+		f, _ := c.Field(name)
+		rr.keys[k], rr.types[k] = appendString(nil, name, true), f.Type
+	}
+	return rr
 }
 
 // render appends rows to out, separated by commas, citing their sources with cw.
 func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte {
-	group := make(Obj, 0, len(rr.p.GroupBy))
-	notesMemo := noteMemo{}
-	var notesBuf []any
+	notesMemo := newNoteMemo(len(rr.results))
+	var notes []byte
 	var err error
-	for i, r := range rows {
-		group = group[:0]
-		for k, name := range rr.p.GroupBy {
-			f, _ := rr.c.Field(name)
-			if r.other {
-				group = append(group, KV{name, OtherGroup})
-			} else if r.null[k] {
-				group = append(group, KV{name, nil})
-			} else {
-				group = append(group, KV{name, typed(f.Type, r.group[k])})
+	// val holds the row's group values rendered (vals[k] ends value k), gf its members of the
+	// lineage filters, ids its citations.
+	var val, gf []byte
+	vals := make([]int, len(rr.keys))
+	var ids []citeID
+	for i := range rows {
+		r := &rows[i]
+		val = val[:0]
+		for k, t := range rr.types {
+			switch {
+			case r.other:
+				val = appendString(val, OtherGroup, false)
+			case r.null[k]:
+				val = append(val, "null"...)
+			default:
+				if val, err = appendTyped(val, t, r.group[k]); err != nil {
+					panic(err)
+				}
 			}
+			vals[k] = len(val)
 		}
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, `{"group":`...)
-		if out, err = appendObj(out, group); err != nil {
-			panic(err)
+		out = append(out, `{"group":{`...)
+		gf = gf[:0]
+		from := 0
+		for k, key := range rr.keys {
+			v := val[from:vals[k]]
+			from = vals[k]
+			if k > 0 {
+				out = append(out, ',')
+			}
+			out = append(append(out, key...), ':')
+			out = append(out, v...)
+			if !r.other {
+				if k > 0 {
+					gf = append(gf, ',')
+				}
+				gf = append(append(gf, key...), ":["...)
+				gf = append(append(gf, v...), ']')
+			}
 		}
-		out = append(out, `,"metrics":{`...)
-		notes := notesBuf[:0]
+		out = append(out, `},"metrics":{`...)
+		notes = notes[:0]
 		for j := range rr.results {
 			mr := &rr.results[j]
 			if j > 0 {
@@ -489,26 +570,35 @@ func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte 
 			if out, err = v.appendJSON(out); err != nil {
 				panic(err)
 			}
+			if v.Valid && !r.other && !mr.Groups.Mixed[r.gi] && (mr.Metric.NullNote == "" || mr.Groups.NullRows[r.gi] == 0) {
+				continue // no note (noteMemo.row would add none)
+			}
 			notes = notesMemo.row(notes, rr.snap, rr.p, j, mr, r, v.Valid)
 		}
 		out = append(out, '}')
 		if len(notes) > 0 {
-			out = append(out, `,"notes":`...)
-			if out, err = appendValue(out, notes); err != nil {
-				panic(err)
-			}
+			out = append(out, `,"notes":[`...)
+			out = append(append(out, notes...), ']')
 		}
-		notesBuf = notes
-		refs := cw.refs(r.sources, group)
+		ids = ids[:0]
+		for _, src := range r.sources {
+			ids = append(ids, cw.cite(src, gf, r.other))
+		}
 		out = append(out, `,"lineage":{"citation_ref":`...)
-		if len(refs) == 0 {
+		if len(ids) == 0 {
 			out = append(out, "null"...)
 		} else {
-			out = appendString(out, refs[0], false)
+			out = appendRef(out, ids[0])
 		}
-		if len(refs) > 1 {
-			out = append(out, `,"citation_refs":`...)
-			out, _ = appendValue(out, refs)
+		if len(ids) > 1 {
+			out = append(out, `,"citation_refs":[`...)
+			for j, id := range ids {
+				if j > 0 {
+					out = append(out, ',')
+				}
+				out = appendRef(out, id)
+			}
+			out = append(out, ']')
 		}
 		out = append(out, `,"source_rows_count":`...)
 		out = strconv.AppendInt(out, sourceRows(r.sources), 10)
@@ -620,7 +710,7 @@ func num(r columnar.Result, gi int) Num {
 	return Num{V: r.Values[gi], Valid: r.Valid[gi]}
 }
 
-func rowValue(mr *MetricResult, r outRow) Num {
+func rowValue(mr *MetricResult, r *outRow) Num {
 	if !r.other {
 		return num(mr.Groups, r.gi)
 	}
@@ -640,17 +730,27 @@ func rowValue(mr *MetricResult, r outRow) Num {
 // noteMemo renders a query's row notes: the notes that are the same on every row they
 // stand on (all but the counts of null rows, and the null notes of a capability whose rows
 // repeat others', which depend on the group) are rendered once per metric.
-type noteMemo map[[2]int]rawJSON
+type noteMemo struct {
+	// text holds, by metric and kind (mixed units, null on a row, null on the (other) row),
+	// the notes rendered without their brackets, once done says so.
+	text [][]byte
+	done []bool
+}
 
-// row appends to notes the notes of metric j (result mr) on row r, whose value is valid or
-// null, as the rows render them: the null-row count and mixed-units notes, then rowNullNote for a null value.
-func (m noteMemo) row(notes []any, snap *Snapshot, p *Params, j int, mr *MetricResult, r outRow, valid bool) []any {
+func newNoteMemo(metrics int) *noteMemo {
+	return &noteMemo{text: make([][]byte, 3*metrics), done: make([]bool, 3*metrics)}
+}
+
+// row appends to notes (rendered, separated by commas) the notes of metric j (result mr) on
+// row r, whose value is valid or null, as the rows render them: the null-row count and
+// mixed-units notes, then rowNullNote for a null value.
+func (m *noteMemo) row(notes []byte, snap *Snapshot, p *Params, j int, mr *MetricResult, r *outRow, valid bool) []byte {
 	if !r.other {
 		if mr.Metric.NullNote != "" && mr.Groups.NullRows[r.gi] > 0 {
-			notes = append(notes, nullNote(mr.Metric, mr.Groups.NullRows[r.gi]))
+			notes = appendObjOrPanic(noteSep(notes), nullNote(mr.Metric, mr.Groups.NullRows[r.gi]))
 		}
 		if mr.Groups.Mixed[r.gi] {
-			notes = append(notes, m.once(j, 0, func() []Obj { return []Obj{mixedNote(mr.Metric)} })...)
+			notes = m.once(notes, j, 0, func() []Obj { return []Obj{mixedNote(mr.Metric)} })
 		}
 	}
 	if valid || !r.other && mr.Groups.Mixed[r.gi] {
@@ -661,26 +761,35 @@ func (m noteMemo) row(notes []any, snap *Snapshot, p *Params, j int, mr *MetricR
 		kind = 2
 	}
 	if !r.other && len(snap.Cap.Repeats) > 0 {
-		for _, n := range rowNullNote(snap, p, *mr, r) {
-			notes = append(notes, n)
+		for _, n := range rowNullNote(snap, p, *mr, *r) {
+			notes = appendObjOrPanic(noteSep(notes), n)
 		}
 		return notes
 	}
-	return append(notes, m.once(j, kind, func() []Obj { return rowNullNote(snap, p, *mr, r) })...)
+	return m.once(notes, j, kind, func() []Obj { return rowNullNote(snap, p, *mr, *r) })
 }
 
-// once renders the notes of metric j of a kind the first time, and returns them as rendered.
-func (m noteMemo) once(j, kind int, notes func() []Obj) []any {
-	key := [2]int{j, kind}
-	r, ok := m[key]
-	if !ok {
-		r = mustJSON(notes())
-		m[key] = r
+// noteSep is notes followed by the comma before another note, when it has one.
+func noteSep(notes []byte) []byte {
+	if len(notes) > 0 {
+		return append(notes, ',')
 	}
-	if string(r) == "null" || string(r) == "[]" {
-		return nil
+	return notes
+}
+
+// once appends the notes of metric j of a kind, rendered the first time.
+func (m *noteMemo) once(dst []byte, j, kind int, notes func() []Obj) []byte {
+	i := 3*j + kind
+	if !m.done[i] {
+		if r := mustJSON(notes()); string(r) != "null" && string(r) != "[]" {
+			m.text[i] = r[1 : len(r)-1]
+		}
+		m.done[i] = true
 	}
-	return []any{r[1 : len(r)-1]}
+	if len(m.text[i]) == 0 {
+		return dst
+	}
+	return append(noteSep(dst), m.text[i]...)
 }
 
 func nullNote(m capability.Metric, n int64) Obj {

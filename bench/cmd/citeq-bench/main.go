@@ -87,7 +87,7 @@ func runBench(args []string) error {
 	runs := fs.Int("runs", 7, "timed runs per query; the median is reported")
 	warmup := fs.Int("warmup", 2, "untimed runs per query and path before the timed ones")
 	scales := fs.String("scales", "1000000,10000000", "row counts of the synthetic scale-ups, comma separated (k and M suffixes allowed; empty: the real snapshots only)")
-	scaleCaps := fs.String("scale-caps", defaultScaleCaps, "capabilities scaled up to each of --scales, comma separated: an id, or a prefix ending in * for the served capability with the most rows among those whose id starts with it (empty: none)")
+	scaleCaps := fs.String("scale-caps", defaultScaleCaps, "capabilities scaled up to each of --scales, comma separated: an id, or a prefix ending in * for the served capability with the most rows among those whose id starts with it, either followed by @ and row counts of its own joined by + (power.capacity@100M) (empty: none)")
 	seed := fs.Uint64("seed", 1, "seed of the scale-up generator")
 	cache := fs.String("cache", filepath.Join(root, "bench", ".cache"), "directory caching the generated scale-ups")
 	out := fs.String("out", filepath.Join(root, "bench", "results", "latest.json"), "JSON results file")
@@ -153,20 +153,23 @@ func runBench(args []string) error {
 	if err != nil {
 		return err
 	}
-	scaled, err := resolveScaleCaps(*scaleCaps, datasets)
+	scaled, extra, err := resolveScaleCaps(*scaleCaps, datasets)
 	if err != nil {
 		return err
 	}
 	var sources []SourceSnapshot
-	if len(sizes) > 0 {
-		for _, id := range scaled {
-			ups, desc, err := scaleUps(datasets, id, dataDir, *cache, sizes, *seed)
-			if err != nil {
-				return err
-			}
-			sources = append(sources, desc)
-			datasets = append(datasets, ups...)
+	for _, id := range scaled {
+		own := append(slices.Clone(sizes), extra[id]...)
+		if len(own) == 0 {
+			continue
 		}
+		slices.Sort(own)
+		ups, desc, err := scaleUps(datasets, id, dataDir, *cache, slices.Compact(own), *seed)
+		if err != nil {
+			return err
+		}
+		sources = append(sources, desc)
+		datasets = append(datasets, ups...)
 	}
 
 	rep := &Report{Date: started.UTC().Format(time.RFC3339), Machine: describeMachine(), Config: cfg, Sources: sources, Queries: allQueries(datasets),
@@ -259,13 +262,26 @@ func realDatasets(dataDir string) ([]*Dataset, error) {
 // resolveScaleCaps reads --scale-caps against the real datasets: each comma-separated item
 // is a capability id, or a prefix ending in * standing for the capability with the most rows
 // (in its latest snapshot) among the served ones whose id starts with the prefix, the first
-// in the datasets' order on a tie. Every item must name a served capability; a capability
-// named twice is scaled up once.
-func resolveScaleCaps(list string, real []*Dataset) ([]string, error) {
+// in the datasets' order on a tie, either followed by "@" and row counts joined by "+", which
+// that capability is scaled up to beyond --scales (returned by capability). Every item must
+// name a served capability; a capability named twice is scaled up once.
+func resolveScaleCaps(list string, real []*Dataset) ([]string, map[string][]int, error) {
 	var out []string
+	extra := map[string][]int{}
 	for _, item := range strings.Split(list, ",") {
 		if item = strings.TrimSpace(item); item == "" {
 			continue
+		}
+		var more []int
+		if id, counts, ok := strings.Cut(item, "@"); ok {
+			for _, c := range strings.Split(counts, "+") {
+				n, err := parseCount(c)
+				if err != nil {
+					return nil, nil, fmt.Errorf("--scale-caps %s: %w", item, err)
+				}
+				more = append(more, n)
+			}
+			item = id
 		}
 		var pick *Dataset
 		for _, ds := range real {
@@ -279,13 +295,14 @@ func resolveScaleCaps(list string, real []*Dataset) ([]string, error) {
 			}
 		}
 		if pick == nil {
-			return nil, fmt.Errorf("--scale-caps: %s names no capability the data directory serves", item)
+			return nil, nil, fmt.Errorf("--scale-caps: %s names no capability the data directory serves", item)
 		}
 		if !slices.Contains(out, pick.Capability) {
 			out = append(out, pick.Capability)
 		}
+		extra[pick.Capability] = append(extra[pick.Capability], more...)
 	}
-	return out, nil
+	return out, extra, nil
 }
 
 // scaleUps are the scale-ups of capability id's latest snapshot in dataDir to each of sizes

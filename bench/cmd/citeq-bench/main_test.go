@@ -184,24 +184,28 @@ func TestAutoStorage(t *testing.T) {
 }
 
 // TestResolveScaleCaps: ids and prefixes resolve to served capabilities, a prefix to the
-// one with the most rows.
+// one with the most rows; @counts give a capability row counts of its own.
 func TestResolveScaleCaps(t *testing.T) {
 	real := []*Dataset{{Capability: "a.prices", Rows: 50}, {Capability: "a.queue_x", Rows: 10}, {Capability: "a.queue_y", Rows: 30},
 		{Capability: "a.queue_z", Rows: 30}, {Capability: "b.demand", Rows: 60}}
 	for _, tc := range []struct {
-		list string
-		want []string
+		list  string
+		want  []string
+		extra map[string][]int
 	}{
-		{"a.prices", []string{"a.prices"}},
-		{" b.demand , a.queue* ", []string{"b.demand", "a.queue_y"}},
-		{"a.queue*,a.queue_y,a.*", []string{"a.queue_y", "a.prices"}},
-		{"", nil},
-		{"*", []string{"b.demand"}},
-		{"a.queue", nil},
-		{"c.*", nil},
+		{"a.prices", []string{"a.prices"}, nil},
+		{"a.prices@100M,a.queue*@2k+3M", []string{"a.prices", "a.queue_y"}, map[string][]int{"a.prices": {100_000_000}, "a.queue_y": {2000, 3_000_000}}},
+		{"a.prices@", nil, nil},
+		{"a.prices@ten", nil, nil},
+		{" b.demand , a.queue* ", []string{"b.demand", "a.queue_y"}, nil},
+		{"a.queue*,a.queue_y,a.*", []string{"a.queue_y", "a.prices"}, nil},
+		{"", nil, nil},
+		{"*", []string{"b.demand"}, nil},
+		{"a.queue", nil, nil},
+		{"c.*", nil, nil},
 	} {
 		t.Run(tc.list, func(t *testing.T) {
-			got, err := resolveScaleCaps(tc.list, real)
+			got, extra, err := resolveScaleCaps(tc.list, real)
 			if tc.want == nil && tc.list != "" {
 				if err == nil {
 					t.Fatalf("resolveScaleCaps = %q, want an error", got)
@@ -210,6 +214,16 @@ func TestResolveScaleCaps(t *testing.T) {
 			}
 			if err != nil || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("resolveScaleCaps = %q, %v; want %q", got, err, tc.want)
+			}
+			for id, counts := range extra {
+				if len(counts) > 0 && !reflect.DeepEqual(counts, tc.extra[id]) || len(counts) == 0 && tc.extra[id] != nil {
+					t.Errorf("%s: own counts %v, want %v", id, counts, tc.extra[id])
+				}
+			}
+			for id := range tc.extra {
+				if len(extra[id]) == 0 {
+					t.Errorf("%s: no counts of its own, want %v", id, tc.extra[id])
+				}
 			}
 		})
 	}

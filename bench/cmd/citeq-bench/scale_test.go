@@ -22,7 +22,7 @@ func TestScaleUpAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := resolveScaleCaps("power.interconnection_queue*", real)
+	ids, _, err := resolveScaleCaps("power.interconnection_queue*", real)
 	if err != nil || len(ids) != 1 {
 		t.Fatalf("resolveScaleCaps = %q, %v", ids, err)
 	}

@@ -228,8 +228,11 @@ type distIn struct {
 
 type linIn struct {
 	files, sheets []int32
-	nf, sw, k     int // files, words of a sheet set, samples kept
-	sheetCard     int
+	// fileRuns and sheetRuns are the columns' Runs: both non-nil, a chunk's lineage is
+	// counted stretch by stretch of one file and sheet.
+	fileRuns, sheetRuns []int32
+	nf, sw, k           int // files, words of a sheet set, samples kept
+	sheetCard           int
 }
 
 // run evaluates the plan over the selection and returns the merged state per slot.
@@ -259,6 +262,9 @@ func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merg
 	if lin != nil {
 		fc, sc := t.mustCol(lin.FileCol), t.mustCol(lin.SheetCol)
 		p.lin = &linIn{files: fc.Codes, sheets: sc.Codes, nf: len(fc.Values) + 1, sheetCard: len(sc.Values) + 1, k: lin.K}
+		if fr := fc.Runs(); fr != nil {
+			p.lin.fileRuns, p.lin.sheetRuns = fr, sc.Runs()
+		}
 		p.lin.sw = (p.lin.sheetCard + 63) / 64
 	}
 	m := newMerged(p)
@@ -514,7 +520,7 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 		// and every row is selected), summed in one tight loop, each extreme in its own.
 		in := vals[lo:hi]
 		if f.nulls || !sel.All {
-			in = fp.gather(sel, f, lo, hi)
+			in = fp.gather(sel, f, lo, hi, false)
 		}
 		s, c := sumNeumaier(in)
 		sum[0], comp[0] = nadd(sum[0], comp[0]+c, s)
@@ -533,7 +539,7 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 	// slot's values are added in row order, whichever loop runs.
 	in := vals[lo:hi]
 	if f.nulls || !sel.All {
-		in = fp.gather(sel, f, lo, hi)
+		in = fp.gather(sel, f, lo, hi, true)
 		pos := fp.pos[:len(in)]
 		ss := fp.slotBuf(len(in))
 		for i, p := range pos {
@@ -669,8 +675,9 @@ func maxOf(m float64, xs []float64) float64 {
 }
 
 // gather returns the non-null values of selected rows [lo, hi), in order, in a buffer of
-// the part's, and sets fp.pos to their positions in the chunk.
-func (fp *floatPart) gather(sel Selection, f *floatIn, lo, hi int) []float64 {
+// the part's, and sets fp.pos to their positions in the chunk (withPos; else fp.pos may
+// miss the positions of values without a null among 64).
+func (fp *floatPart) gather(sel Selection, f *floatIn, lo, hi int, withPos bool) []float64 {
 	if cap(fp.buf) < hi-lo {
 		fp.buf, fp.pos = f64Pool.get(hi-lo), i32Pool.get(hi-lo)
 	}
@@ -690,7 +697,19 @@ func (fp *floatPart) gather(sel Selection, f *floatIn, lo, hi int) []float64 {
 		k = hi - lo
 	case sel.All && (f.off+lo)%64 == 0:
 		for w := 0; w < hi-lo; w += 64 {
-			for word := validWord(f.bitmap, f.off+lo+w, min(64, hi-lo-w)); word != 0; word &= word - 1 {
+			word := validWord(f.bitmap, f.off+lo+w, min(64, hi-lo-w))
+			if word == math.MaxUint64 {
+				// 64 values without a null: copied as they are.
+				copy(out[k:k+64], vals[lo+w:lo+w+64])
+				if withPos {
+					for i := range 64 {
+						pos[k+i] = int32(w + i)
+					}
+				}
+				k += 64
+				continue
+			}
+			for ; word != 0; word &= word - 1 {
 				i := w + bits64.TrailingZeros64(word)
 				out[k], pos[k] = vals[lo+i], int32(i)
 				k++
@@ -805,6 +824,9 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 		r := sel.Row(lo + i)
 		return int(min(uint32(l.files[r]), nf1)), int(min(uint32(l.sheets[r]), sc1))
 	}
+	if l.sheetRuns != nil && lp.segments(sel, l, slots, lo, hi, touched, count) {
+		return
+	}
 	if lp.trip != nil {
 		trip, nf, sc := lp.trip, l.nf, l.sheetCard
 		var files, sheets []int32 // the chunk's codes, in selection order
@@ -858,8 +880,14 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 			lp.sheets[j*l.sw+(sh>>6)] |= 1 << (sh & 63)
 		}
 	}
-	// Samples: the first k rows of each group and file, so the pass ends as soon as every
-	// group and file of the chunk has its share.
+	lp.sampleRows(sel, l, slots, lo, touched)
+}
+
+// sampleRows takes the samples of selected rows [lo, lo+len(slots)): the first k rows of
+// each group and file, so the pass ends as soon as every group and file of the chunk has
+// its share.
+func (lp *linPart) sampleRows(sel Selection, l *linIn, slots []uint32, lo int, touched []uint32) {
+	nf1 := uint32(l.nf - 1)
 	k, need := l.k, 0
 	for _, s := range touched {
 		for f := range l.nf {
@@ -881,6 +909,55 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 			full = j
 		}
 	}
+}
+
+// segments counts the lineage of selected rows [lo, hi) stretch by stretch of one file and
+// sheet (segments), and takes the samples of a chunk without groups in the same walk. It
+// reports false, having done nothing, when the chunk crosses too many stretches.
+func (lp *linPart) segments(sel Selection, l *linIn, slots []uint32, lo, hi int, touched []uint32, count []int64) bool {
+	nf1, sc1 := uint32(l.nf-1), uint32(l.sheetCard-1) // the digits of null codes
+	one := len(count) == 1
+	nf, sc, k := l.nf, l.sheetCard, l.k
+	trip, rows, sheets, sw := lp.trip, lp.rows, lp.sheets, l.sw
+	ok := segments(sel, lo, hi, l.files, l.sheets, l.fileRuns, l.sheetRuns, func(a, b int, cf, cs int32) {
+		f, sh := int(min(uint32(cf), nf1)), int(min(uint32(cs), sc1))
+		switch {
+		case trip == nil:
+			bit := uint64(1) << (sh & 63)
+			for _, s := range slots[a:b] {
+				j := int(s)*nf + f
+				rows[j]++
+				sheets[j*sw+sh>>6] |= bit
+			}
+		case a == 0 && b == hi-lo:
+			// One file and sheet over the chunk: each group's rows are its count.
+			for _, s := range touched {
+				trip[(int(s)*nf+f)*sc+sh] += count[s]
+			}
+		case one:
+			trip[f*sc+sh] += int64(b - a)
+		default:
+			stride, base := nf*sc, f*sc+sh
+			for _, s := range slots[a:b] {
+				trip[int(s)*stride+base]++
+			}
+		}
+		if one {
+			// The first k rows of the file: those of its first stretches.
+			for n := int(lp.n[f]); n < k && a < b; n, a = n+1, a+1 {
+				lp.sample[f*k+n] = int32(sel.Row(lo + a))
+				lp.n[f]++
+			}
+		}
+	})
+	if !ok {
+		return false
+	}
+	lp.settle(l, touched)
+	if !one {
+		lp.sampleRows(sel, l, slots, lo, touched)
+	}
+	return true
 }
 
 // settle turns the chunk's slot×file×sheet counts of the touched slots into rows and sheet

@@ -233,6 +233,10 @@ type linIn struct {
 	fileRuns, sheetRuns []int32
 	nf, sw, k           int // files, words of a sheet set, samples kept
 	sheetCard           int
+	// sampled holds, per slot×file, the first chunk found holding k rows of the slot and
+	// file (math.MaxInt32: none yet): a later chunk's rows of them are not sampled, since
+	// the merged samples are the first k in chunk order.
+	sampled []atomic.Int32
 }
 
 // run evaluates the plan over the selection and returns the merged state per slot.
@@ -266,6 +270,10 @@ func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merg
 			p.lin.fileRuns, p.lin.sheetRuns = fr, sc.Runs()
 		}
 		p.lin.sw = (p.lin.sheetCard + 63) / 64
+		p.lin.sampled = make([]atomic.Int32, sl.space*p.lin.nf)
+		for i := range p.lin.sampled {
+			p.lin.sampled[i].Store(math.MaxInt32)
+		}
 	}
 	m := newMerged(p)
 	n := sel.Len()
@@ -294,7 +302,7 @@ func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merg
 				for turn != c {
 					cond.Wait()
 				}
-				m.fold(p, pt)
+				m.fold(p, pt, c)
 				turn++
 				cond.Broadcast()
 				mu.Unlock()
@@ -413,6 +421,7 @@ type linPart struct {
 	rows   []int64  // per slot×file
 	sheets []uint64 // per slot×file×word
 	n      []int32  // samples taken, per slot×file
+	skip   []int32  // slot×file pairs not sampled in the chunk (sampleRows)
 	sample []int32  // per slot×file×k
 }
 
@@ -538,28 +547,42 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 	// Several groups: the non-null values and their slots, then one loop per state. Each
 	// slot's values are added in row order, whichever loop runs.
 	in := vals[lo:hi]
+	var changes int // places where a slot differs from the one before it (runs)
 	if f.nulls || !sel.All {
 		in = fp.gather(sel, f, lo, hi, true)
 		pos := fp.pos[:len(in)]
 		ss := fp.slotBuf(len(in))
-		for i, p := range pos {
-			ss[i] = slots[p]
+		if len(pos) > 0 {
+			prev := slots[pos[0]]
+			for i, p := range pos {
+				s := slots[p]
+				ss[i] = s
+				if s != prev {
+					changes++
+				}
+				prev = s
+			}
 		}
 		slots = ss
+	} else {
+		changes = runs(slots[:len(in)])
 	}
 	ss := slots[:len(in)]
-	if runs(ss) <= len(ss)/8 {
+	if changes <= len(ss)/8 {
 		// Rows of a group mostly follow each other (a time-ordered table grouped by year):
 		// keep the current group's state in registers while it lasts.
 		sumRuns(sum, comp, fp.nn, fp.ext0, fp.ext1, ss, in)
 	} else {
-		for i, v := range in {
-			s := ss[i]
-			sum[s], comp[s] = nadd(sum[s], comp[s], v)
-		}
 		if nn := fp.nn; nn != nil {
-			for _, s := range ss {
+			for i, v := range in {
+				s := ss[i]
+				sum[s], comp[s] = nadd(sum[s], comp[s], v)
 				nn[s]++
+			}
+		} else {
+			for i, v := range in {
+				s := ss[i]
+				sum[s], comp[s] = nadd(sum[s], comp[s], v)
 			}
 		}
 		if ext := fp.ext0; ext != nil {
@@ -889,11 +912,36 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 func (lp *linPart) sampleRows(sel Selection, l *linIn, slots []uint32, lo int, touched []uint32) {
 	nf1 := uint32(l.nf - 1)
 	k, need := l.k, 0
+	c := int32(lo / chunkRows)
+	skip := lp.skip[:0] // slot×file pairs an earlier chunk has samples enough of
 	for _, s := range touched {
 		for f := range l.nf {
-			need += min(k, int(lp.rows[int(s)*l.nf+f]))
+			j := int(s)*l.nf + f
+			if lp.rows[j] == 0 {
+				continue
+			}
+			if l.sampled[j].Load() < c {
+				lp.n[j] = int32(k) // passed over below as if sampled; reset after
+				skip = append(skip, int32(j))
+				continue
+			}
+			need += min(k, int(lp.rows[j]))
 		}
 	}
+	lp.skip = skip
+	defer func() {
+		for _, j := range skip {
+			lp.n[j] = 0
+		}
+		for _, s := range touched {
+			for f := range l.nf {
+				j := int(s)*l.nf + f
+				if int(lp.n[j]) == k {
+					l.sampledBy(j, c)
+				}
+			}
+		}
+	}()
 	full := -1 // a group and file whose samples are taken: its rows are passed over
 	for i := 0; need > 0 && i < len(slots); i++ {
 		r := sel.Row(lo + i)
@@ -960,6 +1008,16 @@ func (lp *linPart) segments(sel Selection, l *linIn, slots []uint32, lo, hi int,
 	return true
 }
 
+// sampledBy records that chunk c, or the chunks up to it, hold k rows of slot×file j.
+func (l *linIn) sampledBy(j int, c int32) {
+	for {
+		old := l.sampled[j].Load()
+		if old <= c || l.sampled[j].CompareAndSwap(old, c) {
+			return
+		}
+	}
+}
+
 // settle turns the chunk's slot×file×sheet counts of the touched slots into rows and sheet
 // sets, and clears them.
 func (lp *linPart) settle(l *linIn, touched []uint32) {
@@ -1010,9 +1068,9 @@ func newMerged(p *plan) *merged {
 	return m
 }
 
-// fold adds the worker's current chunk to m (called in chunk order) and clears the chunk
-// state of the slots it touched.
-func (m *merged) fold(p *plan, pt *partial) {
+// fold adds the worker's current chunk, chunk c, to m (called in chunk order) and clears
+// the chunk state of the slots it touched.
+func (m *merged) fold(p *plan, pt *partial, c int) {
 	for _, s := range pt.touched {
 		c := pt.count[s]
 		m.count[s] += c
@@ -1042,6 +1100,9 @@ func (m *merged) fold(p *plan, pt *partial) {
 				}
 				if room := l.k - len(m.ln.samples[j]); room > 0 {
 					m.ln.samples[j] = append(m.ln.samples[j], pt.ln.sample[j*l.k:j*l.k+min(room, int(pt.ln.n[j]))]...)
+					if len(m.ln.samples[j]) == l.k {
+						l.sampledBy(j, int32(c))
+					}
 				}
 				pt.ln.n[j] = 0
 			}

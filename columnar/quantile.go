@@ -372,9 +372,10 @@ const selectSmall = 48
 // selectAt reorders xs so that, for each of the ascending positions ks, xs[k] is a value
 // slices.Sort would put at k (in the order of cmp.Less: NaNs first), every value before it
 // not after it and every value after it not before it. Only the ranges holding a position
-// are partitioned further (quickselect around a median of three, three ways so that runs of
-// equal values end at once); a range partitioned too many times is sorted, which bounds the
-// work by that of a sort.
+// are partitioned further (quickselect around a median of nine: the values below the pivot,
+// then, where a position lies beyond them, those equal to it, so that a run of equal values
+// ends at once; partitions without branches on the values); a range partitioned too many
+// times is sorted, which bounds the work by that of a sort.
 func selectAt(xs []float64, ks []int) {
 	if len(ks) == 0 {
 		return

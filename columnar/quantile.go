@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	bits64 "math/bits"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // Quantile is the p-th percentile (0 <= p <= 100) of xs, which must be sorted ascending, by
@@ -103,9 +106,18 @@ func (t *Table) quantiles(sel Selection, sl *slotter, used []uint32, ops []Op, a
 		// Each group's values at the positions its percentiles read, and the whole
 		// selection's (every group's values together).
 		ranked := make([]rankedValues, len(used))
-		for g := range used {
-			ranked[g] = rankValues(vals[offs[g]:offs[g+1]], ps)
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), len(used)) {
+			wg.Add(1)
+			go func() { // the groups on all cores, each group's values on one
+				defer wg.Done()
+				for g := int(next.Add(1) - 1); g < len(used); g = int(next.Add(1) - 1) {
+					ranked[g] = rankValues(vals[offs[g]:offs[g+1]], ps)
+				}
+			}()
 		}
+		wg.Wait()
 		var all rankedValues
 		if whole {
 			all = rankValues(vals, ps)
@@ -223,13 +235,12 @@ func groupValues(sel Selection, sl *slotter, group []int32, groups int, c *Colum
 	return vals, offs
 }
 
-// Bracketing in selectValues: a sample of sampleSize values ranks each position within
-// ±bracketRanks of the sample, about 4 standard deviations of the sample rank of a value of
-// that position; from bracketMin values on.
+// Bracketing in selectValues: from bracketMin values on, a sample of at most sampleSize
+// values (one in 64) brackets each position within ±2·√size+8 ranks of the sample, 4
+// standard deviations or more of the sample rank of the position's value.
 const (
-	sampleSize   = 1 << 14
-	bracketRanks = 256
-	bracketMin   = 1 << 16
+	sampleSize = 1 << 14
+	bracketMin = 1 << 16
 )
 
 // selectValues returns, for each of the ascending positions ks of xs sorted (in the order
@@ -258,9 +269,11 @@ func selectValues(xs []float64, ks []int) []float64 {
 			nan, aNaN = nan+1, v
 		}
 	}
-	sample := make([]float64, 0, sampleSize)
-	for i := range sampleSize {
-		if v := xs[int(int64(i)*int64(n)/sampleSize)]; v == v {
+	size := min(sampleSize, n/64) // a sample to sort of n^(2/3)/4 or less, at least 1024
+	ranks := 2*int(math.Sqrt(float64(size))) + 8
+	sample := make([]float64, 0, size)
+	for i := range size {
+		if v := xs[int(int64(i)*int64(n)/int64(size))]; v == v {
 			sample = append(sample, v)
 		}
 	}
@@ -281,11 +294,11 @@ func selectValues(xs []float64, ks []int) []float64 {
 		}
 		at := int(int64(k-nan) * int64(m) / int64(rest))
 		lo, hi := math.Inf(-1), math.Inf(1)
-		if at-bracketRanks >= 0 {
-			lo = sample[at-bracketRanks]
+		if at-ranks >= 0 {
+			lo = sample[at-ranks]
 		}
-		if at+bracketRanks < m {
-			hi = sample[at+bracketRanks]
+		if at+ranks < m {
+			hi = sample[at+ranks]
 		}
 		if j := len(bs) - 1; j >= 0 && lo <= bs[j].hi {
 			bs[j].hi = max(bs[j].hi, hi)
@@ -294,19 +307,35 @@ func selectValues(xs []float64, ks []int) []float64 {
 		}
 		of[i] = len(bs) - 1
 	}
-	for j := range bs {
-		lo, hi, less, in := bs[j].lo, bs[j].hi, 0, bs[j].in
-		for _, v := range xs {
-			below := 0 // no branch: a value is below a middle bracket about as often as not
-			if v < lo {
-				below = 1
+	// Each chunk of values on its own core: the values below each bracket and those within.
+	type part struct {
+		less []int
+		in   [][]float64
+	}
+	parts := make([]part, (n+chunkRows-1)/chunkRows)
+	parallelFor(n, func(lo, hi int) {
+		pt := part{less: make([]int, len(bs)), in: make([][]float64, len(bs))}
+		for j := range bs {
+			blo, bhi, less, in := bs[j].lo, bs[j].hi, 0, []float64(nil)
+			for _, v := range xs[lo:hi] {
+				below := 0 // no branch: a value is below a middle bracket about as often as not
+				if v < blo {
+					below = 1
+				}
+				less += below
+				if v >= blo && v <= bhi {
+					in = append(in, v)
+				}
 			}
-			less += below
-			if v >= lo && v <= hi {
-				in = append(in, v)
-			}
+			pt.less[j], pt.in[j] = less, in
 		}
-		bs[j].less, bs[j].in = less, in
+		parts[lo/chunkRows] = pt
+	})
+	for _, pt := range parts {
+		for j := range bs {
+			bs[j].less += pt.less[j]
+			bs[j].in = append(bs[j].in, pt.in[j]...)
+		}
 	}
 	fallback := false
 	for i, k := range ks {

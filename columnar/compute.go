@@ -228,8 +228,15 @@ type distIn struct {
 
 type linIn struct {
 	files, sheets []int32
-	nf, sw, k     int // files, words of a sheet set, samples kept
-	sheetCard     int
+	// fileRuns and sheetRuns are the columns' Runs: both non-nil, a chunk's lineage is
+	// counted stretch by stretch of one file and sheet.
+	fileRuns, sheetRuns []int32
+	nf, sw, k           int // files, words of a sheet set, samples kept
+	sheetCard           int
+	// sampled holds, per slot×file, the first chunk found holding k rows of the slot and
+	// file (math.MaxInt32: none yet): a later chunk's rows of them are not sampled, since
+	// the merged samples are the first k in chunk order.
+	sampled []atomic.Int32
 }
 
 // run evaluates the plan over the selection and returns the merged state per slot.
@@ -259,7 +266,14 @@ func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merg
 	if lin != nil {
 		fc, sc := t.mustCol(lin.FileCol), t.mustCol(lin.SheetCol)
 		p.lin = &linIn{files: fc.Codes, sheets: sc.Codes, nf: len(fc.Values) + 1, sheetCard: len(sc.Values) + 1, k: lin.K}
+		if fr := fc.Runs(); fr != nil {
+			p.lin.fileRuns, p.lin.sheetRuns = fr, sc.Runs()
+		}
 		p.lin.sw = (p.lin.sheetCard + 63) / 64
+		p.lin.sampled = make([]atomic.Int32, sl.space*p.lin.nf)
+		for i := range p.lin.sampled {
+			p.lin.sampled[i].Store(math.MaxInt32)
+		}
 	}
 	m := newMerged(p)
 	n := sel.Len()
@@ -288,7 +302,7 @@ func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merg
 				for turn != c {
 					cond.Wait()
 				}
-				m.fold(p, pt)
+				m.fold(p, pt, c)
 				turn++
 				cond.Broadcast()
 				mu.Unlock()
@@ -407,6 +421,7 @@ type linPart struct {
 	rows   []int64  // per slot×file
 	sheets []uint64 // per slot×file×word
 	n      []int32  // samples taken, per slot×file
+	skip   []int32  // slot×file pairs not sampled in the chunk (sampleRows)
 	sample []int32  // per slot×file×k
 }
 
@@ -514,7 +529,7 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 		// and every row is selected), summed in one tight loop, each extreme in its own.
 		in := vals[lo:hi]
 		if f.nulls || !sel.All {
-			in = fp.gather(sel, f, lo, hi)
+			in = fp.gather(sel, f, lo, hi, false)
 		}
 		s, c := sumNeumaier(in)
 		sum[0], comp[0] = nadd(sum[0], comp[0]+c, s)
@@ -532,28 +547,42 @@ func (fp *floatPart) run(sel Selection, f *floatIn, slots []uint32, lo, hi int) 
 	// Several groups: the non-null values and their slots, then one loop per state. Each
 	// slot's values are added in row order, whichever loop runs.
 	in := vals[lo:hi]
+	var changes int // places where a slot differs from the one before it (runs)
 	if f.nulls || !sel.All {
-		in = fp.gather(sel, f, lo, hi)
+		in = fp.gather(sel, f, lo, hi, true)
 		pos := fp.pos[:len(in)]
 		ss := fp.slotBuf(len(in))
-		for i, p := range pos {
-			ss[i] = slots[p]
+		if len(pos) > 0 {
+			prev := slots[pos[0]]
+			for i, p := range pos {
+				s := slots[p]
+				ss[i] = s
+				if s != prev {
+					changes++
+				}
+				prev = s
+			}
 		}
 		slots = ss
+	} else {
+		changes = runs(slots[:len(in)])
 	}
 	ss := slots[:len(in)]
-	if runs(ss) <= len(ss)/8 {
+	if changes <= len(ss)/8 {
 		// Rows of a group mostly follow each other (a time-ordered table grouped by year):
 		// keep the current group's state in registers while it lasts.
 		sumRuns(sum, comp, fp.nn, fp.ext0, fp.ext1, ss, in)
 	} else {
-		for i, v := range in {
-			s := ss[i]
-			sum[s], comp[s] = nadd(sum[s], comp[s], v)
-		}
 		if nn := fp.nn; nn != nil {
-			for _, s := range ss {
+			for i, v := range in {
+				s := ss[i]
+				sum[s], comp[s] = nadd(sum[s], comp[s], v)
 				nn[s]++
+			}
+		} else {
+			for i, v := range in {
+				s := ss[i]
+				sum[s], comp[s] = nadd(sum[s], comp[s], v)
 			}
 		}
 		if ext := fp.ext0; ext != nil {
@@ -669,8 +698,9 @@ func maxOf(m float64, xs []float64) float64 {
 }
 
 // gather returns the non-null values of selected rows [lo, hi), in order, in a buffer of
-// the part's, and sets fp.pos to their positions in the chunk.
-func (fp *floatPart) gather(sel Selection, f *floatIn, lo, hi int) []float64 {
+// the part's, and sets fp.pos to their positions in the chunk (withPos; else fp.pos may
+// miss the positions of values without a null among 64).
+func (fp *floatPart) gather(sel Selection, f *floatIn, lo, hi int, withPos bool) []float64 {
 	if cap(fp.buf) < hi-lo {
 		fp.buf, fp.pos = f64Pool.get(hi-lo), i32Pool.get(hi-lo)
 	}
@@ -690,7 +720,19 @@ func (fp *floatPart) gather(sel Selection, f *floatIn, lo, hi int) []float64 {
 		k = hi - lo
 	case sel.All && (f.off+lo)%64 == 0:
 		for w := 0; w < hi-lo; w += 64 {
-			for word := validWord(f.bitmap, f.off+lo+w, min(64, hi-lo-w)); word != 0; word &= word - 1 {
+			word := validWord(f.bitmap, f.off+lo+w, min(64, hi-lo-w))
+			if word == math.MaxUint64 {
+				// 64 values without a null: copied as they are.
+				copy(out[k:k+64], vals[lo+w:lo+w+64])
+				if withPos {
+					for i := range 64 {
+						pos[k+i] = int32(w + i)
+					}
+				}
+				k += 64
+				continue
+			}
+			for ; word != 0; word &= word - 1 {
 				i := w + bits64.TrailingZeros64(word)
 				out[k], pos[k] = vals[lo+i], int32(i)
 				k++
@@ -805,6 +847,9 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 		r := sel.Row(lo + i)
 		return int(min(uint32(l.files[r]), nf1)), int(min(uint32(l.sheets[r]), sc1))
 	}
+	if l.sheetRuns != nil && lp.segments(sel, l, slots, lo, hi, touched, count) {
+		return
+	}
 	if lp.trip != nil {
 		trip, nf, sc := lp.trip, l.nf, l.sheetCard
 		var files, sheets []int32 // the chunk's codes, in selection order
@@ -858,14 +903,45 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 			lp.sheets[j*l.sw+(sh>>6)] |= 1 << (sh & 63)
 		}
 	}
-	// Samples: the first k rows of each group and file, so the pass ends as soon as every
-	// group and file of the chunk has its share.
+	lp.sampleRows(sel, l, slots, lo, touched)
+}
+
+// sampleRows takes the samples of selected rows [lo, lo+len(slots)): the first k rows of
+// each group and file, so the pass ends as soon as every group and file of the chunk has
+// its share.
+func (lp *linPart) sampleRows(sel Selection, l *linIn, slots []uint32, lo int, touched []uint32) {
+	nf1 := uint32(l.nf - 1)
 	k, need := l.k, 0
+	c := int32(lo / chunkRows)
+	skip := lp.skip[:0] // slot×file pairs an earlier chunk has samples enough of
 	for _, s := range touched {
 		for f := range l.nf {
-			need += min(k, int(lp.rows[int(s)*l.nf+f]))
+			j := int(s)*l.nf + f
+			if lp.rows[j] == 0 {
+				continue
+			}
+			if l.sampled[j].Load() < c {
+				lp.n[j] = int32(k) // passed over below as if sampled; reset after
+				skip = append(skip, int32(j))
+				continue
+			}
+			need += min(k, int(lp.rows[j]))
 		}
 	}
+	lp.skip = skip
+	defer func() {
+		for _, j := range skip {
+			lp.n[j] = 0
+		}
+		for _, s := range touched {
+			for f := range l.nf {
+				j := int(s)*l.nf + f
+				if int(lp.n[j]) == k {
+					l.sampledBy(j, c)
+				}
+			}
+		}
+	}()
 	full := -1 // a group and file whose samples are taken: its rows are passed over
 	for i := 0; need > 0 && i < len(slots); i++ {
 		r := sel.Row(lo + i)
@@ -879,6 +955,65 @@ func (lp *linPart) run(sel Selection, l *linIn, slots []uint32, lo, hi int, touc
 			need--
 		} else {
 			full = j
+		}
+	}
+}
+
+// segments counts the lineage of selected rows [lo, hi) stretch by stretch of one file and
+// sheet (segments), and takes the samples of a chunk without groups in the same walk. It
+// reports false, having done nothing, when the chunk crosses too many stretches.
+func (lp *linPart) segments(sel Selection, l *linIn, slots []uint32, lo, hi int, touched []uint32, count []int64) bool {
+	nf1, sc1 := uint32(l.nf-1), uint32(l.sheetCard-1) // the digits of null codes
+	one := len(count) == 1
+	nf, sc, k := l.nf, l.sheetCard, l.k
+	trip, rows, sheets, sw := lp.trip, lp.rows, lp.sheets, l.sw
+	ok := segments(sel, lo, hi, l.files, l.sheets, l.fileRuns, l.sheetRuns, func(a, b int, cf, cs int32) {
+		f, sh := int(min(uint32(cf), nf1)), int(min(uint32(cs), sc1))
+		switch {
+		case trip == nil:
+			bit := uint64(1) << (sh & 63)
+			for _, s := range slots[a:b] {
+				j := int(s)*nf + f
+				rows[j]++
+				sheets[j*sw+sh>>6] |= bit
+			}
+		case a == 0 && b == hi-lo:
+			// One file and sheet over the chunk: each group's rows are its count.
+			for _, s := range touched {
+				trip[(int(s)*nf+f)*sc+sh] += count[s]
+			}
+		case one:
+			trip[f*sc+sh] += int64(b - a)
+		default:
+			stride, base := nf*sc, f*sc+sh
+			for _, s := range slots[a:b] {
+				trip[int(s)*stride+base]++
+			}
+		}
+		if one {
+			// The first k rows of the file: those of its first stretches.
+			for n := int(lp.n[f]); n < k && a < b; n, a = n+1, a+1 {
+				lp.sample[f*k+n] = int32(sel.Row(lo + a))
+				lp.n[f]++
+			}
+		}
+	})
+	if !ok {
+		return false
+	}
+	lp.settle(l, touched)
+	if !one {
+		lp.sampleRows(sel, l, slots, lo, touched)
+	}
+	return true
+}
+
+// sampledBy records that chunk c, or the chunks up to it, hold k rows of slot×file j.
+func (l *linIn) sampledBy(j int, c int32) {
+	for {
+		old := l.sampled[j].Load()
+		if old <= c || l.sampled[j].CompareAndSwap(old, c) {
+			return
 		}
 	}
 }
@@ -933,9 +1068,9 @@ func newMerged(p *plan) *merged {
 	return m
 }
 
-// fold adds the worker's current chunk to m (called in chunk order) and clears the chunk
-// state of the slots it touched.
-func (m *merged) fold(p *plan, pt *partial) {
+// fold adds the worker's current chunk, chunk c, to m (called in chunk order) and clears
+// the chunk state of the slots it touched.
+func (m *merged) fold(p *plan, pt *partial, c int) {
 	for _, s := range pt.touched {
 		c := pt.count[s]
 		m.count[s] += c
@@ -965,6 +1100,9 @@ func (m *merged) fold(p *plan, pt *partial) {
 				}
 				if room := l.k - len(m.ln.samples[j]); room > 0 {
 					m.ln.samples[j] = append(m.ln.samples[j], pt.ln.sample[j*l.k:j*l.k+min(room, int(pt.ln.n[j]))]...)
+					if len(m.ln.samples[j]) == l.k {
+						l.sampledBy(j, int32(c))
+					}
 				}
 				pt.ln.n[j] = 0
 			}

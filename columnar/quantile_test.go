@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -269,4 +270,80 @@ func TestQuantileOf(t *testing.T) {
 	}()
 	fx := newFixture(t, genRows(1, 10))
 	fx.tbl.Compute(fx.tbl.Filter(nil), nil, []Op{{Agg: AggQuantile, Column: colCap, Percentile: 101}}, nil)
+}
+
+// TestSelectAt: selectAt puts at each asked position the value sorting puts there (zeros of
+// either sign being equal), over values with duplicates, NaNs, infinities and signed zeros,
+// at sizes around the length it sorts outright and on inputs already in order.
+func TestSelectAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1e308, -1e308, 5e-324}
+	for _, n := range []int{1, 2, 3, 47, 48, 49, 100, 1000, 20000, bracketMin - 1, bracketMin, 200000} {
+		for trial := range 20 {
+			if n >= bracketMin && trial >= 8 {
+				break
+			}
+			xs := make([]float64, n)
+			for i := range xs {
+				switch r := rng.IntN(10); {
+				case trial == 4: // one value throughout
+					xs[i] = 2.5
+				case trial == 5 && r < 9: // mostly NaNs
+					xs[i] = math.NaN()
+				case r == 0:
+					xs[i] = specials[rng.IntN(len(specials))]
+				case r < 5:
+					xs[i] = float64(rng.IntN(7)) // many equal values
+				default:
+					xs[i] = rng.NormFloat64() * 100
+				}
+			}
+			switch trial % 4 {
+			case 1:
+				slices.Sort(xs)
+			case 2:
+				slices.Sort(xs)
+				slices.Reverse(xs)
+			}
+			want := slices.Clone(xs)
+			sort.Float64s(want)
+			var ps []float64
+			for range 1 + rng.IntN(4) {
+				ps = append(ps, []float64{0, 10, 50, 90, 100, 33.3, 99.9}[rng.IntN(7)])
+			}
+			ks := quantilePositions(n, ps)
+			same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+			vs := selectValues(slices.Clone(xs), ks)
+			got := slices.Clone(xs)
+			selectAt(got, ks)
+			for i, k := range ks {
+				if g, w := got[k], want[k]; !same(g, w) {
+					t.Fatalf("n=%d trial %d: position %d holds %v, want %v", n, trial, k, g, w)
+				}
+				if !same(vs[i], want[k]) {
+					t.Fatalf("n=%d trial %d: selectValues at position %d = %v, want %v", n, trial, k, vs[i], want[k])
+				}
+			}
+			r := rankValues(slices.Clone(xs), ps)
+			for _, p := range ps {
+				g, _ := r.quantile(p)
+				w, _ := Quantile(want, p)
+				if !same(g, w) {
+					t.Fatalf("n=%d trial %d: ranked percentile %v = %v, want %v", n, trial, p, g, w)
+				}
+			}
+			for _, p := range ps {
+				g, _ := Quantile(got, p)
+				w, _ := Quantile(want, p)
+				if g != w && !(math.IsNaN(g) && math.IsNaN(w)) {
+					t.Fatalf("n=%d trial %d: percentile %v = %v over the selected values, %v over the sorted ones", n, trial, p, g, w)
+				}
+			}
+			slices.Sort(got)
+			slices.Sort(xs)
+			if !slices.EqualFunc(got, xs, func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }) {
+				t.Fatalf("n=%d trial %d: selectAt changed the values", n, trial)
+			}
+		}
+	}
 }

@@ -73,6 +73,13 @@ type Column struct {
 	numbers  *Numbers
 	presOnce sync.Once
 	presence []int32
+	// runs are the first rows of the runs of equal codes (Runs); counts and countNulls the
+	// rows of each code and the null rows over the whole column (CountValues).
+	runsOnce   sync.Once
+	runs       []int32
+	countsOnce sync.Once
+	counts     []int64
+	countNulls int64
 }
 
 // Numbers is a numeric column as float64 values with a validity bitmap: the kernels' input.

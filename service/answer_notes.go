@@ -32,15 +32,7 @@ func valueCounts(t *columnar.Table, sel columnar.Selection, name string) ([]valu
 	if err != nil {
 		return nil, fmt.Errorf("values of %s: %w", name, err)
 	}
-	counts := make([]int64, len(col.Values))
-	var nulls int64
-	for i, n := 0, sel.Len(); i < n; i++ {
-		if code := col.Codes[sel.Row(i)]; code >= 0 {
-			counts[code]++
-		} else {
-			nulls++
-		}
-	}
+	counts, nulls := col.CountValues(sel)
 	var out []valueCount
 	for code, n := range counts {
 		if n > 0 {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -145,8 +146,13 @@ const (
 	StepEventQueued    = "emit:queued"             // the event is queued, its record not yet removed
 )
 
+// failpointStopped is set once a "<step>:stop" failpoint has stopped the process: it stops
+// at the first time the step is reached, not again when the step comes round for another
+// snapshot after the test let it go on (nobody would continue it a second time).
+var failpointStopped atomic.Bool
+
 // Failpoint kills the process with SIGKILL when $CITEQ_FAILPOINT names step, and stops it
-// with SIGSTOP when it names step+":stop".
+// with SIGSTOP, the first time only, when it names step+":stop".
 func Failpoint(step string) {
 	switch os.Getenv(FailpointEnv) {
 	case "":
@@ -154,6 +160,9 @@ func Failpoint(step string) {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way
 	case step + ":stop":
+		if !failpointStopped.CompareAndSwap(false, true) {
+			return
+		}
 		resume := os.Getenv(FailpointResumeEnv)
 		if resume != "" {
 			_ = os.WriteFile(resume+".stopped", []byte(step), 0o644)

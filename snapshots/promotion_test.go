@@ -1,12 +1,17 @@
 package snapshots
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestExplainFull(t *testing.T) {
@@ -50,4 +55,62 @@ func TestFailpointUnset(t *testing.T) {
 		Failpoint(StepCatalogWritten)
 		Failpoint(StepRawCopy)
 	}
+}
+
+// TestFailpointStopsOnce: a "<step>:stop" failpoint stops the process the first time the
+// step is reached, and once continued with its resume file present, the same step reached
+// again (another snapshot's Parquet write) goes by: the process runs to its end. The child
+// is this test binary, re-run to reach the step twice.
+func TestFailpointStopsOnce(t *testing.T) {
+	if os.Getenv("CITEQ_TEST_FAILPOINT_CHILD") == "1" {
+		Failpoint(StepFactsWrite)
+		Failpoint(StepFactsWrite)
+		return
+	}
+	resume := filepath.Join(t.TempDir(), "resume")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFailpointStopsOnce$")
+	cmd.Env = append(os.Environ(), "CITEQ_TEST_FAILPOINT_CHILD=1", FailpointEnv+"="+StepFactsWrite+":stop", FailpointResumeEnv+"="+resume)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	t.Cleanup(func() { cmd.Process.Kill() })
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if got, err := os.ReadFile(resume + ".stopped"); err == nil && string(got) == StepFactsWrite && stateOf(t, cmd.Process.Pid) == 'T' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child did not stop at its step")
+		}
+	}
+	if err := os.WriteFile(resume, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the child ended with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the child did not end once continued (state %c): it stopped again at the step's second arrival", stateOf(t, cmd.Process.Pid))
+	}
+}
+
+// stateOf is the state letter of process pid (/proc/<pid>/stat, after the last ')').
+func stateOf(t *testing.T, pid int) byte {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		t.Fatalf("/proc/%d/stat: %q", pid, b)
+	}
+	return b[i+2]
 }

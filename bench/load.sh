@@ -48,8 +48,11 @@ pid=$!
 until curl -fs -o /dev/null -H "Authorization: Bearer $CITEQ_API_KEY" -H 'Content-Type: application/json' \
   -d "$first_body" "$base$first_path" 2>/dev/null; do sleep 0.005; done
 first_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+# A capability refusing every query on these files (a 4xx answer) has answered too; a 5xx
+# or no answer stops the test.
 for path in $(curl -fs "$base/v1/capabilities" | python3 -c 'import json,sys; print(" ".join(c["path"] for c in json.load(sys.stdin)["capabilities"]))'); do
-  curl -fs -o /dev/null -H "Authorization: Bearer $CITEQ_API_KEY" -H 'Content-Type: application/json' -d '{}' "$base/v1/$path/query"
+  code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $CITEQ_API_KEY" -H 'Content-Type: application/json' -d '{}' "$base/v1/$path/query")
+  case $code in 2??|4??) ;; *) echo "$path: HTTP $code" >&2; exit 1 ;; esac
 done
 all_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 facts=$(find "$work/var/snapshots" -name facts.parquet -printf '%s\n' | awk '{s+=$1} END {print s}')

@@ -1,7 +1,6 @@
 package snapshots
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/citeq/citeq/internal/procstat"
 )
 
 func TestExplainFull(t *testing.T) {
@@ -101,16 +102,12 @@ func TestFailpointStopsOnce(t *testing.T) {
 	}
 }
 
-// stateOf is the state letter of process pid (/proc/<pid>/stat, after the last ')').
+// stateOf is the state letter of process pid.
 func stateOf(t *testing.T, pid int) byte {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	s, err := procstat.State(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		t.Fatalf("/proc/%d/stat: %q", pid, b)
-	}
-	return b[i+2]
+	return s
 }

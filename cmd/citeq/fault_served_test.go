@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/citeq/citeq/internal/procstat"
 	"github.com/citeq/citeq/snapshots"
 	"github.com/citeq/citeq/state"
 )
@@ -242,16 +243,11 @@ func continueIngest(t *testing.T, cmd *exec.Cmd) {
 // procState is the state letter of process pid (R, S, T, Z…) from /proc.
 func procState(t *testing.T, pid int) byte {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	s, err := procstat.State(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// pid (comm) state …: comm may hold spaces and parentheses; the state follows the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		t.Fatalf("/proc/%d/stat: %q", pid, b)
-	}
-	return b[i+2]
+	return s
 }
 
 // smallDisk mounts a tmpfs of size for a disk-full fault. A machine that refuses (not root,

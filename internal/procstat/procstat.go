@@ -1,0 +1,23 @@
+// Package procstat reads a process's scheduling state from /proc, for tests that stop
+// processes at a step (SIGSTOP) and wait for them to be stopped.
+package procstat
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+)
+
+// State is the state letter of process pid (R, S, T, Z, …), from /proc/<pid>/stat.
+func State(pid int) (byte, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("state of process %d: %w", pid, err)
+	}
+	// pid (comm) state …: comm may hold spaces and parentheses; the state follows the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0, fmt.Errorf("state of process %d: unexpected /proc/%d/stat %q", pid, pid, b)
+	}
+	return b[i+2], nil
+}

@@ -131,9 +131,11 @@ func (s *Store) Queued(p Promotion) error {
 const FailpointEnv = "CITEQ_FAILPOINT"
 
 // FailpointResumeEnv, set with a "<step>:stop" failpoint, names a file: the process writes
-// "<file>.stopped" (holding the step) before it stops, and goes on only when continued with
-// the file present, stopping again on a SIGCONT it was not meant to take (the kernel sends
-// one to a stopped process whose process group is orphaned).
+// "<file>.stopped" (holding the step) before it stops, and goes on only once the file exists.
+// Woken without it (a SIGCONT it was not meant to take: the kernel sends one to a stopped
+// process whose process group is orphaned), it writes "<file>.waiting" and waits for the file
+// at its step rather than stopping again, so the test's SIGCONT cannot be lost in between:
+// the file is the signal. A test acts on the process once it is stopped or waiting.
 const FailpointResumeEnv = "CITEQ_FAILPOINT_RESUME"
 
 // The steps of ingest a failpoint can name, in the order an ingest reaches them.
@@ -167,14 +169,19 @@ func Failpoint(step string) {
 		if resume != "" {
 			_ = os.WriteFile(resume+".stopped", []byte(step), 0o644)
 		}
+		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		if resume == "" {
+			return
+		}
+		if _, err := os.Stat(resume); err == nil {
+			return
+		}
+		_ = os.WriteFile(resume+".waiting", []byte(step), 0o644)
 		for {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
-			if resume == "" {
-				return
-			}
 			if _, err := os.Stat(resume); err == nil {
 				return
 			}
+			time.Sleep(5 * time.Millisecond)
 		}
 	}
 }

@@ -59,8 +59,9 @@ func TestFailpointUnset(t *testing.T) {
 }
 
 // TestFailpointStopsOnce: a "<step>:stop" failpoint stops the process the first time the
-// step is reached, and once continued with its resume file present, the same step reached
-// again (another snapshot's Parquet write) goes by: the process runs to its end. The child
+// step is reached; woken without its resume file it waits at the step and says so; once the
+// file exists it goes on, and the same step reached again (another snapshot's Parquet write)
+// goes by: the process runs to its end. The child
 // is this test binary, re-run to reach the step twice.
 func TestFailpointStopsOnce(t *testing.T) {
 	if os.Getenv("CITEQ_TEST_FAILPOINT_CHILD") == "1" {
@@ -85,11 +86,26 @@ func TestFailpointStopsOnce(t *testing.T) {
 			t.Fatal("the child did not stop at its step")
 		}
 	}
-	if err := os.WriteFile(resume, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// A SIGCONT it was not meant to take: it waits at its step for the resume file, and says so.
 	go func() { done <- cmd.Wait() }()
 	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if got, err := os.ReadFile(resume + ".waiting"); err == nil && string(got) == StepFactsWrite {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child woken without its resume file does not say it waits")
+		}
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the child went past its step without its resume file (%v)", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	// The resume file alone lets it go on: no second SIGCONT is needed, so none can be lost.
+	if err := os.WriteFile(resume, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -188,7 +188,7 @@ func leftovers(t *testing.T, data string) []string {
 }
 
 // stoppedIngest starts citeq ingest, which stops itself with SIGSTOP at step, and waits until
-// it has.
+// it is held there.
 func stoppedIngest(t *testing.T, step, raw, data string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	out := &bytes.Buffer{}
@@ -209,15 +209,19 @@ func stoppedIngest(t *testing.T, step, raw, data string) (*exec.Cmd, *bytes.Buff
 		}
 	})
 	resumes[cmd] = resume
+	// Held at its step: stopped there (T, after writing where), or, woken by a SIGCONT it was
+	// not meant to take, waiting there for its resume file (it says so in <resume>.waiting).
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		switch procState(t, cmd.Process.Pid) {
-		case 'T', 't':
-			if got, err := os.ReadFile(resume + ".stopped"); err == nil && string(got) == step {
-				return cmd, out
-			}
+		state := procState(t, cmd.Process.Pid)
+		switch state {
 		case 'Z', 'X':
 			cmd.Wait()
 			t.Fatalf("ingest ended without reaching %s:\n%s", step, out)
+		}
+		stopped, err := os.ReadFile(resume + ".stopped")
+		waiting, werr := os.ReadFile(resume + ".waiting")
+		if err == nil && string(stopped) == step && (state == 'T' || state == 't' || werr == nil && string(waiting) == step) {
+			return cmd, out
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("ingest did not reach %s:\n%s", step, out)

@@ -79,7 +79,7 @@ func TestFailpointStopsOnce(t *testing.T) {
 	done := make(chan error, 1)
 	t.Cleanup(func() { cmd.Process.Kill() })
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		if got, err := os.ReadFile(resume + ".stopped"); err == nil && string(got) == StepFactsWrite && stateOf(t, cmd.Process.Pid) == 'T' {
+		if got, err := os.ReadFile(resume + ".stopped"); err == nil && string(got) == StepFactsWrite && procstat.Of(t, cmd.Process.Pid) == 'T' {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -114,16 +114,6 @@ func TestFailpointStopsOnce(t *testing.T) {
 			t.Fatalf("the child ended with %v", err)
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatalf("the child did not end once continued (state %c): it stopped again at the step's second arrival", stateOf(t, cmd.Process.Pid))
+		t.Fatalf("the child did not end once continued (state %c): it stopped again at the step's second arrival", procstat.Of(t, cmd.Process.Pid))
 	}
-}
-
-// stateOf is the state letter of process pid.
-func stateOf(t *testing.T, pid int) byte {
-	t.Helper()
-	s, err := procstat.State(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

@@ -212,7 +212,7 @@ func stoppedIngest(t *testing.T, step, raw, data string) (*exec.Cmd, *bytes.Buff
 	// Held at its step: stopped there (T, after writing where), or, woken by a SIGCONT it was
 	// not meant to take, waiting there for its resume file (it says so in <resume>.waiting).
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		state := procState(t, cmd.Process.Pid)
+		state := procstat.Of(t, cmd.Process.Pid)
 		switch state {
 		case 'Z', 'X':
 			cmd.Wait()
@@ -242,16 +242,6 @@ func continueIngest(t *testing.T, cmd *exec.Cmd) {
 	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// procState is the state letter of process pid (R, S, T, Z…) from /proc.
-func procState(t *testing.T, pid int) byte {
-	t.Helper()
-	s, err := procstat.State(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // smallDisk mounts a tmpfs of size for a disk-full fault. A machine that refuses (not root,

@@ -46,11 +46,14 @@ func (Notices) Known() []fetch.Source {
 // its EDOCS text attachment when the file is named <report>_<document>.txt, as ingest --fetch
 // names it, or <document>.txt (DOC-nnnnnnA1.txt, DA-yy-nnnnA1.txt); else the Space Bureau's page, with the file's name as the id.
 func noticeSource(name string) (id, address string) {
+	doc := ""
 	if m := noticeName.FindStringSubmatch(name); m != nil {
-		return "FCC:EDOCS:" + m[2], "https://docs.fcc.gov/public/attachments/" + m[2] + ".txt"
+		doc = m[2]
+	} else if m := edocsName.FindStringSubmatch(name); m != nil { // a text put here under its EDOCS name
+		doc = m[1]
 	}
-	if m := edocsName.FindStringSubmatch(name); m != nil { // a text put here under its EDOCS name
-		return "FCC:EDOCS:" + m[1], "https://docs.fcc.gov/public/attachments/" + m[1] + ".txt"
+	if doc != "" {
+		return "FCC:EDOCS:" + doc, "https://docs.fcc.gov/public/attachments/" + doc + ".txt"
 	}
 	return "FCC:EDOCS:" + strings.TrimSuffix(name, filepath.Ext(name)), "https://www.fcc.gov/space"
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"testing"
 )
 
 // State is the state letter of process pid (R, S, T, Z, …), from /proc/<pid>/stat.
@@ -20,4 +21,14 @@ func State(pid int) (byte, error) {
 		return 0, fmt.Errorf("state of process %d: unexpected /proc/%d/stat %q", pid, pid, b)
 	}
 	return b[i+2], nil
+}
+
+// Of is State for a test: the state letter of process pid, failing tb when it cannot be read.
+func Of(tb testing.TB, pid int) byte {
+	tb.Helper()
+	s, err := State(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }

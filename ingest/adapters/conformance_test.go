@@ -452,15 +452,22 @@ func checkDamagedCopies(t *testing.T, a ingest.Adapter, root string, store *snap
 			numericField, numericCol = f, cells[f]
 		}
 	}
-	// The first cited row of the sheet: a truncated copy keeps it, so that the capability
-	// keeps a row even where its rows come late in a long file (an export of every HS heading).
-	firstCited := 0
+	// The first cited row of the sheet, and whether the sheet holds every row of the build: a
+	// truncated copy of such a sheet keeps its first cited row, so that the capability keeps a
+	// row (and the gates that look for a cut judge it, not the absence of rows) even where its
+	// rows come late in a long file (an export of every HS heading).
+	firstCited, onlySheet := 0, true
 	for _, r := range b.Rows {
-		if r[column(c, capability.ColSourceFile)] == file && r[column(c, capability.ColSheet)] == sheet {
-			if n := int(r[column(c, capability.ColSourceRow)].(int64)); firstCited == 0 || n < firstCited {
-				firstCited = n
-			}
+		if r[column(c, capability.ColSourceFile)] != file || r[column(c, capability.ColSheet)] != sheet {
+			onlySheet = false
+			continue
 		}
+		if n := int(r[column(c, capability.ColSourceRow)].(int64)); firstCited == 0 || n < firstCited {
+			firstCited = n
+		}
+	}
+	if !onlySheet {
+		firstCited = 0
 	}
 	// The row of the sheet whose numeric field is published, to write text into.
 	textRow := 0

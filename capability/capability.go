@@ -86,6 +86,10 @@ type Field struct {
 	// row key, sheet name, ...): it is served in records but left out of compact renderings
 	// such as the command line's records table. The common fields are bookkeeping.
 	Bookkeeping bool `json:"-"`
+	// Key, when set, names the shared vocabulary of the field's values (JoinKeys): a code
+	// that means the same in every capability declaring it, or a name-only key that says the
+	// field is a printed name, not a code.
+	Key JoinKey `json:"join_key,omitempty"`
 }
 
 // Floor is the first value of a filter a capability answers, and why the values before it

@@ -35,6 +35,7 @@ func (s *Service) Capabilities() []byte {
 				{"describe", "describe_" + c.ToolName() + "_v1"},
 				{"query", "query_" + c.ToolName() + "_v1"},
 			}},
+			{"join_keys", joinKeysDoc(c)},
 		})
 	}
 	if list == nil {
@@ -44,6 +45,8 @@ func (s *Service) Capabilities() []byte {
 		{"capabilities", list},
 		{"flow", "discover (GET /v1/capabilities) → describe (GET /v1/<path>/schema) → query (POST or GET /v1/<path>/query) → verify (POST /v1/evidence/source-row with a citation's verify member)"},
 		{"evidence", "/v1/evidence/source-row"},
+		{"join_key_vocabulary", joinKeyVocabulary()},
+		{"mcp", Obj{{"endpoint", "/mcp"}, {"server_card", ServerCardPath}}},
 	})
 }
 
@@ -61,6 +64,12 @@ func (s *Service) Schema(p string) ([]byte, *Error) { return s.schema(p, false) 
 func (s *Service) SchemaCompact(p string) ([]byte, *Error) { return s.schema(p, true) }
 
 func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
+	return s.schemaAt(p, "latest", compact)
+}
+
+// schemaAt is the describe payload of capability path p with the codebooks and values of
+// its snapshot at (latest: the newest).
+func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
 	c := capability.ByPath(p)
 	if c == nil {
 		_, e := s.resolve(p)
@@ -69,7 +78,10 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 	var snap *Snapshot
 	_, dates := s.served(c.ID)
 	if len(dates) > 0 {
-		snap, _ = s.snapshot(c, "latest")
+		var e *Error
+		if snap, e = s.snapshot(c, at); e != nil {
+			return nil, e
+		}
 	}
 	var filters []Obj
 	filters = append(filters, Obj{{"name", "as_of"}, {"type", "date"}, {"description", "snapshot date; latest (default) resolves to the newest, and on:YYYY-MM-DD to the newest on or before that date (the snapshot in force then); every response states the date resolved"}, {"values", append([]string{"latest"}, dates...)}})
@@ -104,6 +116,9 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 	var fields []Obj
 	for _, f := range c.Fields {
 		o := Obj{{"name", f.Name}, {"type", string(f.Type)}, {"description", f.Description}}
+		if f.Key != "" {
+			o = append(o, KV{"join_key", string(f.Key)})
+		}
 		if snap != nil && notPublished(snap, f.Name) {
 			o = append(o, KV{"published", false}, KV{"note", "null on every row: as_of " + snap.Manifest.AsOf + " does not publish it"})
 		}
@@ -166,6 +181,7 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 		}},
 		{"codebooks", codebooks},
 		{"partitions", orEmptyList(c.Partitions)},
+		{"join_keys", joinKeysDoc(c)},
 	}
 	if len(c.Repeats) > 0 {
 		doc = append(doc, KV{"repeats", c.Repeats})
@@ -297,6 +313,9 @@ func (s *Service) SmallValues(c *capability.Capability, field string, max int) (
 	}
 	if len(f.Enum) > 0 {
 		return f.Enum, len(f.Enum) <= max
+	}
+	if _, dates := s.served(c.ID); len(dates) == 0 {
+		return nil, false
 	}
 	snap, e := s.snapshot(c, "latest")
 	if e != nil {

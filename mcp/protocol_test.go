@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -120,23 +119,7 @@ func TestProtocolRevisions(t *testing.T) {
 // its tools and resources capabilities, and a cache lifetime.
 func TestServerDiscover(t *testing.T) {
 	srv, _ := session(t)
-	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	req, _ := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "server/discover")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var buf bytes.Buffer
-	buf.ReadFrom(resp.Body)
-	text := buf.String()
-	if i := strings.Index(text, "data: "); i >= 0 {
-		text = strings.TrimSpace(text[i+6:])
-	}
+	status, text := testenv.Discover(t, srv.URL+"/mcp")
 	var got struct {
 		Result struct {
 			SupportedVersions []string       `json:"supportedVersions"`
@@ -145,8 +128,8 @@ func TestServerDiscover(t *testing.T) {
 			CacheScope        string         `json:"cacheScope"`
 		} `json:"result"`
 	}
-	if err := json.Unmarshal([]byte(text), &got); err != nil {
-		t.Fatalf("%d %s: %v", resp.StatusCode, buf.String(), err)
+	if err := json.Unmarshal(text, &got); status != 200 || err != nil {
+		t.Fatalf("%d %s: %v", status, text, err)
 	}
 	r := got.Result
 	if strings.Join(r.SupportedVersions, ",") != strings.Join(mcp.ProtocolVersions, ",") || r.Capabilities["tools"] == nil ||

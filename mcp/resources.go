@@ -157,7 +157,7 @@ func EvidenceURI(sha, file, sheet string, row int) string {
 }
 
 // maxLinks is the most evidence links an answer carries.
-const maxLinks = 8
+const maxLinks = 4
 
 // evidenceLinks are resource links to the evidence of an answer's citations (their verify
 // rows): the totals' first, then the rows', at most maxLinks.

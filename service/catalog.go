@@ -115,7 +115,10 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
 	}
 	var fields []Obj
 	for _, f := range c.Fields {
-		o := Obj{{"name", f.Name}, {"type", string(f.Type)}, {"description", f.Description}}
+		o := Obj{{"name", f.Name}, {"type", string(f.Type)}}
+		if !compact {
+			o = append(o, KV{"description", f.Description})
+		}
 		if f.Key != "" {
 			o = append(o, KV{"join_key", string(f.Key)})
 		}
@@ -198,7 +201,7 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
 	if compact {
 		doc = append(doc, KV{"compact", Obj{
 			{"values_listed", CompactValues},
-			{"full", "filters list their first " + fmt.Sprint(CompactValues) + " values (values_first; distinct_values counts them all) and codebooks their first codes with descriptions only (codes_first; code_count counts them all); call describe_" + c.ToolName() + "_v1 with {\"full\": true}, or GET /v1/" + c.Path + "/schema, for every value and code"},
+			{"full", "filters list their first " + fmt.Sprint(CompactValues) + " values (values_first; distinct_values counts them all), codebooks their first codes with descriptions only (codes_first; code_count counts them all), and detail fields their name and type; call describe_" + c.ToolName() + "_v1 with {\"full\": true}, or GET /v1/" + c.Path + "/schema, for every value and code, or read the resource citeq://" + c.ID + "/latest/values/{field} for one filter's"},
 		}})
 	}
 	return mustJSON(doc), nil
@@ -246,6 +249,7 @@ func controlsDoc() []Obj {
 		{{"name", "order"}, {"type", "string"}, {"default", "desc"}, {"enum", []string{"desc", "asc"}}},
 		{{"name", "top_n"}, {"type", "integer"}, {"minimum", 1}, {"description", "keep the top N groups; needs group_by and order_by"}},
 		{{"name", "rollup_other"}, {"type", "boolean"}, {"default", true}, {"description", "with top_n: fold the remaining groups into (other); false drops them (summary.totals still covers them)"}},
+		{{"name", CursorParam}, {"type", "string"}, {"description", "the next page of an answer that pages (records past the page budget, the lists of compare_as_of): summary.next_cursor of the page before, with the same params"}},
 	}
 }
 

@@ -15,21 +15,7 @@ const CompareParam = "compare_as_of"
 // splitCompare takes compare_as_of out of raw (the other params are validated as usual) and
 // returns its value, "" when absent.
 func splitCompare(raw RawParams) (RawParams, string, *Error) {
-	v, ok := raw[CompareParam]
-	if !ok {
-		return raw, "", nil
-	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil || s == "" {
-		return nil, "", errf(400, CodeInvalidParameter, "%s must be a snapshot date YYYY-MM-DD (or latest); GET the schema for the served dates", CompareParam)
-	}
-	out := make(RawParams, len(raw))
-	for k, x := range raw {
-		if k != CompareParam {
-			out[k] = x
-		}
-	}
-	return out, s, nil
+	return splitString(raw, CompareParam, errf(400, CodeInvalidParameter, "%s must be a snapshot date YYYY-MM-DD (or latest); GET the schema for the served dates", CompareParam))
 }
 
 // project is one queued project of one snapshot, as the comparison reads it.
@@ -176,23 +162,29 @@ func (s *Service) compare(q *Prepared) ([]byte, *Error) {
 			left = append(left, b.obj())
 		}
 	}
+	summary := Obj{
+		{"projects_before", len(before)}, {"projects_after", len(after)},
+		{"entered", len(entered)}, {"left", len(left)}, {"status_changed", len(statusChanged)},
+		{"withdrawn_since", withdrawn}, {"mw_changed", len(mwChanged)},
+		{"note", "projects are matched by queue_id (the n-th repeat of an id on a sheet as id#n); left means absent from the newer snapshot (removed from the operator's file), withdrawn_since counts projects whose status became withdrawn"},
+	}
+	// The lists page (paging.go); the figures come with the first page.
+	lists, from, next := pageLists(q.params.offset, entered, left, statusChanged, mwChanged)
+	if q.params.offset > 0 || next > 0 {
+		summary = append(summary, KV{"page", Obj{{"entered_from", from[0]}, {"left_from", from[1]}, {"status_changed_from", from[2]}, {"mw_changed_from", from[3]}}})
+	}
+	summary = append(summary, pageSummary(q.params, next, next > 0)...)
 	out := Obj{
 		{"capability", c.ID},
 		{"as_of", q.snap.Manifest.AsOf},
 		{CompareParam, snap2.Manifest.AsOf},
 		{"from_as_of", oldSnap.Manifest.AsOf},
 		{"to_as_of", newSnap.Manifest.AsOf},
-		{"summary", Obj{
-			{"projects_before", len(before)}, {"projects_after", len(after)},
-			{"entered", len(entered)}, {"left", len(left)}, {"status_changed", len(statusChanged)},
-			{"withdrawn_since", withdrawn}, {"mw_changed", len(mwChanged)},
-			{"note", "projects are matched by queue_id (the n-th repeat of an id on a sheet as id#n); left means absent from the newer snapshot (removed from the operator's file), withdrawn_since counts projects whose status became withdrawn"},
-		}},
-		{"figures", Obj{{oldSnap.Manifest.AsOf, rawJSON(oldBody)}, {newSnap.Manifest.AsOf, rawJSON(newBody)}}},
-		{"entered", entered},
-		{"left", left},
-		{"status_changed", statusChanged},
-		{"mw_changed", mwChanged},
+		{"summary", summary},
 	}
+	if q.params.offset == 0 {
+		out = append(out, KV{"figures", Obj{{oldSnap.Manifest.AsOf, rawJSON(oldBody)}, {newSnap.Manifest.AsOf, rawJSON(newBody)}}})
+	}
+	out = append(out, KV{"entered", lists[0]}, KV{"left", lists[1]}, KV{"status_changed", lists[2]}, KV{"mw_changed", lists[3]})
 	return mustJSON(out), nil
 }

@@ -46,6 +46,10 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	raw, cursor, e := splitCursor(raw)
+	if e != nil {
+		return nil, e
+	}
 	raw, cmp, e := splitCompare(raw)
 	if e != nil {
 		return nil, e
@@ -67,6 +71,9 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 		if e := snap.derived.check(params); e != nil {
 			return nil, e
 		}
+	}
+	if e := setPage(c, snap, params, cmp, cursor); e != nil {
+		return nil, e
 	}
 	return &Prepared{c: c, snap: snap, params: params, pinned: pinned, compare: cmp, raw: raw}, nil
 }
@@ -429,11 +436,16 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	if p.IncludeRecords {
 		var nrecs int
 		var e *Error
-		recs, nrecs, e = s.records(c, snap, sel, p.Limit)
+		recs, nrecs, e = s.records(c, snap, sel, p.offset, p.Limit)
 		if e != nil {
 			return nil, e
 		}
-		summary = append(summary, KV{"records_returned", nrecs}, KV{"records_truncated", nrecs < sel.Len()})
+		more := p.offset+nrecs < sel.Len()
+		summary = append(summary, KV{"records_returned", nrecs}, KV{"records_truncated", more})
+		if p.offset > 0 {
+			summary = append(summary, KV{"records_offset", p.offset})
+		}
+		summary = append(summary, pageSummary(p, p.offset+nrecs, more)...)
 		doc[3].V = summary
 	}
 	// The document is {capability, as_of, query, summary, rows, records?, citations}: the
@@ -842,13 +854,15 @@ func intText(t *columnar.Table, col string, r int) int64 {
 	return n
 }
 
-// records renders up to limit matched rows, in source order, each with its citation, as a
-// JSON array of objects (each field by name, then "citation"), and returns how many.
-func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, limit int) (rawJSON, int, *Error) {
-	n := min(limit, sel.Len())
+// records renders up to limit matched rows from the offset-th on, in source order, each with
+// its citation, as a JSON array of objects (each field by name, then "citation"), and returns
+// how many: it stops at the first record past PageBytes (paging.go).
+func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, offset, limit int) (rawJSON, int, *Error) {
+	offset = min(offset, sel.Len())
+	n := min(limit, sel.Len()-offset)
 	rows := make([]int, n)
 	for i := range rows {
-		rows[i] = sel.Row(i)
+		rows[i] = sel.Row(offset + i)
 	}
 	// Column by column: a column not in memory is read from the file at these rows only.
 	names := make([]string, len(c.Fields))
@@ -886,6 +900,9 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 		b = append(b, `"citation":`...)
 		b = lin.appendRecordCitation(b, snap, r)
 		b = append(b, '}')
+		if len(b) >= PageBytes && i+1 < n {
+			return append(b, ']'), i + 1, nil
+		}
 	}
 	return append(b, ']'), n, nil
 }

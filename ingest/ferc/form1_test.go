@@ -100,15 +100,32 @@ func TestFixtureFacts(t *testing.T) {
 	}
 
 	t.Run("every fact", func(t *testing.T) {
-		out, e := svc.QueryJSON("power/plant-costs", []byte(`{"include_records":true,"limit":5000}`))
-		if e != nil {
-			t.Fatal(e.Message)
-		}
+		// Every record, page after page (the records page by size).
 		var r struct {
 			Records []map[string]any `json:"records"`
 		}
-		if err := json.Unmarshal(out, &r); err != nil {
-			t.Fatal(err)
+		for cursor := ""; ; {
+			params := `{"include_records":true,"limit":5000}`
+			if cursor != "" {
+				params = `{"include_records":true,"limit":5000,"cursor":"` + cursor + `"}`
+			}
+			out, e := svc.QueryJSON("power/plant-costs", []byte(params))
+			if e != nil {
+				t.Fatal(e.Message)
+			}
+			var page struct {
+				Summary struct {
+					Next string `json:"next_cursor"`
+				} `json:"summary"`
+				Records []map[string]any `json:"records"`
+			}
+			if err := json.Unmarshal(out, &page); err != nil {
+				t.Fatal(err)
+			}
+			r.Records = append(r.Records, page.Records...)
+			if cursor = page.Summary.Next; cursor == "" {
+				break
+			}
 		}
 		if len(r.Records) != len(want.Facts) {
 			t.Fatalf("%d records, want %d", len(r.Records), len(want.Facts))

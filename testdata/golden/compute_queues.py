@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Golden figures for the interconnection queue capabilities, computed straight from the raw
-files with Python's csv module and openpyxl (no citeq code): per file and sheet, the project
+files with the Python standard library only (the csv module, and xlsx_stdlib beside this script:
+zipfile and xml.etree), no citeq code: per file and sheet, the project
 count and the sum of each capacity column; per file, projects and headline MW by normalized
 status (the status table below is written from the operators' own values, independently of
 the Go tables).
@@ -9,6 +10,9 @@ the Go tables).
 
 Raw files are read from $CITEQ_RAW (default ../shared/data/raw)."""
 import csv, datetime, json, os, re, statistics, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xlsx_stdlib import Workbook, excel_date
 
 RAW = os.environ.get("CITEQ_RAW", os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "raw"))
 
@@ -42,13 +46,12 @@ def read_csv(path):
 
 def read_xlsx(path, sheets):
     """sheets: name -> (header row, header span). Returns name -> (labels, data rows)."""
-    import openpyxl
-    wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    wb = Workbook(path)
     out = {}
     for name, (hrow, span) in sheets.items():
         if name not in wb.sheetnames:
             continue
-        rows = list(wb[name].iter_rows(values_only=True))
+        rows = wb.rows(name)
         width = max(len(r) for r in rows)
         labels = [""] * width
         for r in rows[hrow - 1:hrow - 1 + span]:
@@ -165,10 +168,16 @@ def miso():
         figures(MISO, path, as_of, tables)
 
 
+def first_row(path, sheet=None):
+    """Row 1 of a sheet (the first sheet by default)."""
+    wb = Workbook(path)
+    return wb.rows(sheet or wb.sheetnames[0])[0]
+
+
 def mdy(v):
-    """A M/D/YYYY text date (or a datetime) as YYYY-MM-DD, None otherwise."""
-    if isinstance(v, datetime.datetime):
-        return v.strftime("%Y-%m-%d")
+    """A M/D/YYYY text date (or a date cell's Excel serial number) as YYYY-MM-DD, None otherwise."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return excel_date(v).strftime("%Y-%m-%d")
     m = re.match(r"^(\d{1,2})/(\d{1,2})/(\d{4})$", str(v or "").strip())
     return "%s-%02d-%02d" % (m.group(3), int(m.group(1)), int(m.group(2))) if m else None
 
@@ -213,8 +222,7 @@ def caiso():
     sheets = {"Grid GenerationQueue": (4, 1), "Completed Generation Projects": (4, 1), "Withdrawn Generation Projects": (4, 1)}
     for name in ("publicqueuereport-01232025.xlsx", "publicqueuereport-08112025.xlsx", "publicqueuereport-08032026.xlsx"):
         path = os.path.join(RAW, "iso", "caiso", name)
-        import openpyxl
-        first = next(openpyxl.load_workbook(path, read_only=True).worksheets[0].iter_rows(max_row=1, values_only=True))
+        first = first_row(path)
         run = next(str(v) for v in first if v and "Report Run Date" in str(v))
         as_of = mdy(run.split(":", 1)[1].strip())
         op = {"cap": "power.interconnection_queue_caiso", "key": "Queue Position", "headline": "Net MWs to Grid",
@@ -244,7 +252,7 @@ def nyiso():
         tables = read_xlsx(path, sheets)
         labels, rows = tables["Interconnection Queue"]
         i = next(k for k, l in enumerate(labels) if l in ("Last Updated Date", "Last Update"))
-        as_of = max(mdy(r[i]) for r in rows if isinstance(r[i], datetime.datetime))
+        as_of = max(mdy(r[i]) for r in rows if isinstance(r[i], (int, float)))
         op = {"cap": "power.interconnection_queue_nyiso", "key": "Queue Pos.", "headline": "SP (MW)",
               "mw": ["SP (MW)", "WP (MW)"], "status": nyiso_status, "blanks": ("N/A", "TBD")}
         figures(op, path, as_of, tables)
@@ -259,10 +267,9 @@ def isone_status(sheet, r, col):
 
 
 def isone():
-    import openpyxl
     for name in ("QueueReport_20240830090927.xlsx", "QueueReport_2025-01-23.xlsx"):
         path = os.path.join(RAW, "iso", "isone", name)
-        first = next(openpyxl.load_workbook(path, read_only=True)["Queue"].iter_rows(max_row=1, values_only=True))
+        first = first_row(path, "Queue")
         stamp = next(str(v) for v in first if v and str(v).startswith("As of:"))
         as_of = mdy(stamp.split(":", 1)[1].split()[0])
         op = {"cap": "power.interconnection_queue_isone", "key": "Position", "headline": "Net MW",
@@ -276,9 +283,8 @@ SPP_STATUS = {"DISIS STAGE": "active", "FACILITY STUDY STAGE": "active", "IA PEN
 
 
 def spp():
-    import openpyxl
     path = os.path.join(RAW, "iso", "spp", "GI_ActiveRequest_2025-01-22_resaved.xlsx")
-    first = next(openpyxl.load_workbook(path, read_only=True).worksheets[0].iter_rows(max_row=1, values_only=True))
+    first = first_row(path)
     op = {"cap": "power.interconnection_queue_spp", "key": "Generation Interconnection Number", "headline": "Capacity",
           "mw": ["Capacity", "MAX Summer MW", "MAX Winter MW"],
           "status": lambda sheet, r, col: SPP_STATUS[r[col["status"]]]}
@@ -296,10 +302,8 @@ def ercot_status(sheet, r, col):
 
 
 def ercot():
-    import openpyxl
     path = os.path.join(RAW, "iso", "ercot", "GIS_Report_December2024.xlsx")
-    contents = openpyxl.load_workbook(path, read_only=True)["Contents"]
-    period = next(str(v) for row in contents.iter_rows(values_only=True) for v in row if v and "GIM Activity" in str(v))
+    period = next(str(v) for row in Workbook(path).rows("Contents") for v in row if v and "GIM Activity" in str(v))
     as_of = datetime.datetime.strptime(" ".join(period.split(" to ")[1].split()), "%b %d, %Y").strftime("%Y-%m-%d")
     sheets = {"Project Details - Large Gen": (31, 5), "Project Details - Small Gen": (15, 3), "Inactive Projects": (8, 1),
               "Cancellation Update": (8, 1), "Commissioning Update": (8, 1)}

@@ -230,6 +230,8 @@ type Capability struct {
 	Partitions []string `json:"partitions,omitempty"`
 	// Repeats declares, for partition dimensions, rows that repeat what others count.
 	Repeats []Repeat `json:"repeats,omitempty"`
+	// Flags declares rows an answer names whenever it includes them (a note per flag).
+	Flags []Flag `json:"flags,omitempty"`
 	// Inputs, when set, makes the capability derived: it has no snapshot of its own and is
 	// computed at query time from the snapshots of these capabilities (served when all of
 	// them are).

@@ -170,6 +170,9 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 	if len(c.Repeats) > 0 {
 		doc = append(doc, KV{"repeats", c.Repeats})
 	}
+	if len(c.Flags) > 0 {
+		doc = append(doc, KV{"flags", c.Flags})
+	}
 	if snap != nil && snap.derived != nil {
 		doc = append(doc, KV{"inputs", snap.derived.inputs()})
 	}

@@ -401,6 +401,11 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		return nil, unreadable(snap, perr)
 	}
 	notes = append(notes, parts...)
+	flagged, ferr := flagNotes(c, snap, sel, p)
+	if ferr != nil {
+		return nil, unreadable(snap, ferr)
+	}
+	notes = append(notes, flagged...)
 	unplaced, uerr := unplacedNotes(c, snap.Table, p)
 	if uerr != nil {
 		return nil, unreadable(snap, uerr)

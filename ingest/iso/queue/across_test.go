@@ -135,8 +135,9 @@ func TestAcrossOperators(t *testing.T) {
 			a := ask(t, c, `{"group_by":["status","generation_type"]}`)
 			n := 0.0
 			for _, r := range a.Rows {
-				if s := r.Group["status"]; !slices.Contains(capability.QueueStatuses, s) {
-					t.Errorf("status %q outside the vocabulary", s)
+				// A row without a normalized status is a placeholder, which is not a project.
+				if s := r.Group["status"]; s == "" && *r.Metrics["project_count"] != 0 || s != "" && !slices.Contains(capability.QueueStatuses, s) {
+					t.Errorf("status %q outside the vocabulary (%v projects)", s, *r.Metrics["project_count"])
 				}
 				if g := r.Group["generation_type"]; g != "" && !slices.Contains(capability.QueueTypes, g) {
 					t.Errorf("generation type %q outside the vocabulary", g)

@@ -143,3 +143,70 @@ func TestQueueSemantics(t *testing.T) {
 		t.Fatalf("%d queue semantics cases in queues.json, want at least 15", n)
 	}
 }
+
+// TestQueueCompareOverBoth asks every golden comparison (compute_queues.py --diff, set
+// differences of the files) over REST and MCP: the same bytes, and the summary's counts the
+// set differences give, under filters that select by either snapshot's values; a
+// malformed compare_as_of and a value neither snapshot holds are refused saying so.
+func TestQueueCompareOverBoth(t *testing.T) {
+	srv, cs := session(t)
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "golden", "compare", "queues.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Capability  string         `json:"capability"`
+		AsOf        string         `json:"as_of"`
+		CompareAsOf string         `json:"compare_as_of"`
+		Params      map[string]any `json:"params"`
+		Summary     map[string]int `json:"summary"`
+	}
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s %s %s %v", tc.Capability, tc.AsOf, tc.CompareAsOf, tc.Params["filters"]), func(t *testing.T) {
+			params := map[string]any{"as_of": tc.AsOf, "compare_as_of": tc.CompareAsOf}
+			for k, v := range tc.Params {
+				params[k] = v
+			}
+			args, _ := json.Marshal(params)
+			status, body := both(t, srv.URL, cs, capability.ByID(tc.Capability), args)
+			if status != 200 {
+				t.Fatalf("status %d: %s", status, body)
+			}
+			var r struct {
+				Summary map[string]any `json:"summary"`
+			}
+			if err := json.Unmarshal(body, &r); err != nil {
+				t.Fatal(err)
+			}
+			for k, want := range tc.Summary {
+				if got, _ := r.Summary[k].(float64); int(got) != want {
+					t.Errorf("%s = %v, want %d", k, r.Summary[k], want)
+				}
+			}
+		})
+	}
+	miso := capability.QueueMISO
+	for _, tc := range []struct {
+		name, args, code, says string
+	}{
+		{"compare_as_of not a date", `{"compare_as_of":"last year"}`, "invalid_parameter", `compare_as_of must be latest or a snapshot date YYYY-MM-DD, got "last year"`},
+		{"compare_as_of not served", `{"compare_as_of":"2024-02-30"}`, "invalid_parameter", `compare_as_of "2024-02-30" is not a served snapshot`},
+		{"compare_as_of not a string", `{"compare_as_of":20250117}`, "invalid_parameter", "compare_as_of must be a snapshot date"},
+		{"a value neither snapshot holds", `{"as_of":"2025-05-09","compare_as_of":"2025-01-17","filters":{"queue_id":"J0000"}}`, "invalid_filter",
+			`"J0000" is not a value of filter queue_id in power.interconnection_queue as_of 2025-05-09 nor as_of 2025-01-17`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := both(t, srv.URL, cs, miso, []byte(tc.args))
+			var e struct {
+				Error struct{ Code, Message string } `json:"error"`
+			}
+			json.Unmarshal(body, &e)
+			if status != 400 || e.Error.Code != tc.code || !strings.Contains(e.Error.Message, tc.says) {
+				t.Errorf("%d %s %q, want 400 %s saying %q", status, e.Error.Code, e.Error.Message, tc.code, tc.says)
+			}
+		})
+	}
+}

@@ -239,15 +239,15 @@ func schemaHead(t *testing.T, srv *httptest.Server, path string) capabilityHead 
 }
 
 // TestUnservedCapabilitySchema: a capability defined with an adapter for its publisher's
-// layout but no file ingested (power.fuel_cost) is described though no snapshot serves it.
+// layout but no file ingested (space.satellite_filings) is described though no snapshot serves it.
 func TestUnservedCapabilitySchema(t *testing.T) {
 	srv := newServer(t, testenv.Data(t))
-	s := schemaHead(t, srv, "/v1/power/fuel-cost/schema")
-	if s.Capability != "power.fuel_cost" || s.Served || s.Tools["query"] != "query_power_fuel_cost_v1" || s.Why == "" {
+	s := schemaHead(t, srv, "/v1/space/satellite-filings/schema")
+	if s.Capability != "space.satellite_filings" || s.Served || s.Tools["query"] != "query_space_satellite_filings_v1" || s.Why == "" {
 		t.Errorf("%+v", s)
 	}
 	_, caps := get(t, srv, "/v1/capabilities")
-	if strings.Contains(string(caps), "fuel_cost") {
+	if strings.Contains(string(caps), "satellite_filings") {
 		t.Error("an unserved capability is listed as available")
 	}
 }

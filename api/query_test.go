@@ -252,6 +252,49 @@ func TestUnservedCapabilitySchema(t *testing.T) {
 	}
 }
 
+// TestNewFilesServed: power.plant_costs (the FERC Form 1 filings, agency bytes) and
+// power.fuel_cost (a derived excerpt of EIA-923 page 5) are listed by /v1/capabilities, and
+// their schemas' sources say which is derived, with EIA's address of the workbook.
+func TestNewFilesServed(t *testing.T) {
+	srv := newServer(t, testenv.Data(t))
+	_, caps := get(t, srv, "/v1/capabilities")
+	for _, id := range []string{"power.plant_costs", "power.fuel_cost"} {
+		if !strings.Contains(string(caps), `"`+id+`"`) {
+			t.Errorf("/v1/capabilities does not list %s", id)
+		}
+	}
+	type source struct {
+		File        string `json:"source_file"`
+		URL         string `json:"source_url"`
+		Derived     bool   `json:"derived"`
+		OriginalURL string `json:"original_url"`
+	}
+	type schema struct {
+		Served  bool     `json:"served"`
+		AsOf    string   `json:"as_of"`
+		Sources []source `json:"sources"`
+	}
+	for path, want := range map[string]struct {
+		asOf    string
+		files   int
+		derived bool
+	}{"/v1/power/plant-costs/schema": {"2024-04-18", 4, false}, "/v1/power/fuel-cost/schema": {"2024-12-31", 1, true}} {
+		st, body := get(t, srv, path)
+		if st != 200 {
+			t.Fatalf("%s: %d %s", path, st, body)
+		}
+		s := decode[schema](t, body)
+		if !s.Served || s.AsOf != want.asOf || len(s.Sources) != want.files {
+			t.Errorf("%s: served %v as_of %s, %d sources; want %s, %d", path, s.Served, s.AsOf, len(s.Sources), want.asOf, want.files)
+		}
+		for _, src := range s.Sources {
+			if src.Derived != want.derived || want.derived && src.OriginalURL != "https://www.eia.gov/electricity/data/eia923/xls/f923_2024.zip" {
+				t.Errorf("%s: source %+v, derived should be %v", path, src, want.derived)
+			}
+		}
+	}
+}
+
 // TestDerivedCapabilityServed: power.capacity_factor (identifier and tool names by the
 // contract's convention) is computed from power.generation and power.capacity, so it is
 // listed once both are served; on the files here they share no month, so its query is a 400

@@ -9,9 +9,6 @@ import (
 	"github.com/citeq/citeq/capability"
 )
 
-// fixtureDir is the fixtures' folder, from this package's directory.
-var fixtureDir = filepath.Join("..", "..", "testdata", "fixtures", "ferc", "form1")
-
 func TestConceptsAreTheCapabilitys(t *testing.T) {
 	var ours []string
 	for c := range concepts {

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -227,6 +230,79 @@ func TestFoldersAndKnown(t *testing.T) {
 		m, ok := manifest[filepath.Base(k.Dest)]
 		if !ok || k.URL != m.url || !strings.HasPrefix(k.Dest, "ferc/form1_xbrl/") {
 			t.Errorf("download %s to %s: the MANIFEST says %+v", k.URL, k.Dest, m)
+		}
+	}
+}
+
+// TestEachFilingDamaged damages each of the four filings in turn, in a copy of the raw
+// folder: text in place of a schedule 402 number fails cells_parse when the filing is served,
+// and changes nothing served when it is the superseded original; a document cut short fails
+// source_parses, whichever it is. Nothing is promoted from a damaged served filing.
+func TestEachFilingDamaged(t *testing.T) {
+	raw := testenv.Raw(t)
+	src := filepath.Join(raw, "ferc", "form1_xbrl")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	netGen := regexp.MustCompile(`(<ferc:NetGenerationExcludingPlantUse [^>]*>)[0-9.]+(</ferc:NetGenerationExcludingPlantUse>)`)
+	for _, damaged := range entries {
+		for _, tc := range []struct {
+			name string
+			edit func(string) string
+		}{
+			{"text in a number", func(s string) string { return netGen.ReplaceAllString(s, "${1}n/a${2}") }},
+			{"cut short", func(s string) string { return s[:len(s)/2] }},
+		} {
+			t.Run(damaged.Name()+"/"+tc.name, func(t *testing.T) {
+				dir := t.TempDir()
+				dst := filepath.Join(dir, "ferc", "form1_xbrl")
+				if err := os.MkdirAll(dst, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range entries {
+					b, err := os.ReadFile(filepath.Join(src, e.Name()))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if e.Name() == damaged.Name() {
+						edited := tc.edit(string(b))
+						if edited == string(b) {
+							t.Fatal("the damage changed nothing")
+						}
+						b = []byte(edited)
+					}
+					if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				outcomes, err := ingest.Run(dir, &snapshots.Store{Dir: t.TempDir()}, []ingest.Adapter{ferc.Form1{}}, io.Discard)
+				if err != nil || len(outcomes) != 1 || outcomes[0].Manifest == nil {
+					t.Fatalf("%+v %v", outcomes, err)
+				}
+				o := outcomes[0]
+				var failed []string
+				for _, g := range o.Manifest.Gates {
+					if !g.Passed {
+						failed = append(failed, g.Name)
+					}
+				}
+				if tc.name == "cut short" {
+					if o.Status != snapshots.Rejected || !slices.Equal(failed, []string{"source_parses"}) {
+						t.Errorf("a filing cut short: %s, failed gates %v", o.Status, failed)
+					}
+					return
+				}
+				if damaged.Name() == "Southern_Indiana_Gas_and_Electric_Company_Inc_form1_Q4_2021_1650316090.xbrl" {
+					if o.Status != snapshots.Promoted || o.Rows != 966 {
+						t.Errorf("the superseded original damaged: %s, %d rows, failed %v", o.Status, o.Rows, failed)
+					}
+					return
+				}
+				if o.Status != snapshots.Rejected || !slices.Equal(failed, []string{"cells_parse"}) {
+					t.Errorf("%s, failed gates %v, want cells_parse alone; reasons %v", o.Status, failed, o.Reasons)
+				}
+			})
 		}
 	}
 }

@@ -50,7 +50,9 @@ func All() []ingest.Adapter {
 		market.ERCOTPrices{},
 		market.PJMCapacityMarket{},
 		market.MISOAuction{},
+		market.MISOAuctionTranscribed{},
 		market.PJMAccreditation{},
+		market.PJMAccreditationTranscribed{},
 		market.MISOAccreditation{},
 	)
 

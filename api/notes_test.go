@@ -20,7 +20,7 @@ import (
 	"github.com/citeq/citeq/webhooks"
 )
 
-// TestNotesOfMisleadingTotals asks each question of testdata/golden/notes.json (figures from
+// TestNotesOfMisleadingTotals asks each question of testdata/golden/notes/notes.json (figures from
 // the raw files by compute_notes.py) over REST: a sum of seasonally adjusted annual rates over
 // months is not given, shares are not averaged, groups of unequal coverage say their periods,
 // blank values and null group keys are counted, and a partition note says what the totals did.

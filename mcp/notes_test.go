@@ -16,7 +16,7 @@ import (
 	"github.com/citeq/citeq/state"
 )
 
-// TestNotesOfMisleadingTotalsOverMCP asks each question of testdata/golden/notes.json as a
+// TestNotesOfMisleadingTotalsOverMCP asks each question of testdata/golden/notes/notes.json as a
 // tool call: the very document REST answers, carrying the notes the figures from the raw files
 // call for (compute_notes.py).
 func TestNotesOfMisleadingTotalsOverMCP(t *testing.T) {

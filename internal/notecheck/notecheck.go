@@ -1,4 +1,4 @@
-// Package notecheck reads the expected notes of testdata/golden/notes.json (written by
+// Package notecheck reads the expected notes of testdata/golden/notes/notes.json (written by
 // testdata/golden/compute_notes.py from the raw files) and checks an answer against them, so
 // that the REST and MCP tests check the same answers the same way.
 package notecheck
@@ -29,10 +29,10 @@ type Case struct {
 	Rows       map[string]json.RawMessage `json:"rows"`
 }
 
-// Load reads the cases of testdata/golden/notes.json under the repository root.
+// Load reads the cases of testdata/golden/notes/notes.json under the repository root.
 func Load(t testing.TB, root string) []Case {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, "testdata", "golden", "notes.json"))
+	b, err := os.ReadFile(filepath.Join(root, "testdata", "golden", "notes", "notes.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

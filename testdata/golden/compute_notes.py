@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes testdata/golden/notes.json: the figures behind the notes of answers whose totals are
+"""Writes testdata/golden/notes/notes.json: the figures behind the notes of answers whose totals are
 not what they look like, read straight from the raw files without any citeq code.
 
     /usr/bin/python3 testdata/golden/compute_notes.py [OUTPUT]
@@ -28,7 +28,7 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 RAW = os.environ.get("CITEQ_RAW") or os.path.join(ROOT, "..", "shared", "data", "raw")
-OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "notes.json")
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "notes", "notes.json")
 
 cases = []
 

@@ -118,7 +118,8 @@ func queueFields(s queueSpec) []Field {
 		{Name: "county", Type: String, Filter: true, GroupBy: true, Description: "county as published"},
 		{Name: "poi", Type: String, Description: "point of interconnection (substation or line) as published"},
 		{Name: "transmission_owner", Type: String, Filter: true, GroupBy: true, Description: "transmission owner or utility at the point of interconnection, as published"},
-		{Name: "generation_type", Type: String, Filter: true, GroupBy: true, Enum: QueueTypes, Description: "normalized generation type, mapped from generation_type_raw by the operator's table (a raw value no table knows rejects the snapshot)"},
+		{Name: "generation_type", Type: String, Filter: true, GroupBy: true, Enum: QueueTypes, Description: "normalized generation type, mapped from generation_type_raw by the operator's table (a raw value no table knows rejects the snapshot)",
+			From: "generation_type_raw"},
 		{Name: "generation_type_raw", Type: String, Filter: true, GroupBy: true, Description: "generation type or fuel as published"},
 		{Name: "requested_mw", Type: Number, Description: mw(s.requestedMW, "requested capacity (MW), the operator's headline column")},
 		{Name: "requested_mw_summer", Type: Number, Description: mw(s.summerMW, "requested summer capacity (MW)")},
@@ -130,11 +131,14 @@ func queueFields(s queueSpec) []Field {
 		{Name: "study_phase", Type: String, Filter: true, GroupBy: true, Description: "study phase, cycle or cluster as published"},
 		{Name: "ia_status_raw", Type: String, Description: "interconnection agreement status as published (null where not published)"},
 		{Name: "ia_progress", Type: String, Filter: true, GroupBy: true, Enum: QueueProgress, Description: "normalized interconnection progress (not started, feasibility, system impact, facility or cluster study, IA pending, IA executed, construction, operational; withdrawn for withdrawn projects)"},
-		{Name: "status", Type: String, Filter: true, GroupBy: true, Enum: QueueStatuses, Description: "normalized project status: active, withdrawn, operational (completed or in service) or suspended, mapped from status_raw and the sheet by the operator's table"},
+		{Name: "status", Type: String, Filter: true, GroupBy: true, Enum: QueueStatuses, Description: "normalized project status: active, withdrawn, operational (completed or in service) or suspended, mapped from status_raw and the sheet by the operator's table",
+			Nulls: "a placeholder row the known_defects gate names (known_defect placeholder), which is not a project and so has no status; status_raw keeps what the operator published on it"},
 		{Name: "status_raw", Type: String, Filter: true, GroupBy: true, Description: "status as published (the sheet name where the operator publishes status by sheet only)"},
 		{Name: "status_inferred", Type: Boolean, Filter: true, Description: "true where the operator publishes no status and the normalized status is inferred (ISO-NE: no Project Status and no withdrawal date gives active); a status_inferred note names such rows in every answer that includes them"},
-		{Name: "request_kind", Type: String, Filter: true, GroupBy: true, Enum: QueueKinds, Description: "what the request asks to connect: generation, transmission (an elective transmission upgrade, a transmission service request, a merchant line) or load. " + s.kindRule},
-		{Name: "known_defect", Type: String, Filter: true, GroupBy: true, Enum: []string{QueuePlaceholder, QueueNoID}, Description: "null on a project published with its own queue id; placeholder on a published row that is not a project (no queue date, place, fuel or requested MW: MISO's MSG KEEP), which has no normalized status and is not counted; no_queue_id on a project published without an id (MISO's N/A), counted but not matched between snapshots. The known_defects gate names each such row"},
+		{Name: "request_kind", Type: String, Filter: true, GroupBy: true, Enum: QueueKinds, Description: "what the request asks to connect: generation, transmission (an elective transmission upgrade, a transmission service request, a merchant line) or load. " + s.kindRule,
+			Nulls: "no kind: a placeholder row, which is not a project, or a row of an operator that marks the kind by the generation type where the row publishes none (NYISO)"},
+		{Name: "known_defect", Type: String, Filter: true, GroupBy: true, Enum: []string{QueuePlaceholder, QueueNoID}, Description: "null on a project published with its own queue id; placeholder on a published row that is not a project (no queue date, place, fuel or requested MW: MISO's MSG KEEP), which has no normalized status and is not counted; no_queue_id on a project published without an id (MISO's N/A), counted but not matched between snapshots. The known_defects gate names each such row",
+			Nulls: "no known defect: a project published with its own queue id"},
 	}
 }
 

@@ -2,6 +2,7 @@ package service
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -152,7 +153,7 @@ func (s *Service) unionFilters(c *capability.Capability, raw RawParams, a, b *Sn
 				cv, e := s.checkValue(c, side.snap, f, v, schemaURL)
 				if errs[i] = e; e == nil {
 					held[i] = append(held[i], v)
-					canon = append(canon, cv)
+					canon = append(canon, cv...)
 				}
 			}
 			if errs[0] != nil && errs[1] != nil {
@@ -190,14 +191,20 @@ func (s *Service) notInEither(c *capability.Capability, f capability.Field, v st
 	if f.Type != capability.String || len(f.Enum) > 0 || first.Code != CodeInvalidFilter {
 		return first
 	}
-	vals := append(s.dimensionValues(a, f.Name, 60), s.dimensionValues(b, f.Name, 60)...)
+	var vals []string
+	for _, snap := range []*Snapshot{a, b} {
+		if col := snap.Table.Col(f.Name); col != nil {
+			vals = append(vals, col.Values...)
+		}
+	}
 	sort.Strings(vals)
 	vals = dedupe(vals)
+	valid := quoteList(vals)
 	if len(vals) > 60 {
-		vals = append(vals[:60], "...")
+		valid = quoteList(vals[:60]) + fmt.Sprintf(", … (%d in all)", len(vals))
 	}
-	return errf(400, CodeInvalidFilter, "%q is not a value of filter %s in %s as_of %s nor as_of %s, the two snapshots compared (values are case-sensitive, as published); valid values include: %s (see /v1/%s/schema)",
-		v, f.Name, c.ID, a.Manifest.AsOf, b.Manifest.AsOf, join(vals), c.Path)
+	return errf(400, CodeInvalidFilter, "%q is not a value of filter %s in %s as_of %s nor as_of %s, the two snapshots compared (values are case-sensitive, as published, and matched with surrounding white space trimmed); valid values include: %s (see /v1/%s/schema)",
+		v, f.Name, c.ID, a.Manifest.AsOf, b.Manifest.AsOf, valid, c.Path)
 }
 
 // project is one row of one snapshot, as the comparison reads it.

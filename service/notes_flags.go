@@ -108,10 +108,10 @@ func flagNoteCodes(codes []string, cs []*capability.Capability) []string {
 	return codes
 }
 
-// oaFlagNoteMembers are the members of a flag's note (flagNotes), for the Note schema.
+// oaFlagNoteMembers are the members of a flag's note (flagNotes) for the Note schema, but
+// field, which other notes have too.
 func oaFlagNoteMembers() Obj {
 	return Obj{
-		{"field", oaStr("a flag's note: the field that marks the rows named")},
 		{"value", Obj{{"type", []string{"string", "boolean"}}, {"description", "a flag's note: the field's value on those rows"}}},
 		{"sum_field", oaStr("a flag's note: the field summed over the rows named")},
 		{"sum", Obj{{"type", []string{"number", "null"}}, {"description", "a flag's note: the sum of sum_field over the rows named (null when none publishes it)"}}},

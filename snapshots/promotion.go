@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -147,44 +146,6 @@ const (
 	StepCatalogWritten = "promote:catalog-written" // the catalog promotes the snapshot, its event is not queued
 	StepEventQueued    = "emit:queued"             // the event is queued, its record not yet removed
 )
-
-// failpointStopped is set once a "<step>:stop" failpoint has stopped the process: it stops
-// at the first time the step is reached, not again when the step comes round for another
-// snapshot after the test let it go on (nobody would continue it a second time).
-var failpointStopped atomic.Bool
-
-// Failpoint kills the process with SIGKILL when $CITEQ_FAILPOINT names step, and stops it
-// with SIGSTOP, the first time only, when it names step+":stop".
-func Failpoint(step string) {
-	switch os.Getenv(FailpointEnv) {
-	case "":
-	case step:
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		select {} // the signal is on its way
-	case step + ":stop":
-		if !failpointStopped.CompareAndSwap(false, true) {
-			return
-		}
-		resume := os.Getenv(FailpointResumeEnv)
-		if resume != "" {
-			_ = os.WriteFile(resume+".stopped", []byte(step), 0o644)
-		}
-		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
-		if resume == "" {
-			return
-		}
-		if _, err := os.Stat(resume); err == nil {
-			return
-		}
-		_ = os.WriteFile(resume+".waiting", []byte(step), 0o644)
-		for {
-			if _, err := os.Stat(resume); err == nil {
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-}
 
 // explainFull adds to an error caused by a full disk what to do about it.
 func explainFull(err error) error {

@@ -40,9 +40,16 @@ func (s *Store) pendingPath(capID, asOf, fp string) string {
 // Promote marks the snapshot of m as the one served for its capability and as_of: it first
 // records the promotion (with the capability's previous latest as_of and rows) for its
 // event, then replaces the catalog. Promoting what the catalog already promotes does nothing.
+// It holds the data directory's write lock (Lock) while it reads and writes the catalog, so
+// that no other process's promotion comes in between; another process holding it is an
+// error naming that process.
 func (s *Store) Promote(m *Manifest) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.Lock(); err != nil {
+		return fmt.Errorf("promote %s %s: %w", m.Capability, m.AsOf, err)
+	}
+	defer s.Unlock()
 	Failpoint(StepPromoteStart)
 	c, err := s.ReadCatalog()
 	if err != nil {

@@ -33,6 +33,13 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// One ingest at a time writes a data directory: the lock is held from the first download
+	// to the last event queued, and another ingest is refused with the holder's pid.
+	store := &snapshots.Store{Dir: *data}
+	if err := store.Lock(); err != nil {
+		return err
+	}
+	defer store.Unlock()
 	if *doFetch {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
@@ -40,7 +47,6 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	store := &snapshots.Store{Dir: *data}
 	stale, err := store.CleanStale()
 	for _, p := range stale {
 		fmt.Fprintf(stdout, "removed %s, left by an interrupted ingest\n", p)

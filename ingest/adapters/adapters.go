@@ -49,7 +49,9 @@ func All() []ingest.Adapter {
 		market.ERCOTPrices{},
 		market.PJMCapacityMarket{},
 		market.MISOAuction{},
+		market.MISOAuctionTranscribed{},
 		market.PJMAccreditation{},
+		market.PJMAccreditationTranscribed{},
 		market.MISOAccreditation{},
 	)
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -20,11 +21,15 @@ func checkLogLevel(next sdk.MethodHandler) sdk.MethodHandler {
 		if method != "logging/setLevel" {
 			return next(ctx, method, req)
 		}
-		p, _ := req.GetParams().(*sdk.SetLoggingLevelParams)
-		level := ""
-		if p != nil {
-			level = string(p.Level)
+		// The params as sent, read without the SDK's type for them (deprecated with the
+		// logging feature in protocol 2026-07-28, still served for earlier ones).
+		var p struct {
+			Level string `json:"level"`
 		}
+		if b, err := json.Marshal(req.GetParams()); err == nil {
+			_ = json.Unmarshal(b, &p)
+		}
+		level := p.Level
 		for _, l := range logLevels {
 			if level == l {
 				return next(ctx, method, req)

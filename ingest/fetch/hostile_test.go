@@ -107,8 +107,7 @@ func TestRedirectsStayWithThePublisher(t *testing.T) {
 	})
 
 	t.Run("a redirect from https to http", func(t *testing.T) {
-		var srv *httptest.Server
-		srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "http://"+r.Host+"/plain.csv", http.StatusFound)
 		}))
 		t.Cleanup(srv.Close)

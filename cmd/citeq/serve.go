@@ -60,7 +60,7 @@ func runServe(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		gate.Operator = op.Key.ID
+		gate.Operator, gate.OperatorFile = op.Key.ID, *operatorKey
 		if op.Notice != "" {
 			log.Warn().Str("file", op.File).Msg("operator key: " + op.Notice)
 		}

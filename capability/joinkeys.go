@@ -38,7 +38,7 @@ type JoinKeyDoc struct {
 
 // JoinKeys is the vocabulary of join keys, in the order the documentation lists them.
 var JoinKeys = []JoinKeyDoc{
-	{Key: KeyState, Description: "U.S. state, DC or territory as its two-letter USPS postal code (CA, TX, DC, PR); US where a row is the national figure"},
+	{Key: KeyState, Description: "U.S. state, DC or territory as its two-letter USPS postal code (CA, TX, DC, PR); US where a row is the national figure; an interconnection queue's project in Canada carries its province's two-letter code"},
 	{Key: KeyCountyFIPS, Description: "county as its five-digit FIPS code (two digits of the state, three of the county)"},
 	{Key: KeyBalancingAuthority, Description: "balancing authority as EIA's code (ERCO, MISO, CISO, PJM); EIA-930 also names regions (CAL, TEX) with codes of this list, which are no balancing authority. A balancing authority is not a state"},
 	{Key: KeyEIAPlantID, Description: "EIA plant identifier (the ORIS code EIA-860, EIA-860M and EIA-923 give a plant)"},

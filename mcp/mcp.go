@@ -152,10 +152,12 @@ func newServer(svc *service.Service, observe Observer, gate *access.Gate) (*sdk.
 			CompletionHandler:         completer(svc),
 			SetCacheable:              setCacheable,
 			Capabilities: &sdk.ServerCapabilities{
+				Logging:   &sdk.LoggingCapabilities{},
 				Tools:     &sdk.ToolCapabilities{ListChanged: true},
 				Resources: &sdk.ResourceCapabilities{ListChanged: true},
 			},
 		})
+	s.AddReceivingMiddleware(checkLogLevel)
 	f := &features{svc: svc, tools: toolSet{svc: svc, observe: observe, gate: gate}}
 	f.sync(s)
 	return s, f

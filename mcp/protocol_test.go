@@ -23,7 +23,7 @@ import (
 
 // toolsListBudget is the most characters tools/list may take with every defined capability
 // served (31): the tools an agent reads before its first call.
-const toolsListBudget = 95000
+const toolsListBudget = 100000
 
 // TestToolsListBudget: at full breadth, tools/list stays under its budget, each
 // per-capability query tool under 4,000 characters, and the generic pair names every

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -30,7 +31,7 @@ func describe(svc *service.Service, c *capability.Capability, body []byte) ([]by
 		if k != "full" {
 			return nil, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: fmt.Sprintf("unknown argument %q; the only argument is full (a boolean)", k)}
 		}
-		if err := json.Unmarshal(v, &full); err != nil {
+		if err := json.Unmarshal(v, &full); err != nil || string(bytes.TrimSpace(v)) == "null" {
 			return nil, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: fmt.Sprintf("full must be a boolean (true or false), not %s", v)}
 		}
 	}

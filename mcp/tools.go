@@ -104,7 +104,7 @@ func (ts toolSet) describeTool(c *capability.Capability) toolDef {
 	return toolDef{
 		tool: &sdk.Tool{
 			Name:         name,
-			Description:  "Step 2: the schema of " + c.ID + " (" + c.Title + "), compact; {\"full\":true}: GET /v1/" + c.Path + "/schema.",
+			Description:  "Schema of " + c.ID + " (" + c.Title + "); {\"full\":true}: every value.",
 			InputSchema:  json.RawMessage(describeSchema),
 			OutputSchema: objectSchema,
 			Annotations:  readOnly(),
@@ -122,7 +122,7 @@ func (ts toolSet) queryTool(c *capability.Capability) toolDef {
 	return toolDef{
 		tool: &sdk.Tool{
 			Name:         name,
-			Description:  "Step 3: cited aggregates of " + c.ID + ": the params of POST /v1/" + c.Path + "/query, the answer its body. Values of filters not listed here: describe_" + c.ToolName() + "_v1.",
+			Description:  "Cited aggregates of " + c.ID + " (POST /v1/" + c.Path + "/query). Filter values: describe_" + c.ToolName() + "_v1.",
 			InputSchema:  QuerySchema(ts.svc, c),
 			OutputSchema: objectSchema,
 			Annotations:  readOnly(),

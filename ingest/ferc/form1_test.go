@@ -104,28 +104,20 @@ func TestFixtureFacts(t *testing.T) {
 		var r struct {
 			Records []map[string]any `json:"records"`
 		}
-		for cursor := ""; ; {
-			params := `{"include_records":true,"limit":5000}`
-			if cursor != "" {
-				params = `{"include_records":true,"limit":5000,"cursor":"` + cursor + `"}`
-			}
+		for _, page := range testenv.Pages(t, `{"include_records":true,"limit":5000}`, func(params string) []byte {
 			out, e := svc.QueryJSON("power/plant-costs", []byte(params))
 			if e != nil {
 				t.Fatal(e.Message)
 			}
-			var page struct {
-				Summary struct {
-					Next string `json:"next_cursor"`
-				} `json:"summary"`
+			return out
+		}) {
+			var p struct {
 				Records []map[string]any `json:"records"`
 			}
-			if err := json.Unmarshal(out, &page); err != nil {
+			if err := json.Unmarshal(page, &p); err != nil {
 				t.Fatal(err)
 			}
-			r.Records = append(r.Records, page.Records...)
-			if cursor = page.Summary.Next; cursor == "" {
-				break
-			}
+			r.Records = append(r.Records, p.Records...)
 		}
 		if len(r.Records) != len(want.Facts) {
 			t.Fatalf("%d records, want %d", len(r.Records), len(want.Facts))

@@ -1,8 +1,10 @@
 package testenv
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -55,4 +57,30 @@ func Discover(t testing.TB, url string) (int, []byte) {
 		text = strings.TrimSpace(text[i+len("data: "):])
 	}
 	return resp.StatusCode, []byte(text)
+}
+
+// Pages asks query for the first page of params and then for each next page its summary's
+// next_cursor names (the same params with cursor), and returns every page's body.
+func Pages(t testing.TB, params string, query func(params string) []byte) [][]byte {
+	t.Helper()
+	var out [][]byte
+	next := params
+	for range 1000 {
+		b := query(next)
+		out = append(out, b)
+		var a struct {
+			Summary struct {
+				Next string `json:"next_cursor"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal(b, &a); err != nil {
+			t.Fatalf("page %d: %v", len(out), err)
+		}
+		if a.Summary.Next == "" {
+			return out
+		}
+		next = strings.TrimSuffix(strings.TrimSpace(params), "}") + `,"cursor":` + strconv.Quote(a.Summary.Next) + `}`
+	}
+	t.Fatal("more than 1000 pages")
+	return nil
 }

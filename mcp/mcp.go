@@ -151,11 +151,8 @@ func newServer(svc *service.Service, observe Observer, gate *access.Gate) (*sdk.
 			SupportedProtocolVersions: ProtocolVersions,
 			CompletionHandler:         completer(svc),
 			SetCacheable:              setCacheable,
-			Capabilities: &sdk.ServerCapabilities{
-				Logging:   &sdk.LoggingCapabilities{},
-				Tools:     &sdk.ToolCapabilities{ListChanged: true},
-				Resources: &sdk.ResourceCapabilities{ListChanged: true},
-			},
+			// Capabilities are the SDK's: logging (for the revisions that have it), and tools,
+			// resources (both with listChanged) and completions, inferred from what is added.
 		})
 	s.AddReceivingMiddleware(checkLogLevel)
 	f := &features{svc: svc, tools: toolSet{svc: svc, observe: observe, gate: gate}}

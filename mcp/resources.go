@@ -104,11 +104,8 @@ func readHandler(svc *service.Service) sdk.ResourceHandler {
 			return nil, sdk.ResourceNotFoundError(uri)
 		}
 		if e != nil {
-			code := int64(jsonrpc.CodeInvalidParams)
-			if e.Status == 404 {
-				code = sdk.CodeResourceNotFound
-			}
-			return nil, &jsonrpc.Error{Code: code, Message: e.Code + ": " + e.Message, Data: e.Body()}
+			// A resource that is not found is -32602 (invalid params), as the SDK answers it.
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Code + ": " + e.Message, Data: e.Body()}
 		}
 		if seg[0] != "evidence" && seg[1] == "latest" {
 			ttl = latestTTL

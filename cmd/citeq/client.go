@@ -618,7 +618,7 @@ func printRecords(w io.Writer, r *queryResponse, width int) error {
 	fmt.Fprintf(w, "\nrecords: %s of %s", formatNumber(strconv.FormatInt(returned, 10)), count(r.Summary.MatchedSourceRows, "matched source row"))
 	switch {
 	case r.Summary.RecordsTruncated && r.Summary.NextCursor != "":
-		fmt.Fprintf(w, " (one page: --limit, at most 5000, or the 128 KiB page budget ends it; the next page is the same params with \"cursor\": %q, or narrow the filters)", r.Summary.NextCursor)
+		fmt.Fprintf(w, " (truncated: --limit, at most 5000, or the 128 KiB page budget ends this page; the next is the same params with \"cursor\": %q, or narrow the filters)", r.Summary.NextCursor)
 	case r.Summary.RecordsTruncated:
 		fmt.Fprint(w, " (truncated: raise --limit, at most 5000, or narrow the filters)")
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/adapters"
 	"github.com/citeq/citeq/internal/flock"
@@ -298,4 +299,29 @@ func HashPlan(t testing.TB, p *ingest.Plan) {
 		}
 		p.Files[i].SHA256, p.Files[i].Bytes = sha, n
 	}
+}
+
+// OnePlan is the one plan adapter a finds under root (the test fails on none or several),
+// its files hashed as ingest hashes them.
+func OnePlan(t testing.TB, a ingest.Adapter, root string) ingest.Plan {
+	t.Helper()
+	plans, err := a.Plan(ingest.NewFinder(root, a.Folders()))
+	if err != nil || len(plans) != 1 {
+		t.Fatalf("%d plans of %s under %s, one expected (err %v)", len(plans), a.Capability().ID, root, err)
+	}
+	HashPlan(t, &plans[0])
+	return plans[0]
+}
+
+// Column is the index of field name among the fact table's columns of capability c (the test
+// fails when it is not one).
+func Column(t testing.TB, c *capability.Capability, name string) int {
+	t.Helper()
+	for i, f := range snapshots.Columns(c) {
+		if f.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("%s has no column %s", c.ID, name)
+	return -1
 }

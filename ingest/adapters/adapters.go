@@ -21,16 +21,16 @@ func All() []ingest.Adapter {
 
 	// U.S. Energy Information Administration
 	all = append(all,
-		eia.EIA860M{},
+		eia.EIA860M,
 		eia.NaturalGasPrices{},
-		eia.RetailSales{},
-		eia.AssetOwnership{},
+		eia.RetailSales,
+		eia.AssetOwnership,
 		eia.Demand{},
 		eia.DemandRollup{},
 		eia.Generation{},
-		eia.FuelCost{},
-		eia.FuelCostExcerpt{},
-		eia.GenerationAnnual{},
+		eia.FuelCost,
+		eia.FuelCostExcerpt,
+		eia.GenerationAnnual,
 	)
 
 	// Grid operators: interconnection queues

@@ -61,9 +61,9 @@ func All() []ingest.Adapter {
 
 	// Federal Reserve (FRED), Census Bureau, NCSES, FCC
 	all = append(all,
-		fred.G17{},
-		census.C30{},
-		ncses.ABS{},
+		fred.G17,
+		census.C30,
+		ncses.ABS,
 		census.ChipTrade(),
 		census.EquipmentTrade(),
 		census.RobotTrade(),

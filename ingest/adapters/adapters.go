@@ -50,9 +50,9 @@ func All() []ingest.Adapter {
 		market.ERCOTPrices{},
 		market.PJMCapacityMarket{},
 		market.MISOAuction{},
-		market.MISOAuctionTranscribed{},
+		market.MISOAuctionTranscribed,
 		market.PJMAccreditation{},
-		market.PJMAccreditationTranscribed{},
+		market.PJMAccreditationTranscribed,
 		market.MISOAccreditation{},
 	)
 

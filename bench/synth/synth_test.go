@@ -15,6 +15,7 @@ import (
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/adapters"
+	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -54,7 +55,7 @@ func source(t *testing.T, capID ...string) *Source {
 		raw = filepath.Join("..", "..", "..", "shared", "data", "raw")
 	}
 	if _, err := os.Stat(raw); err != nil {
-		t.Skipf("raw files not available (%v); set CITEQ_RAW", err)
+		testenv.SkipRaw(t, "raw files not available (%v); set CITEQ_RAW", err)
 	}
 	srcOnce.Do(func() {
 		srcData, srcErr = os.MkdirTemp("", "citeq-synth-test-")

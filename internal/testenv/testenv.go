@@ -43,7 +43,7 @@ func RepoRoot(t testing.TB) string {
 }
 
 // Raw returns the raw-files directory: $CITEQ_RAW, else ../shared/data/raw beside the
-// repository. The test is skipped when it is absent.
+// repository. The test is skipped when it is absent (failed with CITEQ_REQUIRE_RAW=1).
 func Raw(t testing.TB) string {
 	t.Helper()
 	raw := os.Getenv("CITEQ_RAW")
@@ -51,10 +51,25 @@ func Raw(t testing.TB) string {
 		raw = filepath.Join(RepoRoot(t), "..", "shared", "data", "raw")
 	}
 	if _, err := os.Stat(raw); err != nil {
-		t.Skipf("raw files not available (%v); set CITEQ_RAW", err)
+		SkipRaw(t, "raw files not available (%v); set CITEQ_RAW", err)
 	}
 	abs, _ := filepath.Abs(raw)
 	return abs
+}
+
+// RequireRawEnv names the environment variable that, set to 1, makes a raw file or folder a
+// test reads and does not find fail the test instead of skipping it: make test and .ci/run
+// set it, so a run without the publishers' files cannot pass by skipping what it checks.
+const RequireRawEnv = "CITEQ_REQUIRE_RAW"
+
+// SkipRaw skips the test because a raw file or folder it reads is not there, or fails it
+// when $CITEQ_REQUIRE_RAW is 1.
+func SkipRaw(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv(RequireRawEnv) == "1" {
+		t.Fatalf(format+" ("+RequireRawEnv+"=1)", args...)
+	}
+	t.Skipf(format, args...)
 }
 
 var (

@@ -86,6 +86,9 @@ type Field struct {
 	// row key, sheet name, ...): it is served in records but left out of compact renderings
 	// such as the command line's records table. The common fields are bookkeeping.
 	Bookkeeping bool `json:"-"`
+	// Cell, when set, says how ingest reads the field from the cells of its row where that is
+	// not the literal cell of one column (cells.go); the aggregate evidence reads it so too.
+	Cell *CellRule `json:"-"`
 }
 
 // Floor is the first value of a filter a capability answers, and why the values before it
@@ -146,6 +149,10 @@ type Metric struct {
 	Denominator string `json:"denominator,omitempty"`
 	// Percentile is the percentile (strictly between 0 and 100) a Percentile metric takes.
 	Percentile float64 `json:"percentile,omitempty"`
+	// NotRecomputable, when set, says why the metric cannot be recomputed from the cells its
+	// citations cite (a period's sum over hours its row does not cite): the aggregate evidence
+	// refuses it with this reason, and the schema shows it.
+	NotRecomputable string `json:"not_recomputable,omitempty"`
 }
 
 // Quantile is the percentile a Median (50) or Percentile metric takes, and false for any

@@ -38,12 +38,14 @@ func addAggregateEvidenceTool(s *sdk.Server, svc *service.Service, result func(t
 	s.AddTool(&sdk.Tool{
 		Name:  AggregateEvidenceTool,
 		Title: "Verify a whole aggregate",
-		Description: "Step 4, for a whole number: re-open the raw file an aggregate citation names, re-hash it, read the literal cell of every cited row (its lineage_filter selects them, (other) included) in the column the field was read from, " +
-			"recompute the metric from those cells alone, and say whether it equals the figure served (recomputed, served, equal, rows). Same payload as POST " + service.AggregateEvidencePath + ".",
+		Description: "Step 4, for a whole number: check every member of an aggregate citation against what the service cites for the rows its lineage_filter selects ((other) included; a forged member or a filter selecting nothing is an error naming it), " +
+			"re-open the raw file it names, re-hash it, read every cited row's cells by the rules ingest read them with, recompute the metric from those cells alone, and say whether it equals the figure served (recomputed, served, equal, rows). " +
+			"A metric the capability declares not recomputable is an error saying why. Free; a few run at once (over_capacity beyond: call again shortly); cancelling the call stops it. Same payload as POST " + service.AggregateEvidencePath + ".",
 		InputSchema:  json.RawMessage(b),
 		OutputSchema: outputSchema("the recomputed aggregate", "recomputed", "equal", "rows"),
 		Annotations:  readOnly(),
 	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		return result(AggregateEvidenceTool, "")(svc.AggregateEvidenceJSON(args(req))), nil
+		// The call's context: a cancelled call (notifications/cancelled) stops the verification.
+		return result(AggregateEvidenceTool, "")(svc.AggregateEvidenceContext(ctx, args(req))), nil
 	})
 }

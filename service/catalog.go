@@ -95,6 +95,9 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 			o = append(o, KV{"note", m.NullNote})
 		}
 		o = append(o, quantileDoc(m)...)
+		if why := c.NotRecomputed(m); why != "" {
+			o = append(o, KV{"not_recomputable", why})
+		}
 		metrics = append(metrics, o)
 	}
 	var ranges []Obj

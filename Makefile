@@ -6,7 +6,7 @@ ADDR     ?= 127.0.0.1:8080
 BIN      ?= bin/citeq
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build run ingest serve test lint bench load fuzz soak clean
+.PHONY: build run ingest serve test lint bench bench-evidence load fuzz soak clean
 
 # A first build downloads the modules (go names each one) and compiles some 700 packages:
 # minutes on a small machine, so each package is named as it compiles (-v); a later build
@@ -44,6 +44,12 @@ lint:
 
 bench: build
 	CITEQ_RAW=$(abspath $(RAW)) GO=$(GO) $(GO) run ./bench/cmd/citeq-bench $(BENCHFLAGS)
+
+# The aggregate evidence under load: 20 parallel median_price verifications over a 3M-row
+# scale-up of power.price_ercot (peak RSS growth) and (other) citations with 30,000 excluded
+# groups (bench/RESULTS.md, "Aggregate evidence under load"); BENCHFLAGS as for bench.
+bench-evidence:
+	CITEQ_RAW=$(abspath $(RAW)) $(GO) run ./bench/cmd/citeq-bench aggregate-evidence $(BENCHFLAGS)
 
 # End-to-end load test with wrk against a running server on loopback.
 load:

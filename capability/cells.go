@@ -9,8 +9,8 @@ import (
 // column recorded for it on its sheet, so that the aggregate evidence re-reads the field from
 // the raw cells by the very same rule. A field without one is read as its cell: a number as
 // the number the cell spells, text trimmed, a blank (empty, a lone period, or one of the
-// publisher's marks ingest recorded) as null. At most one of ColumnBy, CopyOf, Join and
-// PerFile is set; Format goes with ColumnBy or with no other member.
+// publisher's marks ingest recorded) as null. At most one of ColumnBy, CopyOf, Join, Product
+// and PerFile is set; Format goes with ColumnBy or with no other member.
 type CellRule struct {
 	// ColumnBy names the field whose value on a row selects the field's column: a wide sheet
 	// holds one column per line, per series or per table column, so one sheet row holds
@@ -31,6 +31,13 @@ type CellRule struct {
 	// field's value (a generator as plant id and generator id).
 	Join []string `json:"join,omitempty"`
 	Sep  string   `json:"sep,omitempty"`
+	// Product names the numeric fields whose values, multiplied in that order and divided by
+	// Divide when it is set, make the field's value (EIA-923's heat: quantity × heat content;
+	// its cost: quantity × heat content × cents per MMBtu / 100), null when one of them is;
+	// Present names fields that must hold a value too, else the field is null.
+	Product []string `json:"product,omitempty"`
+	Divide  float64  `json:"divide,omitempty"`
+	Present []string `json:"present,omitempty"`
 	// PerFile, when set, says the field is not read from a cell at all: it holds one value per
 	// source file (the file's vintage), and says what that value is.
 	PerFile string `json:"per_file,omitempty"`
@@ -69,6 +76,19 @@ func (u Unless) Keeps(text func(field string) string) bool {
 	return true
 }
 
+// Multiply is the value of a Product rule given its fields' values, in the rule's order:
+// ingest and the aggregate evidence both compute it so.
+func (r *CellRule) Multiply(vals ...float64) float64 {
+	v := vals[0]
+	for _, x := range vals[1:] {
+		v *= x
+	}
+	if r.Divide != 0 {
+		v /= r.Divide
+	}
+	return v
+}
+
 // NotRecomputed is why a metric cannot be recomputed from the cells its citations cite, or
 // "" when it can: the metric's own declaration, else its input field's (a field holding one
 // value per file can only be counted).
@@ -97,13 +117,13 @@ func (c *Capability) validateCells(fields map[string]Field, bad func(format stri
 		}
 		what := "field " + f.Name + " cell rule"
 		set := 0
-		for _, on := range []bool{r.ColumnBy != "", r.CopyOf != "", len(r.Join) > 0, r.PerFile != ""} {
+		for _, on := range []bool{r.ColumnBy != "", r.CopyOf != "", len(r.Join) > 0, len(r.Product) > 0, r.PerFile != ""} {
 			if on {
 				set++
 			}
 		}
 		if set > 1 {
-			bad("%s sets more than one of column_by, copy_of, join and per_file", what)
+			bad("%s sets more than one of column_by, copy_of, join, product and per_file", what)
 		}
 		known := func(name string) {
 			if _, ok := fields[name]; !ok || name == f.Name {
@@ -121,7 +141,7 @@ func (c *Capability) validateCells(fields map[string]Field, bad func(format stri
 			if !ok {
 				bad("%s has unknown format %q (known: %s)", what, r.Format, strings.Join(Formats, ", "))
 			}
-			if r.CopyOf != "" || len(r.Join) > 0 || r.PerFile != "" {
+			if r.CopyOf != "" || len(r.Join) > 0 || len(r.Product) > 0 || r.PerFile != "" {
 				bad("%s has a format, which only a cell read as it is (or by column_by) takes", what)
 			}
 		}
@@ -148,6 +168,19 @@ func (c *Capability) validateCells(fields map[string]Field, bad func(format stri
 			}
 		} else if r.Sep != "" {
 			bad("%s has a separator without join", what)
+		}
+		if len(r.Product) > 0 {
+			if len(r.Product) < 2 {
+				bad("%s multiplies fewer than two fields", what)
+			}
+			for _, name := range append(append([]string{}, r.Product...), r.Present...) {
+				known(name)
+				if t := fields[name].Type; t != Number && t != Integer {
+					bad("%s multiplies or needs field %s, which is not numeric", what, name)
+				}
+			}
+		} else if r.Divide != 0 || len(r.Present) > 0 {
+			bad("%s has divide or present without product", what)
 		}
 		if set == 0 && r.Format == "" {
 			bad("%s is empty", what)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -69,10 +70,12 @@ type fieldReader struct {
 	snap *columnar.Column
 	// by is the fact-table column of the field that chooses this one's column (ColumnBy).
 	by *columnar.Column
-	// parts (Join), copyOf and unless (CopyOf) read the fields a rule is made of.
-	parts  []*fieldReader
-	copyOf *fieldReader
-	unless map[string]*fieldReader
+	// parts (Join, Product), present (Product), copyOf and unless (CopyOf) read the fields a
+	// rule is made of.
+	parts   []*fieldReader
+	present []*fieldReader
+	copyOf  *fieldReader
+	unless  map[string]*fieldReader
 	// cols is, by sheet code, the column recorded for the field (0: none; -1: not looked up);
 	// byCols the columns of a ColumnBy field by the value choosing them.
 	cols   []int
@@ -171,13 +174,20 @@ func (r *recompute) reader(name string, need *[]string) (*fieldReader, *Error) {
 	var e *Error
 	switch rule := f.Cell; {
 	case rule == nil:
-	case len(rule.Join) > 0:
-		for _, p := range rule.Join {
+	case len(rule.Join) > 0 || len(rule.Product) > 0:
+		for _, p := range append(append([]string{}, rule.Join...), rule.Product...) {
 			pr, e := r.reader(p, need)
 			if e != nil {
 				return nil, e
 			}
 			fr.parts = append(fr.parts, pr)
+		}
+		for _, p := range rule.Present {
+			pr, e := r.reader(p, need)
+			if e != nil {
+				return nil, e
+			}
+			fr.present = append(fr.present, pr)
 		}
 	case rule.CopyOf != "":
 		if fr.copyOf, e = r.reader(rule.CopyOf, need); e != nil {
@@ -283,6 +293,18 @@ func (r *recompute) read(fr *fieldReader, at rowAt) (cellValue, *Error) {
 			parts[i] = v.String()
 		}
 		return cellValue{num: math.NaN(), text: strings.Join(parts, rule.Sep)}, nil
+	case rule != nil && len(rule.Product) > 0:
+		vals := make([]float64, len(fr.parts))
+		for i, p := range append(append([]*fieldReader{}, fr.parts...), fr.present...) {
+			v, e := r.read(p, at)
+			if e != nil || v.null || math.IsNaN(v.num) {
+				return nullCell, e
+			}
+			if i < len(vals) {
+				vals[i] = v.num
+			}
+		}
+		return cellValue{num: rule.Multiply(vals...)}, nil
 	case rule != nil && rule.CopyOf != "":
 		var err *Error
 		keeps := rule.Unless.Keeps(func(field string) string {
@@ -345,12 +367,24 @@ func (r *recompute) read(fr *fieldReader, at rowAt) (cellValue, *Error) {
 	if !fr.numeric {
 		return cellValue{num: math.NaN(), text: text}, nil
 	}
-	x, err := strconv.ParseFloat(text, 64)
+	x, err := parseCellNumber(text)
 	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 		r.notNumber(fr, at, col, cell)
 		return nullCell, nil
 	}
 	return cellValue{num: x}, nil
+}
+
+// thousandsGrouped is a number written with thousands separators ("106,393,568"), as some
+// publishers print values (USA Trade Online's exports); its adapter reads it without them.
+var thousandsGrouped = regexp.MustCompile(`^-?\d{1,3}(,\d{3})+(\.\d+)?$`)
+
+// parseCellNumber is the number a cell's literal text spells, thousands separators aside.
+func parseCellNumber(text string) (float64, error) {
+	if thousandsGrouped.MatchString(text) {
+		text = strings.ReplaceAll(text, ",", "")
+	}
+	return strconv.ParseFloat(text, 64)
 }
 
 func (r *recompute) notNumber(fr *fieldReader, at rowAt, col int, cell grid.Cell) {
@@ -575,6 +609,15 @@ func (r *recompute) columnsDoc() []Obj {
 				note = "not read from a cell: " + rule.PerFile + " (one value for every cited row of the file)"
 			case len(rule.Join) > 0:
 				note = "the values of " + strings.Join(rule.Join, " and ") + " joined by " + strconv.Quote(rule.Sep)
+			case len(rule.Product) > 0:
+				note = "the product of " + strings.Join(rule.Product, " × ")
+				if rule.Divide != 0 {
+					note += " / " + strconv.FormatFloat(rule.Divide, 'g', -1, 64)
+				}
+				if len(rule.Present) > 0 {
+					note += ", null where " + strings.Join(rule.Present, " or ") + " is"
+				}
+				note += " (the rule ingest applied)"
 			case rule.CopyOf != "":
 				var conds []string
 				keys := make([]string, 0, len(rule.Unless))

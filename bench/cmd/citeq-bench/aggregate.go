@@ -170,7 +170,6 @@ func runAggregateEvidence(args []string) error {
 		out := make([]outcome, *parallel)
 		var ready, done sync.WaitGroup
 		gate := make(chan struct{})
-		start := time.Now()
 		for i := range out {
 			ready.Add(1)
 			done.Add(1)
@@ -198,7 +197,7 @@ func runAggregateEvidence(args []string) error {
 			}(i)
 		}
 		ready.Wait()
-		start = time.Now()
+		start := time.Now()
 		close(gate)
 		done.Wait()
 		wall := time.Since(start)

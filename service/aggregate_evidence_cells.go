@@ -82,6 +82,9 @@ type fieldReader struct {
 	byCols []map[string]int
 	// seen marks the (sheet, column) pairs read, for the answer's columns.
 	seen map[[2]int]string
+	// derived is, by sheet code, whether ingest computes the field from other cells of the
+	// row by a function the evidence shares (derivedCell): 0 not looked up, 1 yes, -1 no.
+	derived []int8
 }
 
 // recompute reads the cited cells of one metric's fields and recomputes it in one pass.
@@ -102,6 +105,9 @@ type recompute struct {
 	// publisher states it once, in a series header).
 	unitSnap *columnar.Column
 	readers  map[string]*fieldReader
+
+	// derivedInputs are the cells the shared derivations read: (sheet, field) → column.
+	derivedInputs map[[2]string]int
 
 	acc                          accumulator
 	cellsRead, empty, nonNumeric int
@@ -322,6 +328,11 @@ func (r *recompute) read(fr *fieldReader, at rowAt) (cellValue, *Error) {
 		}
 		return r.read(fr.copyOf, at)
 	}
+	if rule == nil {
+		if v, ok := r.derivedValue(fr, at); ok {
+			return v, nil
+		}
+	}
 	col, by, e := r.column(fr, at)
 	if e != nil || col == 0 {
 		return nullCell, e
@@ -385,6 +396,41 @@ func parseCellNumber(text string) (float64, error) {
 		text = strings.ReplaceAll(text, ",", "")
 	}
 	return strconv.ParseFloat(text, 64)
+}
+
+// derivedValue reads a field ingest computes from other cells of the row by a function the
+// evidence shares with it (derivedCell: the queues' status, request kind, state, ...); ok is
+// false for a field no such function computes on the row's sheet.
+func (r *recompute) derivedValue(fr *fieldReader, at rowAt) (cellValue, bool) {
+	if fr.derived == nil {
+		fr.derived = make([]int8, len(r.sheets))
+	}
+	if fr.derived[at.sc] < 0 {
+		return nullCell, false
+	}
+	text, inputs, ok := derivedCell(r.c, r.src, at.sh, at.sh.Name, at.row, fr.f.Name)
+	if !ok {
+		fr.derived[at.sc] = -1
+		return nullCell, false
+	}
+	fr.derived[at.sc] = 1
+	if r.derivedInputs == nil {
+		r.derivedInputs = map[[2]string]int{}
+	}
+	for f, col := range inputs {
+		r.derivedInputs[[2]string{at.sh.Name, f}] = col
+	}
+	r.cellsRead += len(inputs)
+	switch {
+	case text == "":
+		return nullCell, true
+	case fr.numeric:
+		if x := derivedNumber(text); !math.IsNaN(x) {
+			return cellValue{num: x}, true
+		}
+		return nullCell, true
+	}
+	return cellValue{num: math.NaN(), text: text}, true
 }
 
 func (r *recompute) notNumber(fr *fieldReader, at rowAt, col int, cell grid.Cell) {
@@ -594,6 +640,9 @@ func (r *recompute) columnsDoc() []Obj {
 	}
 	var list []used
 	var rules []Obj
+	for k, col := range r.derivedInputs {
+		list = append(list, used{sheet: k[0], field: k[1], col: col})
+	}
 	for name, fr := range r.readers {
 		for k, by := range fr.seen {
 			u := used{sheet: r.sheetCol.Values[k[0]], field: name, col: k[1], by: by}

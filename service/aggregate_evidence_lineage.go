@@ -251,12 +251,21 @@ func (s *Service) selectCited(ctx context.Context, c *capability.Capability, sna
 				a.null = true
 				continue
 			}
+			// A citation lists the exact values it selects (the query's filter values as the
+			// snapshot spells them); a value it does not hold must be one the query accepts
+			// (a number in another spelling, a code of the agency's codebook no row carries).
+			if code := col.Lookup(text); code >= 0 {
+				a.codes[code] = true
+				continue
+			}
 			canon, e := s.checkValue(c, snap, f, text, schemaURL)
 			if e != nil {
 				return nil, errf(400, CodeEvidenceLineage, "filter %s of the lineage_filter: %s", name, e.Message)
 			}
-			if code := col.Lookup(canon); code >= 0 {
-				a.codes[code] = true
+			if f.Type == capability.Integer || f.Type == capability.Number || f.Type == capability.Boolean {
+				if code := col.Lookup(canon[0]); code >= 0 {
+					a.codes[code] = true
+				}
 			}
 		}
 		allows = append(allows, a)

@@ -96,6 +96,10 @@ type Field struct {
 	// Nulls says what a null value of the field means when it is not a cell the publisher
 	// left blank (a sector's total has no parent line); empty: a null is a blank cell.
 	Nulls string `json:"nulls,omitempty"`
+	// Key, when set, names the shared vocabulary of the field's values (JoinKeys): a code
+	// that means the same in every capability declaring it, or a name-only key that says the
+	// field is a printed name, not a code.
+	Key JoinKey `json:"join_key,omitempty"`
 }
 
 // Floor is the first value of a filter a capability answers, and why the values before it

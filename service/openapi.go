@@ -381,6 +381,7 @@ func oaSharedParameters() Obj {
 		{"Order", q("order", "the ranking direction of order_by", oaOrderSchema())},
 		{"TopN", q("top_n", ctl["top_n"], oaTopNSchema())},
 		{"RollupOther", q("rollup_other", ctl["rollup_other"], oaBoolSchema(true))},
+		{"Cursor", q(CursorParam, ctl[CursorParam], Obj{{"type", "string"}})},
 	}
 }
 
@@ -445,7 +446,7 @@ func oaQueryParameters(c *capability.Capability) []Obj {
 		}
 	}
 	params = append(params,
-		oaPref("IncludeRecords"), oaPref("Limit"), oaPref("IncludeEvidence"),
+		oaPref("IncludeRecords"), oaPref("Limit"), oaPref("IncludeEvidence"), oaPref("Cursor"),
 		Obj{{"name", "order_by"}, {"in", "query"}, {"required", false}, {"description", oaControls()["order_by"]},
 			{"schema", Obj{{"type", "string"}, {"enum", c.MetricNames()}}}},
 		oaPref("Order"), oaPref("TopN"), oaPref("RollupOther"))
@@ -642,6 +643,7 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		KV{"order", oaWithDesc(oaOrderSchema(), "the ranking direction of order_by")},
 		KV{"top_n", oaWithDesc(oaTopNSchema(), ctl["top_n"])},
 		KV{"rollup_other", oaWithDesc(oaBoolSchema(true), ctl["rollup_other"])},
+		KV{CursorParam, oaWithDesc(Obj{{"type", "string"}}, ctl[CursorParam])},
 	)
 	params = append(params, topFilters...)
 	params = append(params, oaCompareProperty(c)...)
@@ -654,6 +656,7 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		KV{"include_records", Obj{{"type", "boolean"}}},
 		KV{"limit", oaInteger("given only with include_records")},
 		KV{"include_evidence", Obj{{"type", "boolean"}}},
+		KV{CursorParam, oaStr("given only for a page after the first")},
 	)
 
 	metrics := Obj{}
@@ -696,8 +699,9 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		{"notes", oaArray(oaSref("Note"), "")},
 		{"citation_refs", oaArray(oaSref("CitationRef"), "the citations of the whole matched set, keys of citations")},
 		{"records_returned", oaInteger("with include_records: the records returned")},
-		{"records_truncated", oaBoolean("with include_records: true when more records matched than limit")},
-	}, "group_count", "returned_group_count", "matched_source_rows", "totals", "units", "notes", "citation_refs")
+		{"records_truncated", oaBoolean("with include_records: true when more records matched than this page holds (limit, or the page budget)")},
+		{"records_offset", oaInteger("with cursor: the matched records before this page")},
+	}.with(oaPageMembers()...), "group_count", "returned_group_count", "matched_source_rows", "totals", "units", "notes", "citation_refs")
 
 	row := oaObject("One group (or the (other) row of top_n).", Obj{
 		{"group", oaSref(pfx + "Group")},
@@ -950,10 +954,13 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"not_answerable_because", oaStr("with answerable false: the refusal every query gets (what each input has, and which files would make it answer)")},
 				{"endpoints", oaObject("", Obj{{"schema", oaStr("")}, {"query", oaStr("")}}, "schema", "query")},
 				{"mcp_tools", oaObject("", Obj{{"describe", oaStr("")}, {"query", oaStr("")}}, "describe", "query")},
-			}, "capability", "path", "title", "description", "cadence", "publisher", "as_of_latest", "as_of_available", "answerable", "endpoints", "mcp_tools"), "")},
+				{"join_keys", oaJoinKeys()},
+			}, "capability", "path", "title", "description", "cadence", "publisher", "as_of_latest", "as_of_available", "answerable", "endpoints", "mcp_tools", "join_keys"), "")},
 			{"flow", oaStr("")},
 			{"evidence", oaStr("the evidence endpoint")},
-		}, "capabilities", "flow", "evidence")},
+			{"join_key_vocabulary", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"name_only", oaBoolean("the key is a printed name, not a code")}}, "description"), "join key → what its values are")},
+			{"mcp", oaObject("the MCP endpoint and its server card", Obj{{"endpoint", oaStr("")}, {"server_card", oaStr("")}}, "endpoint", "server_card")},
+		}, "capabilities", "flow", "evidence", "join_key_vocabulary", "mcp")},
 		{"CapabilitySchema", oaObject("The description of a capability (its latest snapshot).", Obj{
 			{"capability", oaStr("")},
 			{"path", oaStr("")},
@@ -997,9 +1004,11 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"ranking", oaArray(Obj{{"type", "string"}}, "")},
 			{"detail_fields", oaArray(named(KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")},
 				KV{"from", oaStr("the published field this one is mapped from")}, KV{"nulls", oaStr("what a null value means when it is not a blank the publisher left")},
+				KV{"join_key", oaStr("the shared vocabulary of the field's values (join_keys)")},
 				KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
 			{"citation_fields", oaObject("", Obj{{"record", oaArray(Obj{{"type", "string"}}, "")}, {"aggregate", oaArray(Obj{{"type", "string"}}, "")}})},
 			{"codebooks", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"code_count", oaInteger("")}, {"codes", oaArray(codebookCode, "")}}), "codebook name → its codes")},
+			{"join_keys", oaJoinKeys()},
 			{"partitions", oaArray(Obj{{"type", "string"}}, "dimensions whose values are not meant to be added together: an answer spanning several of their values, neither filtered to one nor grouped by, carries a "+NoteMixedPartition+" note")},
 			{"repeats", oaArray(oaObject("", Obj{
 				{"dimension", oaStr("a partition dimension")},

@@ -11,13 +11,16 @@
 //	citeq-bench synth --data DIR --capability ID --rows N [--seed S] [--cache DIR] [--workers W]
 //	citeq-bench duckdb-job --data DIR --capability ID [--parquet FILE] [--table] [--runs N] [--duckdb-… ]
 //	citeq-bench aggregate-evidence [--data DIR] [--capability ID] [--metric M] [--rows N] [--parallel N] [--in-flight N,N] [--excludes N]
+//	citeq-bench answers --data DIR [--raw DIR] [--out FILE] [--against FILE] [--bodies DIR]
 //
 // The second form only generates (or finds) one scale-up; the first runs it in a child
 // process for every missing scale, so the generator's memory never counts against the
 // measurements. The third prints the job the benchmark gives bench/duckdb for one
 // capability's question set, to run DuckDB's side alone (citeq-bench duckdb-job … |
 // bench/.cache/duckdb-bench). The fourth measures the aggregate evidence under load
-// (aggregate.go).
+// (aggregate.go). The fifth writes the answers dump (answers.go): a line per
+// answer of every served snapshot to the questions a change must leave byte for byte as
+// they were, compared with an earlier dump by --against.
 package main
 
 import (
@@ -61,6 +64,8 @@ func main() {
 		err = runDuckDBJob(os.Args[2:])
 	case len(os.Args) > 1 && os.Args[1] == "aggregate-evidence":
 		err = runAggregateEvidence(os.Args[2:])
+	case len(os.Args) > 1 && os.Args[1] == "answers":
+		err = runAnswers(os.Args[2:])
 	default:
 		err = runBench(os.Args[1:])
 	}

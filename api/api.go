@@ -260,6 +260,9 @@ func etagMatch(header, etag string) bool {
 
 func writeErr(c *gin.Context, e *service.Error) {
 	c.Set("error_code", e.Code)
+	if e.RetryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
 	c.Data(e.Status, "application/json", e.Body())
 }
 

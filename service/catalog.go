@@ -128,6 +128,9 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
 			o = append(o, KV{"note", m.NullNote})
 		}
 		o = append(o, quantileDoc(m)...)
+		if why := c.NotRecomputed(m); why != "" {
+			o = append(o, KV{"not_recomputable", why})
+		}
 		if w := m.OnePeriod; w != nil {
 			o = append(o, KV{"one_period", Obj{{"reason", w.Reason}, {"instead", w.Instead}}})
 		}

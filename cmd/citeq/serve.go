@@ -34,6 +34,7 @@ func runServe(args []string, stdout io.Writer) error {
 	var proxies listFlag
 	fs.Var(&proxies, "trusted-proxy", "a proxy address or CIDR whose X-Forwarded-For names the client (repeatable; none by default)")
 	operatorKey := fs.String("operator-key", "", "keep the operator's key in this file (created with mode 0600 when absent or no longer live, printed once): its queries are not limited by the free quota of this server; citeq query, describe and verify send it by themselves to a server on this machine when it is var/operator.key (make run uses it)")
+	evidenceInFlight := fs.Int("evidence-in-flight", service.DefaultAggregateInFlight, "aggregate verifications (POST /v1/evidence/aggregate, verify_aggregate_v1) run at once; more are refused with 503 over_capacity and Retry-After")
 	warmRows := fs.Int("warm-rows", 16<<20, "after start and after each reload, decode in the background every queryable column of the snapshots with at most this many rows (0: none; larger ones decode a column when a query first needs it)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -43,6 +44,11 @@ func runServe(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	svc.SetLogger(log) // what only the operator can act on goes to the log, never to a client
+	if *evidenceInFlight < 1 {
+		return fmt.Errorf("serve: --evidence-in-flight must be at least 1, not %d", *evidenceInFlight)
+	}
+	svc.SetAggregateInFlight(*evidenceInFlight)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	store, err := state.Open(ctx, *stateDSN, *data)

@@ -18,7 +18,7 @@ func (s *Service) Capabilities() []byte {
 	var list []Obj
 	for _, c := range s.Served() {
 		_, dates := s.served(c.ID)
-		list = append(list, Obj{
+		entry := Obj{
 			{"capability", c.ID},
 			{"path", c.Path},
 			{"title", c.Title},
@@ -35,7 +35,11 @@ func (s *Service) Capabilities() []byte {
 				{"describe", "describe_" + c.ToolName() + "_v1"},
 				{"query", "query_" + c.ToolName() + "_v1"},
 			}},
-		})
+		}
+		if fr := s.freshnessDoc(c, s.latest(c)); fr != nil {
+			entry = append(entry, KV{"freshness", fr})
+		}
+		list = append(list, entry)
 	}
 	if list == nil {
 		list = []Obj{}
@@ -174,6 +178,9 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 		doc = append(doc, KV{"inputs", snap.derived.inputs()})
 	}
 	doc = append(doc, KV{"rules", c.Rules}, KV{"sources", sources})
+	if fr := s.freshnessDoc(c, snap); fr != nil {
+		doc = append(doc, KV{"freshness", fr})
+	}
 	if snap == nil && c.Unserved != "" {
 		doc = append(doc, KV{"not_served_because", c.Unserved})
 	} else if snap == nil && len(c.Inputs) > 0 {

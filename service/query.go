@@ -87,14 +87,21 @@ func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *Error) 
 	if q.compare != "" {
 		return s.compare(q)
 	}
+	var extra []Obj
+	if note := s.staleNote(q); note != nil {
+		extra = []Obj{note}
+	}
 	if q.params.IncludeEvidence {
-		return s.run(q.c, q.snap, q.params)
+		return s.runNoted(q.c, q.snap, q.params, extra)
 	}
 	key := q.c.ID + "\x00" + q.snap.Manifest.Fingerprint + "\x00" + string(mustJSON(q.params.canonical(q.c)))
+	if extra != nil {
+		key += "\x00" + string(mustJSON(extra))
+	}
 	if body, ok := s.cache.get(key); ok {
 		return body, nil
 	}
-	body, e := s.run(q.c, q.snap, q.params)
+	body, e := s.runNoted(q.c, q.snap, q.params, extra)
 	if e == nil {
 		s.cache.put(key, body)
 	}
@@ -269,6 +276,11 @@ type outRow struct {
 }
 
 func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *Error) {
+	return s.runNoted(c, snap, p, nil)
+}
+
+// runNoted is run with extra notes at the end of summary.notes (staleNote).
+func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, extra []Obj) ([]byte, *Error) {
 	ev, evErr := Evaluate(c, snap.Table, p)
 	if evErr != nil {
 		return nil, unreadable(snap, evErr)
@@ -409,6 +421,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	if snap.derived != nil {
 		notes = append(notes, snap.derived.notes(p)...)
 	}
+	notes = append(notes, extra...)
 	totalRefs := cw.refs(ev.Total, Obj{})
 	summary := Obj{
 		{"group_count", groups.N},

@@ -66,6 +66,7 @@ type Service struct {
 	cache    *responseCache
 	cites    *citeCache
 	derived  derivedCache
+	fresh    freshnessFunc
 }
 
 // New loads every promoted snapshot of the data directory.

@@ -34,6 +34,8 @@ func runServe(args []string, stdout io.Writer) error {
 	var proxies listFlag
 	fs.Var(&proxies, "trusted-proxy", "a proxy address or CIDR whose X-Forwarded-For names the client (repeatable; none by default)")
 	operatorKey := fs.String("operator-key", "", "keep the operator's key in this file (created with mode 0600 when absent or no longer live, printed once): its queries are not limited by the free quota of this server; citeq query, describe and verify send it by themselves to a server on this machine when it is var/operator.key (make run uses it)")
+	var syncing syncFlags
+	syncing.register(fs)
 	warmRows := fs.Int("warm-rows", 16<<20, "after start and after each reload, decode in the background every queryable column of the snapshots with at most this many rows (0: none; larger ones decode a column when a query first needs it)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -64,7 +66,11 @@ func runServe(args []string, stdout io.Writer) error {
 		printOperatorKey(stdout, op)
 		log.Info().Str("key_id", op.Key.ID).Str("file", op.File).Bool("created", op.Created).Msg("operator key: not limited by the free quota")
 	}
-	handler, err := api.NewWith(svc, api.Config{Log: log, Gate: gate, Guard: guard, TrustedProxies: proxies})
+	loop, collectors, err := syncing.setup(svc, store, log)
+	if err != nil {
+		return err
+	}
+	handler, err := api.NewWith(svc, api.Config{Log: log, Gate: gate, Guard: guard, TrustedProxies: proxies, Metrics: collectors})
 	if err != nil {
 		return err
 	}
@@ -88,6 +94,10 @@ func runServe(args []string, stdout io.Writer) error {
 	reconcile()
 	worker := &webhooks.Worker{Store: store, Guard: guard, Log: &log}
 	go worker.Run(ctx)
+	if loop != nil {
+		log.Info().Int("sources", len(loop.Sources)).Str("raw", syncing.raw).Msg("sync: checking each source on its schedule")
+		go loop.Run(ctx)
+	}
 	for _, s := range svc.SnapshotsServed() {
 		log.Info().Str("capability", s.Cap.ID).Str("as_of", s.Manifest.AsOf).Int("rows", s.Table.Rows).Msg("snapshot loaded")
 	}

@@ -22,7 +22,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown filter", "POST", q, `{"filters":{"colour":"red"}}`, 400, "invalid_filter", "/v1/power/capacity/schema"},
 		{"unknown top-level key", "POST", q, `{"colour":"red"}`, 400, "invalid_filter", "filters:"},
 		{"unknown filter value", "POST", q, `{"filters":{"state":"ZZ"}}`, 400, "invalid_filter", "TX"},
-		{"unknown enum value", "POST", q, `{"filters":{"lifecycle":"proposed"}}`, 400, "invalid_filter", "operating, planned, retired"},
+		{"unknown enum value", "POST", q, `{"filters":{"lifecycle":"proposed"}}`, 400, "invalid_filter", `"operating", "planned", "retired"`},
 		{"unknown codebook value", "POST", q, `{"filters":{"energy_source_code":"XYZ"}}`, 400, "invalid_filter", "codebook"},
 		{"non-integer plant id", "POST", q, `{"filters":{"eia_plant_id":"abc"}}`, 400, "invalid_filter", "integers"},
 		{"filter not an object", "POST", q, `{"filters":["state"]}`, 400, "invalid_filter", "object"},

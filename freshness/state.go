@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/citeq/citeq/ingest/fetch"
+	"github.com/citeq/citeq/internal/flock"
 	"github.com/citeq/citeq/snapshots"
 )
 
@@ -120,4 +123,45 @@ func (s *SourceState) clone() SourceState {
 		c.Files[k] = &f
 	}
 	return c
+}
+
+// LoopLockFile is the file, in the data directory, that the process running a sync loop on it
+// holds locked for as long as the loop runs: one loop per data directory.
+const LoopLockFile = "sync.lock"
+
+// Claim makes this process the one sync loop of data directory dir: it locks dir/sync.lock
+// (released by the system when the process ends, however it ends) and writes in it which
+// process holds it. A directory another process's loop holds is refused, naming it.
+func Claim(dir string) (release func(), err error) {
+	path := filepath.Join(dir, LoopLockFile)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("claim the sync loop: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("claim the sync loop: %w", err)
+	}
+	ok, err := flock.TryLock(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("claim the sync loop: %s: %w", path, err)
+	}
+	if !ok {
+		b, _ := io.ReadAll(io.LimitReader(f, 4096))
+		f.Close()
+		who := strings.TrimSpace(string(b))
+		if who == "" {
+			who = "another process"
+		}
+		return nil, fmt.Errorf("a sync loop already checks the sources of %s (%s): one citeq serve --sync per data directory; start this server without --sync, it shows that loop's freshness", dir, who)
+	}
+	holder := fmt.Sprintf("pid %d (%s), since %s", os.Getpid(), strings.Join(os.Args, " "), time.Now().UTC().Format(time.RFC3339))
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(holder+"\n"), 0)
+	}
+	return func() {
+		_ = f.Truncate(0)
+		_ = flock.Unlock(f)
+		f.Close()
+	}, nil
 }

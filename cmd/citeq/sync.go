@@ -109,9 +109,13 @@ func (f *syncFlags) setup(svc *service.Service, st state.Store, log zerolog.Logg
 			return nil, nil, fmt.Errorf("--raw: %w", err)
 		}
 	}
+	if _, err := freshness.Claim(svc.Store().Dir); err != nil {
+		return nil, nil, err
+	}
 	loop := &freshness.Loop{
 		Raw:        f.raw,
 		Store:      svc.Store(),
+		Lock:       svc.Store(),
 		Sources:    bounds,
 		Fetch:      fetch.Options{Mirror: f.mirror},
 		StaleAfter: f.staleAfter,

@@ -1,0 +1,111 @@
+package freshness
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/citeq/citeq/ingest/adapters"
+	"github.com/citeq/citeq/internal/testenv"
+	"github.com/citeq/citeq/snapshots"
+)
+
+// TestLoopWaitsForTheLock: a check that downloads a new file while another process writes the
+// data directory fails as locked (the other process is named) and keeps the download pending;
+// the next check, answered 304, ingests it once the lock is free, and the state survives a
+// new loop reading it.
+func TestLoopWaitsForTheLock(t *testing.T) {
+	raw := testenv.Raw(t)
+	body, err := os.ReadFile(filepath.Join(raw, "iso/caiso/publicqueuereport-01232025.xlsx"))
+	if err != nil {
+		t.Skip(err)
+	}
+	var requests, notModified atomic.Int32
+	modified := time.Date(2025, 1, 23, 18, 0, 0, 0, time.UTC)
+	mirror := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		if r.URL.Path != "/PublishedDocuments/PublicQueueReport.xlsx" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("ETag", `"jan"`)
+		if r.Header.Get("If-None-Match") == `"jan"` {
+			notModified.Add(1)
+		}
+		http.ServeContent(w, r, "PublicQueueReport.xlsx", modified, bytes.NewReader(body))
+	}))
+	defer mirror.Close()
+
+	bounds, err := Bind([]Source{{ID: "caiso_queue", Publisher: "California ISO", Check: Daily(13, 0), Current: []string{"iso/caiso/PublicQueueReport.xlsx"}}}, adapters.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	store := &snapshots.Store{Dir: data}
+	loop := &Loop{Raw: t.TempDir(), Store: store, Lock: store, Sources: bounds}
+	loop.Fetch.Mirror = mirror.URL
+	if err := loop.Load(); err != nil {
+		t.Fatal(err)
+	}
+	other := &snapshots.Store{Dir: data} // another writer of the data directory
+	if err := other.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	loop.Check(ctx, bounds[0])
+	st := loop.Snapshot()["caiso_queue"]
+	if st.Failures != 1 || st.FailuresByReason["locked"] != 1 || !st.Pending || !strings.Contains(st.LastError, "pid ") {
+		t.Fatalf("a check while the data directory is locked: %+v", st)
+	}
+	if st.NextCheck.Sub(time.Now()) > time.Minute {
+		t.Fatalf("retried at %v, later than the backoff allows", st.NextCheck)
+	}
+	if err := other.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A new loop over the same state resumes: the file is asked with its validators, and the
+	// download left pending is ingested.
+	loop2 := &Loop{Raw: loop.Raw, Store: store, Lock: store, Sources: bounds}
+	loop2.Fetch.Mirror = mirror.URL
+	if err := loop2.Load(); err != nil {
+		t.Fatal(err)
+	}
+	loop2.Check(ctx, bounds[0])
+	st = loop2.Snapshot()["caiso_queue"]
+	if st.Failures != 0 || st.Pending || st.LastSucceeded.IsZero() || notModified.Load() != 1 {
+		t.Fatalf("the check after the lock was freed: %+v (304s: %d)", st, notModified.Load())
+	}
+	cat, err := store.ReadCatalog()
+	if err != nil || cat.Promoted["power.interconnection_queue_caiso"]["2025-01-23"] == "" {
+		t.Fatalf("not promoted: %+v %v", cat, err)
+	}
+	if fr, _ := loop2.Freshness(bounds[0].Adapters[0].Capability()); len(fr.Sources) != 1 || !fr.Sources[0].LastChanged.Equal(modified) || fr.Sources[0].Stale != "" {
+		t.Fatalf("freshness: %+v", fr)
+	}
+}
+
+// TestClaim: one sync loop per data directory.
+func TestClaim(t *testing.T) {
+	dir := t.TempDir()
+	release, err := Claim(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Claim(dir); err == nil || !strings.Contains(err.Error(), "a sync loop already checks the sources of") || !strings.Contains(err.Error(), "pid ") {
+		t.Fatalf("a second loop: %v", err)
+	}
+	release()
+	release, err = Claim(dir)
+	if err != nil {
+		t.Fatalf("after the first released: %v", err)
+	}
+	release()
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest/adapters"
 	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/snapshots"
@@ -108,4 +109,34 @@ func TestClaim(t *testing.T) {
 		t.Fatalf("after the first released: %v", err)
 	}
 	release()
+}
+
+// TestReader: a server without a loop shows the state a loop recorded in the data directory,
+// and a source that loop stopped checking turns stale.
+func TestReader(t *testing.T) {
+	bounds, err := Bind(Sources, adapters.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	checked := time.Date(2026, 11, 20, 13, 0, 0, 0, time.UTC)
+	st := &State{Sources: map[string]*SourceState{"caiso_queue": {LastChecked: checked, LastSucceeded: checked, NextCheck: checked.Add(24 * time.Hour),
+		Files: map[string]*FileState{"iso/caiso/PublicQueueReport.xlsx": {SHA256: "a", Changed: checked.Add(-48 * time.Hour)}}}}}
+	if err := st.write(dir); err != nil {
+		t.Fatal(err)
+	}
+	now := checked.Add(time.Hour)
+	r := &Reader{Dir: dir, Sources: bounds, Now: func() time.Time { return now }}
+	caiso := capability.ByID("power.interconnection_queue_caiso")
+	fr, _ := r.Freshness(caiso)
+	if fr.Running || len(fr.Sources) != 1 || fr.Sources[0].Stale != "" || !fr.Sources[0].LastChecked.Equal(checked) {
+		t.Fatalf("as recorded: %+v", fr)
+	}
+	now = checked.Add(72 * time.Hour)
+	if fr, _ := r.Freshness(caiso); !strings.HasPrefix(fr.Sources[0].Stale, "not checked since 2026-11-20T13:00:00Z although due at 2026-11-21T13:00:00Z") {
+		t.Fatalf("two days past its check: %+v", fr.Sources[0])
+	}
+	if fr, _ := r.Freshness(capability.ByID("power.demand")); len(fr.Sources) != 0 || fr.Unchecked("eia930") == "" {
+		t.Fatalf("power.demand: %+v", fr)
+	}
 }

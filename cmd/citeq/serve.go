@@ -97,9 +97,15 @@ func runServe(args []string, stdout io.Writer) error {
 	reconcile()
 	worker := &webhooks.Worker{Store: store, Guard: guard, Log: &log}
 	go worker.Run(ctx)
+	loopDone := make(chan struct{})
 	if loop != nil {
 		log.Info().Int("sources", len(loop.Sources)).Str("raw", syncing.raw).Msg("sync: checking each source on its schedule")
-		go loop.Run(ctx)
+		go func() {
+			defer close(loopDone)
+			loop.Run(ctx)
+		}()
+	} else {
+		close(loopDone)
 	}
 	for _, s := range svc.SnapshotsServed() {
 		log.Info().Str("capability", s.Cap.ID).Str("as_of", s.Manifest.AsOf).Int("rows", s.Table.Rows).Msg("snapshot loaded")
@@ -161,6 +167,13 @@ func runServe(args []string, stdout io.Writer) error {
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	// An ingest the sync loop has begun ends before the process does, within the same grace
+	// (an ingest cut short is completed or cleaned by the next one).
+	select {
+	case <-loopDone:
+	case <-sctx.Done():
+		log.Warn().Msg("sync: an ingest was still running at shutdown; the next ingest completes or cleans what it left")
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func TestLoopWaitsForTheLock(t *testing.T) {
 	if st.Failures != 1 || st.FailuresByReason["locked"] != 1 || !st.Pending || !strings.Contains(st.LastError, "pid ") {
 		t.Fatalf("a check while the data directory is locked: %+v", st)
 	}
-	if st.NextCheck.Sub(time.Now()) > time.Minute {
+	if time.Until(st.NextCheck) > time.Minute {
 		t.Fatalf("retried at %v, later than the backoff allows", st.NextCheck)
 	}
 	if err := other.Unlock(); err != nil {

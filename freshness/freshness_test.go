@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +145,27 @@ func TestBindSources(t *testing.T) {
 		"ercot_dam_spp_lzhb": "power.price_ercot", "census_trade_api": "ai_infrastructure.equipment_trade"} {
 		if !strings.Contains(strings.Join(byID[id].Feeds, " "), want) {
 			t.Errorf("%s feeds %v, want %s among them", id, byID[id].Feeds, want)
+		}
+	}
+	// Every file an adapter downloads belongs to a source that declares its publisher's
+	// cadence: a current file, or a month of a dated document.
+	for _, a := range adapters.All() {
+		for _, k := range a.Known() {
+			declared := false
+			for _, b := range bounds {
+				if slices.Contains(b.Current, k.Dest) {
+					declared = true
+				}
+				if b.Dated != nil && path.Dir(k.Dest) == b.Dated.Folder {
+					_, declared = b.Dated.Held(path.Base(k.Dest))
+				}
+				if declared {
+					break
+				}
+			}
+			if !declared {
+				t.Errorf("%s downloads %s, which no source declares (freshness.Sources)", a.Capability().ID, k.Dest)
+			}
 		}
 	}
 	if _, err := Bind([]Source{{ID: "x", Check: Daily(1, 0), Current: []string{"nowhere/file.xlsx"}}}, adapters.All()); err == nil ||

@@ -356,7 +356,7 @@ func (l *Loop) ingest(ctx context.Context, b Bound, shas map[string]bool) (strin
 			ev.Str("source", b.ID).Str("capability", o.Capability).Str("as_of", o.AsOf).Int("rows", o.Rows).Str("status", o.Status).
 				Msg("sync: ingested")
 		}
-		if o.Status == snapshots.Promoted || !citesAny(o, shas) {
+		if o.Status == snapshots.Promoted || !citesAny(o, shas) || l.servedAlready(o) {
 			continue
 		}
 		refused = append(refused, fmt.Sprintf("%s %s %s: %s", o.Capability, o.AsOf, o.Status, strings.Join(o.Reasons, "; ")))
@@ -371,6 +371,43 @@ func (l *Loop) ingest(ctx context.Context, b Bound, shas map[string]bool) (strin
 	}
 	slices.Sort(refused)
 	return strings.Join(slices.Compact(refused), " | "), nil
+}
+
+// servedAlready reports whether outcome o was refused only because its as_of is already
+// served from a snapshot of the same data files (the same bytes under another name: a dated
+// copy placed by hand, and the publisher's current file downloaded under its stable name).
+// Nothing newer is withheld then.
+func (l *Loop) servedAlready(o ingest.Outcome) bool {
+	if o.Manifest == nil {
+		return false
+	}
+	for _, g := range o.Manifest.Gates {
+		if !g.Passed && g.Name != "as_of_immutable" {
+			return false
+		}
+	}
+	cat, err := l.Store.ReadCatalog()
+	if err != nil {
+		return false
+	}
+	fp, ok := cat.Promoted[o.Capability][o.AsOf]
+	if !ok {
+		return false
+	}
+	served, err := snapshots.ReadManifest(l.Store.SnapshotDir(o.Capability, o.AsOf, fp))
+	if err != nil {
+		return false
+	}
+	have := map[string]bool{}
+	for _, s := range served.Sources {
+		have[s.SHA256] = true
+	}
+	for _, s := range o.Manifest.Sources {
+		if s.Role == "data" && !have[s.SHA256] {
+			return false
+		}
+	}
+	return true
 }
 
 // citesAny reports whether outcome o was built from a file with one of the hashes.

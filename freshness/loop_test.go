@@ -140,3 +140,42 @@ func TestReader(t *testing.T) {
 		t.Fatalf("power.demand: %+v", fr)
 	}
 }
+
+// TestSameBytesUnderTheStableName: the publisher's current file, downloaded under its stable
+// name, holding the same bytes as a dated copy already served, is refused by as_of_immutable
+// (another file name) but withholds nothing: the source is not stale.
+func TestSameBytesUnderTheStableName(t *testing.T) {
+	raw := testenv.Raw(t)
+	body, err := os.ReadFile(filepath.Join(raw, "iso/caiso/publicqueuereport-01232025.xlsx"))
+	if err != nil {
+		t.Skip(err)
+	}
+	mirror := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "PublicQueueReport.xlsx", time.Now(), bytes.NewReader(body))
+	}))
+	defer mirror.Close()
+	bounds, err := Bind([]Source{{ID: "caiso_queue", Cadence: capability.Irregular, Check: Daily(13, 0), Current: []string{"iso/caiso/PublicQueueReport.xlsx"}}}, adapters.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawDir := t.TempDir()
+	os.MkdirAll(filepath.Join(rawDir, "iso/caiso"), 0o755)
+	if err := os.WriteFile(filepath.Join(rawDir, "iso/caiso/publicqueuereport-01232025.xlsx"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := &snapshots.Store{Dir: t.TempDir()}
+	loop := &Loop{Raw: rawDir, Store: store, Lock: store, Sources: bounds}
+	loop.Fetch.Mirror = mirror.URL
+	if err := loop.Load(); err != nil {
+		t.Fatal(err)
+	}
+	loop.Check(context.Background(), bounds[0])
+	st := loop.Snapshot()["caiso_queue"]
+	cat, _ := store.ReadCatalog()
+	if cat.Promoted["power.interconnection_queue_caiso"]["2025-01-23"] == "" || st.Failures != 0 {
+		t.Fatalf("the dated copy is not served: %+v %+v", cat, st)
+	}
+	if st.Refused != "" {
+		t.Fatalf("stale for a file whose bytes are served: %s", st.Refused)
+	}
+}

@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest/adapters"
+	"github.com/citeq/citeq/ingest/fetch/archive"
 	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -177,5 +179,61 @@ func TestSameBytesUnderTheStableName(t *testing.T) {
 	}
 	if st.Refused != "" {
 		t.Fatalf("stale for a file whose bytes are served: %s", st.Refused)
+	}
+}
+
+// TestLoopDatedMonths: a dated source is looked for from the month after the newest held; a
+// month not yet released is no failure; the publisher that releases nothing for longer than
+// its cadence and grace is overdue.
+func TestLoopDatedMonths(t *testing.T) {
+	released := time.Date(2026, 10, 24, 14, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	var asked []string
+	mirror := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.Path)
+		mu.Unlock()
+		if r.URL.Path == "/electricity/data/eia860m/xls/october_generator2026.xlsx" {
+			http.ServeContent(w, r, "x.xlsx", released, bytes.NewReader(testenv.Zip(t, "[Content_Types].xml", "<Types/>")))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<!DOCTYPE html><html>EIA-860M</html>"))
+	}))
+	defer mirror.Close()
+	b := Bound{Source: Source{ID: "eia860m", Cadence: capability.Monthly, Check: Daily(16, 0), Dated: &archive.EIA860M}}
+	now := time.Date(2026, 11, 20, 16, 0, 0, 0, time.UTC)
+	store := &snapshots.Store{Dir: t.TempDir()}
+	loop := &Loop{Raw: t.TempDir(), Store: store, Sources: []Bound{b}, Now: func() time.Time { return now }}
+	loop.Fetch.Mirror = mirror.URL
+	if err := loop.Load(); err != nil {
+		t.Fatal(err)
+	}
+	loop.Check(context.Background(), b)
+	st := loop.Snapshot()["eia860m"]
+	if st.Failures != 0 || st.Files["eia/eia860m/october_generator2026.xlsx"] == nil || !st.LastChanged().Equal(released) || st.Pending {
+		t.Fatalf("first check: %+v (asked %v)", st, asked)
+	}
+	if _, err := os.Stat(filepath.Join(loop.Raw, "eia/eia860m/october_generator2026.xlsx")); err != nil {
+		t.Fatal(err)
+	}
+	if judge(b, &st, now, DefaultStaleAfter) != "" {
+		t.Fatalf("stale after a release a month old")
+	}
+	mu.Lock()
+	asked = nil
+	mu.Unlock()
+	now = time.Date(2026, 12, 20, 16, 0, 0, 0, time.UTC)
+	loop.Check(context.Background(), b)
+	st = loop.Snapshot()["eia860m"]
+	if st.Failures != 0 || len(st.Files) != 1 {
+		t.Fatalf("second check: %+v", st)
+	}
+	if strings.Join(asked, " ") != "/electricity/data/eia860m/xls/november_generator2026.xlsx /electricity/data/eia860m/archive/xls/november_generator2026.xlsx "+
+		"/electricity/data/eia860m/xls/december_generator2026.xlsx /electricity/data/eia860m/archive/xls/december_generator2026.xlsx" {
+		t.Fatalf("asked %v", asked)
+	}
+	if got := judge(b, &st, now, DefaultStaleAfter); !strings.HasPrefix(got, "the publisher is overdue: it releases a new version monthly, and the newest held was released 2026-10-24T14:00:00Z") {
+		t.Fatalf("judged %q", got)
 	}
 }

@@ -270,6 +270,8 @@ type Capability struct {
 	Partitions []string `json:"partitions,omitempty"`
 	// Repeats declares, for partition dimensions, rows that repeat what others count.
 	Repeats []Repeat `json:"repeats,omitempty"`
+	// Flags declares rows an answer names whenever it includes them (a note per flag).
+	Flags []Flag `json:"flags,omitempty"`
 	// Periods, when set, names the period of a row's value, for the answers' coverage notes
 	// and the metrics declared OnePeriod.
 	Periods *Periods `json:"periods,omitempty"`

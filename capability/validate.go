@@ -279,6 +279,9 @@ func (c *Capability) Validate() error {
 			}
 		}
 	}
+	for _, p := range c.flagProblems(fields) {
+		bad("%s", p)
+	}
 	for _, in := range c.Inputs {
 		if in == c.ID {
 			bad("a derived capability cannot be its own input")

@@ -212,6 +212,9 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 	if len(c.Repeats) > 0 {
 		doc = append(doc, KV{"repeats", c.Repeats})
 	}
+	if len(c.Flags) > 0 {
+		doc = append(doc, KV{"flags", c.Flags})
+	}
 	if pd := c.Periods; pd != nil {
 		doc = append(doc, KV{"periods", Obj{{"field", pd.Field}, {"value", pd.Value}}})
 	}

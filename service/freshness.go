@@ -183,7 +183,7 @@ const NoteStale = "stale"
 // whose sources are stale, nil otherwise. An answer for a date (pinned, or on:<date>) states
 // the snapshot of that date and says nothing of freshness.
 func (s *Service) staleNote(q *Prepared) Obj {
-	if Pinned(q.raw) {
+	if !q.latest {
 		return nil
 	}
 	fr, ok := s.freshness(q.c)

@@ -788,6 +788,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			}
 		}
 	}
+	noteCodes = flagNoteCodes(noteCodes, served)
 	sha := Obj{{"type", "string"}, {"pattern", oaSha256Pattern}}
 	recordCitation := Obj{
 		{"source_id", oaStr("source identifier")},
@@ -849,10 +850,10 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"description", "YYYY-MM-DD, YYYY-MM or YYYY; inclusive"}}},
 		{"DateOrInstantBound", Obj{{"type", "string"}, {"pattern", oaDateOrInstantPattern},
 			{"description", "YYYY-MM-DD, YYYY-MM or YYYY, or an RFC 3339 timestamp (Z or an offset; compared in UTC); inclusive"}}},
-		{"Note", oaObject("Why a metric is null or incomplete, or what an answer adds that should not be added silently.", Obj{
+		{"Note", oaObject("Why a metric is null or incomplete, or what an answer adds that should not be added silently.", append(append(Obj{
 			{"code", Obj{{"type", "string"}, {"enum", noteCodes}}},
 			{"metric", oaStr("the metric the note is about (absent for a note on the matched set as a whole)")},
-			{"count", oaInteger("matched rows with no value (the null note of a count_distinct metric); " + NoteDateUnplaced + ": the rows the range could not place")},
+			{"count", oaInteger("matched rows with no value (the null note of a count_distinct metric); " + NoteDateUnplaced + ": the rows the range could not place; a flag's note: the matched rows it names")},
 			{"dimension", oaStr(NoteMixedPartition + ": the partition dimension the matched rows span several values of")},
 			{"values", oaArray(oaObject("", Obj{{"value", nullableScalar}, {"rows", oaInteger("")}}, "value", "rows"),
 				NoteMixedPartition+": the dimension's values in the matched set, with their rows")},
@@ -873,7 +874,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"periods", oaInteger(NoteNotAdditiveOverTime + ": the periods the rows' values are of; " + NotePeriodsPresent + ": the periods the row's group has a value for")},
 			{"most", oaInteger(NotePeriodsPresent + ", " + NoteUnequalCoverage + ": the most periods any group of the answer has a value for")},
 			{"fewest", oaInteger(NoteUnequalCoverage + ": the fewest periods a group of the answer has a value for")},
-			{"field", oaStr(NotePeriodsPresent + ", " + NoteUnequalCoverage + ": the field that holds the period")},
+			{"field", oaStr(NotePeriodsPresent + ", " + NoteUnequalCoverage + ": the field that holds the period; a flag's note: the field that marks the rows named")},
 			{"groups_below_most", oaInteger(NoteUnequalCoverage + ": the groups with fewer periods than the most")},
 			{"shares", oaInteger(NoteShareNotAveraged + ": the shares the rows hold")},
 			{"rows", oaInteger(NoteValuesMissing + ": the matched rows without a value in column; " + NoteNullGroupKey + ": the matched rows without a value of dimension")},
@@ -882,8 +883,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"first", oaArray(Obj{{"type", "string"}}, NoteValuesMissing+": the record keys of the first of those rows")},
 			{"blank_in_source", Obj{{"type", []string{"integer", "null"}}, {"description", NoteNullGroupKey + ": of those rows, the ones the publisher left blank (null when a null value of the dimension means something else, said in the message)"}}},
 			{"not_mapped", oaInteger(NoteNullGroupKey + ": of those rows, the ones whose published value maps to no value of the dimension")},
-			{"message", oaStr("")},
-		}, "code", "message")},
+		}, oaFlagNoteMembers()...), KV{"message", oaStr("")}), "code", "message")},
 		{"RecordCitation", oaObject("A record-level citation: the evidence endpoint takes it as is.", recordCitation,
 			"source_id", "source_url", "source_file", "sheet", "source_row", "raw_file_sha256", "as_of")},
 		{"AggregateCitation", oaObject("The citation of the rows of one group (or of the whole matched set) from one source file.", Obj{
@@ -1011,6 +1011,15 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"metrics", oaArray(Obj{{"type", "string"}}, "the metrics that leave the repeating rows out")},
 				{"reason", oaStr("")},
 			}, "dimension", "values", "of", "metrics", "reason"), "present when rows of some values of a partition repeat what others count: an answer spanning both carries a "+NoteMixedPartition+" note with a repeating member, and a metric null because only repeating rows match a "+NoteNotCounted+" note")},
+			{"flags", oaArray(oaObject("", Obj{
+				{"field", oaStr("the filter field marking the rows")},
+				{"value", oaStr("its value on them")},
+				{"note", oaStr("the code of the note an answer that includes them carries")},
+				{"rows", oaStr("what the rows are")},
+				{"sum", oaStr("a field the note sums over them")},
+				{"before", oaStr("a date field: the note counts those dated before the as_of")},
+				{"advice", oaStr("how to leave them out, or see only them")},
+			}, "field", "value", "note", "rows", "advice"), "present when some rows are named by a note whenever an answer includes them (a status inferred, a project counted in another capability too, a row that is not a project): the note gives their count, with the sum and the count of dated rows where declared")},
 			{"inputs", oaArray(oaObject("", Obj{
 				{"capability", oaStr("")}, {"side", oaStr("")}, {"gives", oaStr("")},
 				{"months", oaMapOf(oaDate(""), "month (YYYY-MM) → as_of of the input snapshot that serves it")},

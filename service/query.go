@@ -26,9 +26,10 @@ type Prepared struct {
 	snap   *Snapshot
 	params *Params
 	pinned bool
-	// compare is the compare_as_of date (compare.go), raw the params without it.
-	compare string
-	raw     RawParams
+	// latest says the query asks for the latest snapshot (no date, pinned or on:<date>).
+	latest bool
+	// cmp is the other side of a query with compare_as_of (compare.go).
+	cmp *comparison
 }
 
 // Pinned reports whether the answer never changes: the query names an exact as_of and does
@@ -56,19 +57,22 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	if cmp != "" {
+		return s.prepareCompare(c, raw, cmp, on)
+	}
 	params, snap, e := s.Validate(c, raw)
 	if e != nil {
 		return nil, e
 	}
 	// A derived answer is computed from the inputs served on its as_of, to which ingest may
 	// still add a snapshot dated earlier: it is never pinned.
-	pinned := Pinned(raw) && cmp != "latest" && !on && snap.derived == nil
+	pinned := Pinned(raw) && !on && snap.derived == nil
 	if snap.derived != nil {
 		if e := snap.derived.check(params); e != nil {
 			return nil, e
 		}
 	}
-	return &Prepared{c: c, snap: snap, params: params, pinned: pinned, compare: cmp, raw: raw}, nil
+	return &Prepared{c: c, snap: snap, params: params, pinned: pinned, latest: !Pinned(raw)}, nil
 }
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,
@@ -84,7 +88,7 @@ func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *Error) 
 	if e := cancelled(ctx); e != nil {
 		return nil, e
 	}
-	if q.compare != "" {
+	if q.cmp != nil {
 		return s.compare(q)
 	}
 	var extra []Obj
@@ -423,6 +427,11 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 		return nil, unreadable(snap, perr)
 	}
 	notes = append(notes, parts...)
+	flagged, ferr := flagNotes(c, snap, sel, p)
+	if ferr != nil {
+		return nil, unreadable(snap, ferr)
+	}
+	notes = append(notes, flagged...)
 	notes = append(notes, declNotes...)
 	unplaced, uerr := unplacedNotes(c, snap.Table, p)
 	if uerr != nil {

@@ -782,7 +782,7 @@ func oaQueryExample(c *capability.Capability) Obj {
 // notes, errors and the discover and describe payloads.
 func oaSharedSchemas(served []*capability.Capability) Obj {
 	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced, NoteNotCounted, NoteJoinUnmatched,
-		NoteNotAdditiveOverTime, NoteShareNotAveraged, NotePeriodsPresent, NoteUnequalCoverage, NoteValuesMissing, NoteNullGroupKey}
+		NoteNotAdditiveOverTime, NoteShareNotAveraged, NotePeriodsPresent, NoteUnequalCoverage, NoteValuesMissing, NoteNullGroupKey, NoteStale}
 	for _, c := range served {
 		for _, m := range c.Metrics {
 			if m.NullNote != "" && !slices.Contains(noteCodes, m.NullNote) {
@@ -868,6 +868,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"repeating", oaObject(NoteMixedPartition+" on a dimension whose rows of some values repeat what rows of others count: those values, the values they repeat, and the metrics that leave them out", Obj{
 				{"values", oaArray(Obj{{"type", "string"}}, "")}, {"of", oaArray(Obj{{"type", "string"}}, "")}, {"left_out_of", oaArray(Obj{{"type", "string"}}, "")},
 			}, "values", "of", "left_out_of")},
+			{"sources", oaArray(Obj{{"type", "string"}}, NoteStale+": the sources of the capability that are stale")},
 			{"date_range", oaStr(NoteDateUnplaced + ": the date range (its parameters are <date_range>_date_from and _to)")},
 			{"column", oaStr(NoteDateUnplaced + ": the date column the range reads")},
 			{"year_filter", Obj{{"type", []string{"string", "null"}}, {"description", NoteDateUnplaced + ": the year filter that reaches the rows by year, null when the capability has none"}}},
@@ -936,6 +937,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"verified", Obj{{"type", "boolean"}, {"const", false}}},
 			{"error", oaObject("", Obj{{"code", oaStr("")}, {"message", oaStr("")}}, "code", "message")},
 		}, "verified", "error")},
+		{"Freshness", oaFreshnessSchema()},
 		{"Health", oaObject("", Obj{
 			{"status", Obj{{"type", "string"}, {"const", "ok"}}},
 			{"snapshots", oaArray(oaObject("", Obj{{"capability", oaStr("")}, {"as_of", oaDate("")}, {"rows", oaInteger("")}}, "capability", "as_of", "rows"), "")},
@@ -955,6 +957,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"endpoints", oaObject("", Obj{{"schema", oaStr("")}, {"query", oaStr("")}}, "schema", "query")},
 				{"mcp_tools", oaObject("", Obj{{"describe", oaStr("")}, {"query", oaStr("")}}, "describe", "query")},
 				{"join_keys", oaJoinKeys()},
+				{"freshness", oaSref("Freshness")},
 			}, "capability", "path", "title", "description", "cadence", "publisher", "as_of_latest", "as_of_available", "answerable", "endpoints", "mcp_tools", "join_keys"), "")},
 			{"flow", oaStr("")},
 			{"evidence", oaStr("the evidence endpoint")},
@@ -1040,6 +1043,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"derived", oaBoolean("")}, {"original_url", oaStr("")},
 			}), "")},
 			{"not_served_because", oaStr("present when served is false: why no snapshot is promoted yet and what serves one")},
+			{"freshness", oaSref("Freshness")},
 		}, "capability", "path", "served", "as_of", "filters", "group_by", "metrics", "order_by", "controls")},
 	}
 }

@@ -77,6 +77,7 @@ type Service struct {
 	log zerolog.Logger
 	// aggregate bounds the aggregate evidence's verifications in flight.
 	aggregate *aggregateGate
+	fresh     freshnessFunc
 }
 
 // SetLogger sets where the service logs what only its operator can act on (a snapshot to

@@ -292,7 +292,7 @@ func c30Month(r *kit.Row) {
 			Set("period", period).
 			Set("year", t.Year()).
 			Set("mark", mark).
-			Set("value_musd", v).
+			SetCell("value_musd", c.col, v).
 			Set("unit", c30Unit).
 			Key(c.sector + ":" + c.path + ":" + period)
 		st.values++

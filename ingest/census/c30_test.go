@@ -16,7 +16,6 @@ import (
 
 func c30Plan(t *testing.T, root string) ingest.Plan { return testenv.OnePlan(t, census.C30, root) }
 
-
 func buildC30(t *testing.T) *ingest.Build {
 	t.Helper()
 	b, err := census.C30.Build(c30Plan(t, testenv.Raw(t)))

@@ -151,8 +151,10 @@ func salesLine(r *kit.Row) {
 	if y := r.Value("data_year"); y != nil && y.(int64) != int64(st.year) {
 		st.yearBad = append(st.yearBad, fmt.Sprintf("%s row %d: data year %d, file year %d", r.Sheet.Name, r.N, y, st.year))
 	}
-	countedSales := r.Value("part") != "C"
-	countedCust := countedSales && r.Value("ownership") != "Behind the Meter"
+	// The definition's rules (which the aggregate evidence applies to the same cells).
+	textOf := func(field string) string { s, _ := r.Get(field).(string); return s }
+	countedSales := capability.RetailSalesNotCounted.Keeps(textOf)
+	countedCust := capability.RetailCustomersNotCounted.Keeps(textOf)
 	r.Set("counted_in_sales_totals", countedSales).Set("counted_in_customer_totals", countedCust)
 	sectorSales := 0.0
 	sectorOK := true

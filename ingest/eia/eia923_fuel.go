@@ -154,6 +154,15 @@ type page5State struct {
 // withheldMark is what page 5 writes in FUEL_COST where the cost is not published.
 const withheldMark = "."
 
+// fuelHeatRule and fuelCostRule are the definition's rules for a receipt's heat and cost.
+var fuelHeatRule, fuelCostRule = fuelCellRule("mmbtu"), fuelCellRule("delivered_cost_usd")
+
+// fuelCellRule is the cell rule of power.fuel_cost's field.
+func fuelCellRule(field string) *capability.CellRule {
+	f, _ := capability.PowerFuelCost.Field(field)
+	return f.Cell
+}
+
 // receipt completes one receipt: its period, whether its cost is published, its quantity's
 // unit and heat, its key (the source, year and row).
 func receipt(r *kit.Row) {
@@ -182,10 +191,11 @@ func receipt(r *kit.Row) {
 	}
 	qf, qok := r.Value("quantity").(float64)
 	hf, hok := r.Value("average_heat_content_mmbtu_per_unit").(float64)
+	// By the definition's rules, which the aggregate evidence applies to the same cells.
 	if qok && hok {
-		r.Set("mmbtu", qf*hf)
+		r.Set("mmbtu", fuelHeatRule.Multiply(qf, hf))
 		if cf, ok := cost.(float64); ok {
-			r.Set("mmbtu_with_cost", qf*hf).Set("delivered_cost_usd", qf*hf*cf/100)
+			r.Set("mmbtu_with_cost", fuelHeatRule.Multiply(qf, hf)).Set("delivered_cost_usd", fuelCostRule.Multiply(qf, hf, cf))
 		}
 	}
 	r.Key(fmt.Sprintf("%s:%d:%d", r.File.SourceID, st.year, r.N))

@@ -16,7 +16,6 @@ import (
 
 func plan(t *testing.T, root string) ingest.Plan { return testenv.OnePlan(t, ncses.ABS, root) }
 
-
 func letterCol(s string) int {
 	n := 0
 	for _, ch := range s {

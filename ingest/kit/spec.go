@@ -44,6 +44,9 @@ type Spec struct {
 	// publisher's current file, whose name carries no date); otherwise plans keep the order
 	// of Files and of the paths found.
 	ByHint bool
+	// Sort, when set, orders the plans once planned instead (a form whose as_of is known
+	// only once read last, say).
+	Sort func(plans []ingest.Plan)
 
 	// State makes the adapter's own state for one build (counts, codes met), which its hooks
 	// reach through Book.State; nil: none.
@@ -79,6 +82,9 @@ type File struct {
 	// publisher's own address of it.
 	Derived     bool
 	OriginalURL string
+	// OriginalOf, when set, is OriginalURL from the file's name and Match's submatches (a
+	// copy of one of several of the publisher's requests).
+	OriginalOf func(name string, m []string) string
 	// Source, when set, gives a file's source id, publisher and URL instead (a kind whose
 	// files name their source each).
 	Source func(name string, m []string) (id, publisher, url string)
@@ -564,6 +570,9 @@ func (s *Spec) plan(finder *ingest.Finder) ([]ingest.Plan, error) {
 				URL: ref.URL(name, ref.Match.FindStringSubmatch(name)), Role: ingest.RoleReference})
 		}
 	}
+	if s.Sort != nil {
+		s.Sort(plans)
+	}
 	return plans, nil
 }
 
@@ -617,7 +626,11 @@ func (k *File) file(path string, m []string) ingest.File {
 	if k.Source != nil {
 		id, pub, url = k.Source(name, m)
 	}
-	return ingest.File{Path: path, SourceID: id, Publisher: pub, URL: url, Role: ingest.RoleData, Derived: k.Derived, OriginalURL: k.OriginalURL}
+	orig := k.OriginalURL
+	if k.OriginalOf != nil {
+		orig = k.OriginalOf(name, m)
+	}
+	return ingest.File{Path: path, SourceID: id, Publisher: pub, URL: url, Role: ingest.RoleData, Derived: k.Derived, OriginalURL: orig}
 }
 
 // newest is the path of the reference file with the greatest first submatch ("" when none).

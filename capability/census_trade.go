@@ -42,6 +42,7 @@ func tradeCapability(id, title, description string, commodities []string) *Capab
 		Cadence:     Monthly,
 		Publisher:   "U.S. Census Bureau, Economic Indicators Division (U.S. International Trade in Goods)",
 		AsOfRule:    "the first day of the latest month among the snapshot's responses (an API response carries no release date)",
+		Documents:   Documents{Relation: Complement, Document: "one Census trade API response per HS commodity (imports_hs<code>.json: every country and month from 2024-01 on); a later response for a commodity restates it and replaces the earlier one, and the commodities complement each other"},
 		Partitions:  []string{"country_kind"},
 		NaturalKey:  []string{"commodity", "country_code", "period"},
 		Fields: []Field{

@@ -8,10 +8,12 @@ var NaturalGasPrices = register(&Capability{
 	Title: "Natural gas prices: Henry Hub daily spot and electric-power prices (U.S. and states)",
 	Description: "Henry Hub daily spot price (EIA series RNGWHHD, USD per MMBtu) as atom henry_hub_daily_spot; U.S. price of natural gas delivered to electric power consumers (EIA series N3045US3, USD per Mcf, monthly) as atom us_electric_power_monthly; " +
 		"the price of natural gas sold to electric power consumers in each state and DC (EIA series N3045<state>3, USD per Mcf, monthly) as atom state_electric_power_monthly.",
-	Grain:      "one price observation (series, period)",
-	Cadence:    Daily,
-	Publisher:  "U.S. Energy Information Administration",
-	AsOfRule:   "the latest release date printed on the Contents sheets of the snapshot's workbooks (RNGWHHDd.xls released 7/10/2024 gives 2024-07-10)",
+	Grain:     "one price observation (series, period)",
+	Cadence:   Daily,
+	Publisher: "U.S. Energy Information Administration",
+	AsOfRule:  "the latest release date printed on the Contents sheets of the snapshot's workbooks (RNGWHHDd.xls released 7/10/2024 gives 2024-07-10)",
+	Documents: Documents{Relation: Complement, Document: "one EIA workbook per series family, named by its file: RNGWHHDd.xls (Henry Hub daily spot, with its CSV export as a check), NG_PRI_SUM_DCU_NUS_M.xls (U.S. price summary), NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls (electric-power price by state); a later release of a workbook (the same file name, a later Release Date) replaces the earlier one",
+		Overlap: "N3045US3, the U.S. electric-power price, is published in both the U.S. summary workbook and the state workbook: each month is served from the newest release that publishes it, and a month whose value a newer release revises keeps the earlier release's row cited beside it (note release_revised)"},
 	NaturalKey: []string{"series_id", "period"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier"},

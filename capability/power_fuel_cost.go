@@ -12,6 +12,7 @@ var PowerFuelCost = register(&Capability{
 	Cadence:    Monthly,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "the last day of the month the workbook's name covers (EIA923_Schedules_2_3_4_5_M_12_2024_Final.xlsx gives 2024-12-31)",
+	Documents:  Documents{Relation: Complement, Document: "one EIA-923 Schedules 2-5 workbook per data year; a later release of the year (a later month, the final release) replaces the earlier one, and the years complement each other"},
 	NaturalKey: []string{"year", "source_row_number"},
 	Unserved: "no EIA-923 Schedules 2, 3, 4, 5 workbook could be obtained here (the public copies found are over the size limit of the snapshots searched); " +
 		"ingest --fetch downloads it from https://www.eia.gov/electricity/data/eia923/xls/f923_2024.zip",

@@ -167,6 +167,7 @@ func queueCapability(s queueSpec) *Capability {
 		Cadence:     s.cadence,
 		Publisher:   s.publisher,
 		AsOfRule:    s.asOfRule,
+		Documents:   queueDocuments,
 		Partitions:  []string{"status", "sheet"},
 		NaturalKey:  key,
 		Fields:      fields,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/snapshots"
@@ -38,6 +39,8 @@ type Rows struct {
 	errs  []error
 	nerr  int
 	cells map[CellKey]map[string]int
+	// by records the fields read from a column per value of another field (SetCellBy).
+	by map[CellKey]map[string]*snapshots.ColumnsBy
 }
 
 // NewRows starts the rows of capability c.
@@ -136,6 +139,53 @@ func (r *Row) SetCell(field string, col int, v any) *Row {
 		rm[field] = col
 	}
 	return r
+}
+
+// SetCellBy sets field to v read from 1-based column col of a sheet that holds the field in a
+// column per value of field by (a price per series, each series its own column), and records
+// that value's column, so the field's cells can be read again for an aggregate. by must be
+// set on the row first; a value met in two columns of one sheet fails the build.
+func (r *Row) SetCellBy(field string, col int, v any, by string) *Row {
+	r.Set(field, v)
+	key := r.Get(by)
+	if col <= 0 || key == nil {
+		r.rs.fail(r, "field %s read by %s: no column or no %s on the row", field, by, by)
+		return r
+	}
+	k := CellKey{File: r.lin.File, Sheet: r.lin.Sheet}
+	if r.rs.by == nil {
+		r.rs.by = map[CellKey]map[string]*snapshots.ColumnsBy{}
+	}
+	if r.rs.by[k] == nil {
+		r.rs.by[k] = map[string]*snapshots.ColumnsBy{}
+	}
+	cb := r.rs.by[k][field]
+	if cb == nil {
+		cb = &snapshots.ColumnsBy{Field: field, By: by, Columns: map[string]int{}}
+		r.rs.by[k][field] = cb
+	}
+	name := fmt.Sprint(key)
+	if prev, ok := cb.Columns[name]; ok && prev != col || cb.By != by {
+		r.rs.fail(r, "field %s of %s %s read from columns %d and %d", field, by, name, prev, col)
+		return r
+	}
+	cb.Columns[name] = col
+	return r
+}
+
+// ColumnsBy is what SetCellBy recorded: per file and sheet, the fields read from a column per
+// value of another field.
+func (rs *Rows) ColumnsBy() map[CellKey][]snapshots.ColumnsBy {
+	out := map[CellKey][]snapshots.ColumnsBy{}
+	for k, byField := range rs.by {
+		var list []snapshots.ColumnsBy
+		for _, cb := range byField {
+			list = append(list, *cb)
+		}
+		sort.Slice(list, func(i, j int) bool { return list[i].Field < list[j].Field })
+		out[k] = list
+	}
+	return out
 }
 
 // CellColumn is the column field was read from on row of file and sheet (0 when it was not

@@ -44,11 +44,24 @@ type Source struct {
 	// A field computed rather than read (a sheet's lifecycle, a date from year and month) has
 	// none.
 	Cells map[string]map[string]int `json:"cells,omitempty"`
+	// ColumnsBy gives, per sheet, the fields read from a column per value of another field
+	// (a wide sheet: a column per price series), and each value's column.
+	ColumnsBy map[string][]ColumnsBy `json:"columns_by,omitempty"`
 	// Derived marks a third party's extract or re-save of the publisher's data: the file
 	// hashed and cited is that copy, and OriginalURL is the publisher's own address of the
 	// data it was made from.
 	Derived     bool   `json:"derived,omitempty"`
 	OriginalURL string `json:"original_url,omitempty"`
+}
+
+// ColumnsBy is a field a sheet holds in one column per value of another field: the price of
+// each series in the series' own column.
+type ColumnsBy struct {
+	Field string `json:"field"`
+	// By is the field whose value on a row picks the column.
+	By string `json:"by"`
+	// Columns maps each value of By to the 1-based column Field is read from.
+	Columns map[string]int `json:"columns"`
 }
 
 // Gate is the outcome of one gate.
@@ -70,6 +83,15 @@ type Manifest struct {
 	Sources       []Source       `json:"sources"`
 	Gates         []Gate         `json:"gates"`
 	Reasons       []string       `json:"reasons,omitempty"`
+	// Documents lists, for a capability whose documents complement each other, the
+	// documents the snapshot holds: the newest version of each published on or before its
+	// as_of.
+	Documents []Document `json:"documents,omitempty"`
+	// Coverage lists the periods a document covers only in part.
+	Coverage []Coverage `json:"coverage,omitempty"`
+	// Revisions lists the rows two documents both publish with different values: the newer
+	// publication's row is served, and the earlier one is cited beside it.
+	Revisions []Revision `json:"revisions,omitempty"`
 	// Dir is where the snapshot lives (not stored).
 	Dir string `json:"-"`
 }

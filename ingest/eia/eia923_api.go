@@ -125,7 +125,7 @@ func (Generation) Plan(files *ingest.Finder) ([]ingest.Plan, error) {
 		for _, p := range byYear[y] {
 			fs = append(fs, ingest.File{Path: p, SourceID: "eia_api_v2", Publisher: Publisher, Role: ingest.RoleData, URL: generationURL(p)})
 		}
-		plans = append(plans, ingest.Plan{AsOfHint: y + "-12-31", Files: fs})
+		plans = append(plans, ingest.Plan{AsOfHint: y + "-12-31", Document: "eia923_" + y, Files: fs})
 	}
 	return plans, nil
 }

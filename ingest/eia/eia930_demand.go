@@ -79,6 +79,7 @@ func (Demand) Build(p ingest.Plan) (*ingest.Build, error) {
 		AsOf: asOf, Rows: facts, Sources: []snapshots.Source{demandSource(data, d)}, Checks: demandGates(d, rows.Len(), sum), Cells: rows.Cells(),
 		Ranges:   map[string]snapshots.Range{"demand_mwh": {Min: 0, Max: 1e6}},
 		Required: []string{"hour_ending_utc", "utc_date", "source_record_key"},
+		Coverage: demandCoverage(d, demandPeriods(d.zone)),
 	}, nil
 }
 

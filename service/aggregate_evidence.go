@@ -106,7 +106,7 @@ func (s *Service) AggregateEvidenceJSON(body []byte) ([]byte, *Error) {
 	if !ok || src.Role != "data" || src.SHA256 != lf.SHA256 {
 		return nil, errf(400, CodeEvidenceLineage, "the %s snapshot as_of %s has no data file %q with sha256 %q; its data files are: %s", c.ID, asOf, lf.SourceFile, lf.SHA256, dataFiles(snap))
 	}
-	if len(src.Cells) == 0 {
+	if len(src.Cells) == 0 && len(src.ColumnsBy) == 0 {
 		return nil, errf(400, CodeEvidenceCellsUnknown, "the %s snapshot as_of %s records no column its fields are read from in %s: either the snapshot was written before snapshots recorded them (rebuild it: delete its directory under snapshots/%s/%s in the data directory and run citeq ingest again; the same files give the same as_of and answers), or the file holds its values in a column per series rather than per field, and the aggregate cannot be recomputed from it: verify its rows one by one with /v1/evidence/source-row", c.ID, asOf, lf.SourceFile, c.ID, asOf)
 	}
 	rows, e := selectCited(c, snap, lf)
@@ -428,6 +428,10 @@ type recompute struct {
 	nonNumericSample             []Obj
 	// used lists (sheet, field) → column, as read.
 	used map[[2]string]int
+	// byVals holds, for a field read from a column per value of another field
+	// (Source.ColumnsBy), that other field's value on each cited row; row is the one read.
+	byVals map[string][]string
+	row    int
 }
 
 // read reads the cited rows (table rows rows, at sheets and srcRows) of the raw workbook.
@@ -455,7 +459,11 @@ func (r *recompute) read(snap *Snapshot, rows []int, sheets, srcRows []string) *
 		}
 		snapUnits = u
 	}
+	if e := r.readBy(snap, rows); e != nil {
+		return e
+	}
 	for i := range rows {
+		r.row = i
 		sheet := sheets[i]
 		row, err := strconv.Atoi(srcRows[i])
 		if err != nil {
@@ -493,7 +501,12 @@ func (r *recompute) read(snap *Snapshot, rows []int, sheets, srcRows []string) *
 // empty or not a number) and the trimmed text ("" when empty).
 func (r *recompute) number(sh *grid.Sheet, sheet string, row int, field string) (float64, string) {
 	col := r.src.Cells[sheet][field]
-	r.used[[2]string{sheet, field}] = col
+	used := [2]string{sheet, field}
+	if cb := r.columnsBy(sheet, field); col == 0 && cb != nil {
+		v := r.byVals[cb.By][r.row]
+		col, used[1] = cb.Columns[v], field+" ("+cb.By+" "+v+")"
+	}
+	r.used[used] = col
 	if col == 0 {
 		return math.NaN(), "" // the sheet has no column for the field: null on every row
 	}
@@ -636,6 +649,36 @@ func (r *recompute) unitText() string {
 		return r.m.Unit
 	}
 	return unit
+}
+
+// columnsBy is how the source's sheet holds field in a column per value of another field
+// (nil when it does not).
+func (r *recompute) columnsBy(sheet, field string) *snapshots.ColumnsBy {
+	for i, cb := range r.src.ColumnsBy[sheet] {
+		if cb.Field == field {
+			return &r.src.ColumnsBy[sheet][i]
+		}
+	}
+	return nil
+}
+
+// readBy reads, for the fields the metric reads from a column per value of another field,
+// that field's value on each cited row (the column is then that value's).
+func (r *recompute) readBy(snap *Snapshot, rows []int) *Error {
+	r.byVals = map[string][]string{}
+	for _, list := range r.src.ColumnsBy {
+		for _, cb := range list {
+			if _, done := r.byVals[cb.By]; done || cb.Field != r.m.Column && cb.Field != r.m.Denominator && cb.Field != r.m.UnitColumn {
+				continue
+			}
+			vals, _, err := snap.Table.Texts(cb.By, rows)
+			if err != nil {
+				return unreadable(snap, err)
+			}
+			r.byVals[cb.By] = vals
+		}
+	}
+	return nil
 }
 
 // columnsDoc lists, per sheet and field read, the column and its header.

@@ -2,7 +2,7 @@ package capability
 
 // PowerPriceERCOT is power.price_ercot: ERCOT's day-ahead settlement point prices for its hubs
 // and load zones, one row per settlement point and delivery hour, from the annual workbooks of
-// report NP4-180-ER (DAMLZHBSPP_<year>.xlsx), each workbook its own snapshot.
+// report NP4-180-ER (DAMLZHBSPP_<year>.xlsx), one document per delivery year.
 var PowerPriceERCOT = register(&Capability{
 	ID:          "power.price_ercot",
 	Path:        "power/price-ercot",

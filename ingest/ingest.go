@@ -153,8 +153,8 @@ type Outcome struct {
 	Rows       int
 	Reasons    []string
 	Manifest   *snapshots.Manifest
-	// PreviousAsOf is the promoted as_of dated just before this one ("" when none), whose
-	// rows the row_count_not_collapsed gate compared with.
+	// PreviousAsOf is the promoted as_of whose rows the row_count_not_collapsed gate
+	// compared with ("" when none): the one dated as this one or just before it.
 	PreviousAsOf string
 	PreviousRows int
 	// Err is why the adapter could not plan or its snapshot could not be stored (Status
@@ -294,7 +294,7 @@ func buildSnapshot(a Adapter, p Plan, hint string, build func() (*Build, error),
 		attachCells(m.Sources, b.Cells)
 		attachColumnsBy(m.Sources, b.ColumnsBy)
 		m.RowsBySheet = rowsBySheet(a.Capability(), b.Rows)
-		if prevAsOf, prevRows, err = previousPromoted(store, cat, capID, m.AsOf); err != nil {
+		if prevAsOf, prevRows, err = previousPromoted(store, cat, a.Capability(), m.AsOf); err != nil {
 			return Outcome{}, err
 		}
 		m.Gates = append(m.Gates, snapshots.Gate{Name: "source_parses", Passed: true, Detail: fmt.Sprintf("%d files read", len(p.Files))})
@@ -416,20 +416,28 @@ func rowsBySheet(c *capability.Capability, rows []snapshots.Row) map[string]int 
 	return out
 }
 
-// previousPromoted is the promoted snapshot of the capability dated just before asOf (its
-// as_of and rows; "" and 0 when none): the snapshot a new one's row count is compared with,
-// whatever order the documents arrive in.
-func previousPromoted(store *snapshots.Store, cat *snapshots.Catalog, capID, asOf string) (string, int, error) {
-	best := ""
-	for d := range cat.Promoted[capID] {
-		if d < asOf && d > best {
+// previousPromoted is the promoted snapshot a new one of capability c dated asOf is compared
+// with (its as_of and rows; "" and 0 when none): the one dated asOf or just before it, whatever
+// order the documents arrive in; for documents that restate the whole, when none is dated so
+// early, the earliest one after it (a copy cut short can claim an earlier date). A set of
+// complementing documents grows with its dates, so it is never compared with a later one.
+func previousPromoted(store *snapshots.Store, cat *snapshots.Catalog, c *capability.Capability, asOf string) (string, int, error) {
+	best, after := "", ""
+	for d := range cat.Promoted[c.ID] {
+		if d <= asOf && d > best {
 			best = d
 		}
+		if d > asOf && (after == "" || d < after) {
+			after = d
+		}
+	}
+	if best == "" && c.Documents.Relation == capability.Restate {
+		best = after
 	}
 	if best == "" {
 		return "", 0, nil
 	}
-	m, err := snapshots.ReadManifest(store.SnapshotDir(capID, best, cat.Promoted[capID][best]))
+	m, err := snapshots.ReadManifest(store.SnapshotDir(c.ID, best, cat.Promoted[c.ID][best]))
 	if err != nil {
 		return "", 0, err
 	}

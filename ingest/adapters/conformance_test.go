@@ -90,7 +90,7 @@ func TestConformance(t *testing.T) {
 			}
 			checkKeyAndCodebooks(t, a.Capability(), b)
 			checkCitedCells(t, a.Capability(), data, m, b)
-			checkDamagedCopies(t, a, root, store, p, b)
+			checkDamagedCopies(t, a, root, store, plans, p, b)
 		})
 	}
 }
@@ -354,7 +354,10 @@ type damage struct {
 	want []string
 }
 
-func checkDamagedCopies(t *testing.T, a ingest.Adapter, root string, store *snapshots.Store, p ingest.Plan, b *ingest.Build) {
+// checkDamagedCopies ingests, beside the other files of every plan, a damaged copy of the first
+// data file of plan p (a document of a capability whose documents complement each other is
+// damaged among the others it is composed with).
+func checkDamagedCopies(t *testing.T, a ingest.Adapter, root string, store *snapshots.Store, plans []ingest.Plan, p ingest.Plan, b *ingest.Build) {
 	t.Helper()
 	c := a.Capability()
 	data, _ := ingest.SplitRoles(p.Files)
@@ -450,9 +453,11 @@ func checkDamagedCopies(t *testing.T, a ingest.Adapter, root string, store *snap
 	for _, d := range cases {
 		t.Run(d.name, func(t *testing.T) {
 			dir := t.TempDir()
-			for _, f := range p.Files {
-				r, _ := filepath.Rel(root, f.Path)
-				copyFile(t, f.Path, filepath.Join(dir, r))
+			for _, pl := range plans {
+				for _, f := range pl.Files {
+					r, _ := filepath.Rel(root, f.Path)
+					copyFile(t, f.Path, filepath.Join(dir, r))
+				}
 			}
 			x := testenv.ReadCells(t, data.Path)
 			if !d.edit(x) {

@@ -224,13 +224,14 @@ func TestDocumentSets(t *testing.T) {
 			t.Errorf("no_rows notes %+v", n)
 		}
 	})
-	t.Run("demand day cut short", func(t *testing.T) {
+	t.Run("periods cut short", func(t *testing.T) {
 		for _, tc := range []struct{ path, query, name string }{
 			{"/v1/power/demand/query", "local_date_from=2022-02-19&local_date_to=2022-02-19", "demand local day 2022-02-19 (partial)"},
 			{"/v1/power/demand/query", "utc_date_from=2022-02-19&utc_date_to=2022-02-19", "demand UTC day 2022-02-19 (partial)"},
 			{"/v1/power/demand/query", "utc_date_from=2015-07-01&utc_date_to=2015-07-01", "demand UTC day 2015-07-01 (partial)"},
 			{"/v1/power/demand/query", "utc_year=2015", "demand UTC year 2015 (partial)"},
 			{"/v1/power/demand-rollup/query", "rollup_basis=day+America%2FLos_Angeles&period=2022-02-19", "rollup local day 2022-02-19 (partial)"},
+			{"/v1/power/generation/query", "year=2022&level=plant_total", "generation year 2022 (partial)"},
 		} {
 			a := ask(t, tc.path, tc.query)
 			totals(t, a, tc.name)
@@ -312,5 +313,69 @@ func TestDocumentsInSchema(t *testing.T) {
 		if s.Documents.Relation != tc.relation || s.Documents.Document == "" || s.Documents.Rule == "" || strings.Join(held, ",") != strings.Join(tc.held, ",") {
 			t.Errorf("%s: documents %+v", tc.path, s.Documents)
 		}
+	}
+}
+
+// TestDocumentSetsAggregateEvidence: every citation of an answer over several documents of one
+// snapshot names its own file in its lineage filter, and POST /v1/evidence/aggregate recomputes
+// its figure from that file's cells: ERCOT's two years, N3045US3 from the state workbook (a
+// price per series in the series' own column, read again by series_id), and a state's series.
+func TestDocumentSetsAggregateEvidence(t *testing.T) {
+	srv := newServer(t, testenv.Data(t))
+	for _, tc := range []struct {
+		path, capID, params string
+		files               []string
+	}{
+		{"power/price-ercot", "power.price_ercot", `{"filters":{"settlement_point":"HB_NORTH"},"group_by":["year"]}`,
+			[]string{"DAMLZHBSPP_2024.xlsx", "DAMLZHBSPP_2025_partial.xlsx"}},
+		{"natural-gas/prices", "natural_gas.prices", `{"filters":{"atom":"us_electric_power_monthly"},"group_by":["year"],"observation_date_from":"2020","observation_date_to":"2022"}`,
+			[]string{"NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls"}},
+		{"natural-gas/prices", "natural_gas.prices", `{"filters":{"atom":"state_electric_power_monthly","area":["TX","WY"]},"group_by":["area"]}`,
+			[]string{"NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls"}},
+	} {
+		t.Run(tc.path+" "+tc.params, func(t *testing.T) {
+			status, body := post(t, srv, "/v1/"+tc.path+"/query", tc.params)
+			if status != 200 {
+				t.Fatalf("%d %s", status, body)
+			}
+			var a struct {
+				Citations map[string]json.RawMessage `json:"citations"`
+			}
+			if err := json.Unmarshal(body, &a); err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			for ref, cite := range a.Citations {
+				var head struct {
+					File string `json:"source_file"`
+					Rows int    `json:"source_rows_count"`
+					LF   struct {
+						File string `json:"source_file"`
+					} `json:"lineage_filter"`
+				}
+				if err := json.Unmarshal(cite, &head); err != nil {
+					t.Fatal(err)
+				}
+				seen[head.File] = true
+				if head.LF.File != head.File {
+					t.Errorf("%s: the lineage filter names %q, the citation %q", ref, head.LF.File, head.File)
+				}
+				for _, metric := range []string{"avg_price", "max_price"} {
+					status, out := post(t, srv, "/v1/evidence/aggregate", map[string]any{"capability": tc.capID, "metric": metric, "citation": cite})
+					var v struct {
+						Equal bool `json:"equal"`
+						Rows  int  `json:"rows"`
+					}
+					if err := json.Unmarshal(out, &v); status != 200 || err != nil || !v.Equal || v.Rows != head.Rows {
+						t.Errorf("%s %s (%s): %d %s", ref, metric, head.File, status, out)
+					}
+				}
+			}
+			for _, f := range tc.files {
+				if !seen[f] {
+					t.Errorf("no citation of %s among %v", f, seen)
+				}
+			}
+		})
 	}
 }

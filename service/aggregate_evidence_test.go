@@ -255,7 +255,7 @@ func TestAggregateEvidenceRefusals(t *testing.T) {
 		// The snapshot without its cells' columns.
 		snap, _ := broken.snapshot(c, "latest")
 		for name, src := range snap.sources {
-			src.Cells = nil
+			src.Cells, src.ColumnsBy = nil, nil
 			snap.sources[name] = src
 		}
 		_, e = verifyAggregate(t, broken, map[string]any{"capability": c.ID, "metric": c.Metrics[0].Name, "citation": cite})

@@ -19,7 +19,7 @@ type Demand struct{}
 func (Demand) Capability() *capability.Capability { return capability.PowerDemand }
 
 // Version implements Adapter.
-func (Demand) Version() string { return "eia930demand/1" }
+func (Demand) Version() string { return "eia930demand/2" }
 
 // Folders implements Adapter.
 func (Demand) Folders() []string { return []string{"eia/eia930"} }

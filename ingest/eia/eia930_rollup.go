@@ -21,7 +21,7 @@ type DemandRollup struct{}
 func (DemandRollup) Capability() *capability.Capability { return capability.PowerDemandRollup }
 
 // Version implements Adapter.
-func (DemandRollup) Version() string { return "eia930rollup/1" }
+func (DemandRollup) Version() string { return "eia930rollup/2" }
 
 // Folders implements Adapter.
 func (DemandRollup) Folders() []string { return []string{"eia/eia930"} }

@@ -23,6 +23,7 @@ partial_period note):
     both as_of dates.
   - power.demand and power.demand_rollup: the periods the EIA-930 CSV covers only in part,
     with their hours present and expected.
+  - power.generation: the year the EIA API response of Colorado 2022 covers in part.
 """
 import calendar
 import csv
@@ -494,8 +495,28 @@ def demand_cases():
     return cases
 
 
+# ---------------------------------------------------------------- EIA API (power.generation)
+
+def generation_cases():
+    """The API response of Colorado 2022: it holds fewer rows than its request's total and is
+    sorted by period descending, so its oldest month is cut and not served; the months served
+    are the year's covered part."""
+    with open(os.path.join(RAW, "eia", "eia923_api", "eia923_2022.json")) as f:
+        doc = json.load(f)
+    resp = doc["response"]
+    months = sorted({r["period"] for r in resp["data"]})
+    total = int(resp["total"])
+    assert len(resp["data"]) < total and doc["request"]["params"]["sort"][0] == {"column": "period", "direction": "desc"}
+    served = months[1:]
+    plant_rows = [r for r in resp["data"] if r["period"] in served and r["fuel2002"] == "ALL" and r["primeMover"] == "ALL"]
+    return [case("generation year 2022 (partial)", "power.generation", f"{served[-1]}-31",
+                 {"filters": {"year": 2022, "level": "plant_total"}},
+                 totals={"source_record_count": len(plant_rows)},
+                 coverage=[f"the months {served[0]} to {served[-1]}, {len(served)} of its 12 ({months[0]} is in the response only in part and not served)"])]
+
+
 def main():
-    cases = ercot_cases() + n3045us3_cases() + demand_cases()
+    cases = ercot_cases() + n3045us3_cases() + demand_cases() + generation_cases()
     with open(OUT, "w") as f:
         f.write("[\n" + ",\n".join(" " + json.dumps(c) for c in cases) + "\n]\n")
     print(f"wrote {OUT} ({len(cases)} cases)", file=sys.stderr)

@@ -42,7 +42,7 @@ var ercotMonths = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug
 func (ERCOTPrices) Capability() *capability.Capability { return capability.PowerPriceERCOT }
 
 // Version implements ingest.Adapter.
-func (ERCOTPrices) Version() string { return "ercot-dam-spp/1" }
+func (ERCOTPrices) Version() string { return "ercot-dam-spp/2" }
 
 // Folders implements ingest.Adapter.
 func (ERCOTPrices) Folders() []string { return []string{ercotFolder} }

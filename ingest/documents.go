@@ -215,6 +215,9 @@ func compose(a Adapter, members []*document, asOf string) (*Build, error) {
 		}
 		docs[i] = snapshots.Document{ID: d.id, AsOf: d.asOf, Fingerprint: d.fp, Files: files}
 	}
+	for i, d := range members {
+		docs[i].Rows = len(d.build.Rows)
+	}
 	if len(members) == 1 {
 		b := *members[0].build
 		b.documents = docs
@@ -476,4 +479,25 @@ rows:
 		return true
 	}
 	return false
+}
+
+// documentsCollapsed checks each document of a snapshot against the same document in the
+// snapshot it is compared with: a document (a year's workbook, a region's file) that now gives
+// fewer than half the rows it gave there is cut short, even where the other documents keep
+// the snapshot's total up. It returns what it found ("" when none).
+func documentsCollapsed(docs []snapshots.Document, prev *snapshots.Manifest) string {
+	if prev == nil {
+		return ""
+	}
+	before := map[string]int{}
+	for _, d := range prev.Documents {
+		before[d.ID] = d.Rows
+	}
+	var out []string
+	for _, d := range docs {
+		if n := before[d.ID]; n > 0 && d.Rows*2 < n {
+			out = append(out, fmt.Sprintf("document %s gives %d rows against %d in the previous promoted snapshot", d.ID, d.Rows, n))
+		}
+	}
+	return strings.Join(out, "; ")
 }

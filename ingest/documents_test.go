@@ -215,3 +215,32 @@ func TestDocumentsOverlap(t *testing.T) {
 		t.Fatalf("two versions on one date: %+v %v", outcomes, err)
 	}
 }
+
+// TestDocumentCutShort: a new version of one document that gives fewer than half the rows it
+// gave in the snapshot compared with is rejected by row_count_not_collapsed, though the other
+// documents keep the snapshot's total up.
+func TestDocumentCutShort(t *testing.T) {
+	raw := t.TempDir()
+	var many strings.Builder
+	for m := 1; m <= 12; m++ {
+		fmt.Fprintf(&many, "S2 2019-%02d 5.0\n", m)
+	}
+	writeDocs(t, raw, map[string]string{
+		"A@1.txt": "date 2020-01-31\nS1 2019-01 1.0\nS1 2019-02 2.0\nS1 2019-03 3.0\nS1 2019-04 4.0\n",
+		"B@1.txt": "date 2020-01-31\n" + many.String(),
+	})
+	store := &snapshots.Store{Dir: t.TempDir()}
+	a := docs{c: capability.NaturalGasPrices, builds: &atomic.Int32{}}
+	if _, err := ingest.Run(raw, store, []ingest.Adapter{a}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	writeDocs(t, raw, map[string]string{"A@2.txt": "date 2020-02-29\nS1 2019-01 1.0\n"})
+	outcomes, err := ingest.Run(raw, store, []ingest.Adapter{a}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcomes[len(outcomes)-1]
+	if o.AsOf != "2020-02-29" || o.Status != snapshots.Rejected || !strings.Contains(strings.Join(o.Reasons, " "), "document A gives 1 rows against 4") {
+		t.Fatalf("%s %s %v", o.AsOf, o.Status, o.Reasons)
+	}
+}

@@ -299,9 +299,23 @@ func buildSnapshot(a Adapter, p Plan, hint string, build func() (*Build, error),
 		}
 		m.Gates = append(m.Gates, snapshots.Gate{Name: "source_parses", Passed: true, Detail: fmt.Sprintf("%d files read", len(p.Files))})
 		m.Gates = append(m.Gates, b.Checks...)
-		m.Gates = append(m.Gates, snapshots.RunGates(snapshots.GateInput{
+		gates := snapshots.RunGates(snapshots.GateInput{
 			Cap: a.Capability(), Rows: b.Rows, Sources: b.Sources, Ranges: b.Ranges, Required: b.Required, PreviousRows: prevRows,
-		})...)
+		})
+		if len(m.Documents) > 0 && prevAsOf != "" {
+			prev, err := snapshots.ReadManifest(store.SnapshotDir(capID, prevAsOf, cat.Promoted[capID][prevAsOf]))
+			if err != nil {
+				return Outcome{}, err
+			}
+			if why := documentsCollapsed(m.Documents, prev); why != "" {
+				for i := range gates {
+					if gates[i].Name == "row_count_not_collapsed" {
+						gates[i].Passed, gates[i].Detail = false, gates[i].Detail+"; "+why
+					}
+				}
+			}
+		}
+		m.Gates = append(m.Gates, gates...)
 	}
 	if m.AsOf == "" {
 		m.AsOf = "unknown"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -517,7 +518,7 @@ func (r *recompute) number(sh *grid.Sheet, sheet string, row int, field string) 
 		r.empty++
 		return math.NaN(), ""
 	}
-	f, err := strconv.ParseFloat(text, 64)
+	f, err := parseCellNumber(text)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		if numericField(r.c, field) {
 			r.nonNumeric++
@@ -529,6 +530,18 @@ func (r *recompute) number(sh *grid.Sheet, sheet string, row int, field string) 
 		return math.NaN(), text
 	}
 	return f, text
+}
+
+// thousandsGrouped is a number written with thousands separators ("106,393,568"), as some
+// publishers print values (USA Trade Online's exports); its adapter reads it without them.
+var thousandsGrouped = regexp.MustCompile(`^-?\d{1,3}(,\d{3})+(\.\d+)?$`)
+
+// parseCellNumber is the number a cell's literal text spells, thousands separators aside.
+func parseCellNumber(text string) (float64, error) {
+	if thousandsGrouped.MatchString(text) {
+		text = strings.ReplaceAll(text, ",", "")
+	}
+	return strconv.ParseFloat(text, 64)
 }
 
 func numericField(c *capability.Capability, name string) bool {

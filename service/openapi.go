@@ -780,6 +780,7 @@ func oaQueryExample(c *capability.Capability) Obj {
 // notes, errors and the discover and describe payloads.
 func oaSharedSchemas(served []*capability.Capability) Obj {
 	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced, NoteNotCounted, NoteJoinUnmatched,
+		NoteNotAdditiveOverTime, NoteShareNotAveraged, NotePeriodsPresent, NoteUnequalCoverage, NoteValuesMissing, NoteNullGroupKey,
 		NotePartialPeriod, NoteReleaseRevised}
 	for _, c := range served {
 		for _, m := range c.Metrics {
@@ -869,6 +870,18 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"year_filter", Obj{{"type", []string{"string", "null"}}, {"description", NoteDateUnplaced + ": the year filter that reaches the rows by year, null when the capability has none"}}},
 			{"with_year", oaInteger(NoteDateUnplaced + ": of the rows left out, those that have a year (published without a month)")},
 			{"in_range_years", oaInteger(NoteDateUnplaced + ": of the rows left out, those whose year lies within the range's years")},
+			{"periods", oaInteger(NoteNotAdditiveOverTime + ": the periods the rows' values are of; " + NotePeriodsPresent + ": the periods the row's group has a value for")},
+			{"most", oaInteger(NotePeriodsPresent + ", " + NoteUnequalCoverage + ": the most periods any group of the answer has a value for")},
+			{"fewest", oaInteger(NoteUnequalCoverage + ": the fewest periods a group of the answer has a value for")},
+			{"field", oaStr(NotePeriodsPresent + ", " + NoteUnequalCoverage + ": the field that holds the period")},
+			{"groups_below_most", oaInteger(NoteUnequalCoverage + ": the groups with fewer periods than the most")},
+			{"shares", oaInteger(NoteShareNotAveraged + ": the shares the rows hold")},
+			{"rows", oaInteger(NoteValuesMissing + ": the matched rows without a value in column; " + NoteNullGroupKey + ": the matched rows without a value of dimension")},
+			{"matched_rows", oaInteger(NoteValuesMissing + ": the matched rows")},
+			{"metrics", oaArray(Obj{{"type", "string"}}, NoteValuesMissing+": the metrics that leave those rows out")},
+			{"first", oaArray(Obj{{"type", "string"}}, NoteValuesMissing+": the record keys of the first of those rows")},
+			{"blank_in_source", Obj{{"type", []string{"integer", "null"}}, {"description", NoteNullGroupKey + ": of those rows, the ones the publisher left blank (null when a null value of the dimension means something else, said in the message)"}}},
+			{"not_mapped", oaInteger(NoteNullGroupKey + ": of those rows, the ones whose published value maps to no value of the dimension")},
 			{"held_by", oaArray(oaObject("", Obj{{"as_of", oaDate("")}, {"rows", oaInteger("")}}, "as_of", "rows"),
 				NoteNoRows+": the earlier as_of dates whose snapshot has rows that match, with their count")},
 			{"covers", oaObject(NoteNoRows+": what this as_of holds of the rows that match the filters other than the period asked", Obj{
@@ -954,9 +967,11 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"publisher", oaStr("")},
 				{"as_of_latest", oaDate("")},
 				{"as_of_available", oaArray(oaDate(""), "")},
+				{"answerable", oaBoolean("false for a derived capability whose inputs have nothing to join: every query is refused, for the reason given")},
+				{"not_answerable_because", oaStr("with answerable false: the refusal every query gets (what each input has, and which files would make it answer)")},
 				{"endpoints", oaObject("", Obj{{"schema", oaStr("")}, {"query", oaStr("")}}, "schema", "query")},
 				{"mcp_tools", oaObject("", Obj{{"describe", oaStr("")}, {"query", oaStr("")}}, "describe", "query")},
-			}, "capability", "path", "title", "description", "cadence", "publisher", "as_of_latest", "as_of_available", "endpoints", "mcp_tools"), "")},
+			}, "capability", "path", "title", "description", "cadence", "publisher", "as_of_latest", "as_of_available", "answerable", "endpoints", "mcp_tools"), "")},
 			{"flow", oaStr("")},
 			{"evidence", oaStr("the evidence endpoint")},
 		}, "capabilities", "flow", "evidence")},
@@ -968,6 +983,8 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"grain", oaStr("")},
 			{"cadence", oaStr("")},
 			{"served", oaBoolean("false for a capability defined but without a promoted snapshot yet (no dates, codebooks or sources)")},
+			{"answerable", oaBoolean("present when served: false for a derived capability whose inputs have nothing to join")},
+			{"not_answerable_because", oaStr("with answerable false: the refusal every query gets")},
 			{"as_of", Obj{{"type", []string{"string", "null"}}, {"format", "date"}, {"description", "the latest snapshot described (null when not served)"}}},
 			{"as_of_available", oaArray(oaDate(""), "")},
 			{"as_of_rule", oaStr("")},
@@ -1003,13 +1020,17 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				KV{"numerator", oaStr("ratio: the column summed above")}, KV{"denominator", oaStr("ratio: the column summed below")},
 				KV{"note", oaStr("")},
 				KV{"percentile", Obj{{"type", "number"}, {"exclusiveMinimum", 0}, {"exclusiveMaximum", 100}, {"description", "median and percentile: the percentile taken (50 for the median)"}}},
-				KV{"interpolation", oaStr("median and percentile: how a percentile between two values is taken")}), "")},
+				KV{"interpolation", oaStr("median and percentile: how a percentile between two values is taken")},
+				KV{"one_period", oaObject("present when the metric adds the values of one period only: over rows of several periods it is null with a "+NoteNotAdditiveOverTime+" note", Obj{{"reason", oaStr("")}, {"instead", oaStr("")}}, "reason", "instead")},
+				KV{"shares", oaObject("present when the metric's values are shares on the rows of these units: over more than one share it is null with a "+NoteShareNotAveraged+" note", Obj{{"units", oaArray(Obj{{"type", "string"}}, "")}, {"reason", oaStr("")}, {"instead", oaStr("")}}, "units", "reason", "instead")}), "")},
 			{"order_by", oaArray(Obj{{"type", "string"}}, "")},
 			{"controls", oaArray(named(
 				KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"default", scalar}, KV{"minimum", oaInteger("")}, KV{"maximum", oaInteger("")},
 				KV{"enum", oaArray(Obj{{"type", "string"}}, "")}, KV{"description", oaStr("")}), "")},
 			{"ranking", oaArray(Obj{{"type", "string"}}, "")},
-			{"detail_fields", oaArray(named(KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")}, KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
+			{"detail_fields", oaArray(named(KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")},
+				KV{"from", oaStr("the published field this one is mapped from")}, KV{"nulls", oaStr("what a null value means when it is not a blank the publisher left")},
+				KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
 			{"citation_fields", oaObject("", Obj{{"record", oaArray(Obj{{"type", "string"}}, "")}, {"aggregate", oaArray(Obj{{"type", "string"}}, "")}})},
 			{"codebooks", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"code_count", oaInteger("")}, {"codes", oaArray(codebookCode, "")}}), "codebook name → its codes")},
 			{"partitions", oaArray(Obj{{"type", "string"}}, "dimensions whose values are not meant to be added together: an answer spanning several of their values, neither filtered to one nor grouped by, carries a "+NoteMixedPartition+" note")},
@@ -1025,6 +1046,8 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"months", oaMapOf(oaDate(""), "month (YYYY-MM) → as_of of the input snapshot that serves it")},
 				{"states", oaArray(Obj{{"type", "string"}}, "")},
 			}, "capability", "side", "months"), "a derived capability (computed at query time from other capabilities): what each input serves as of the date described")},
+			{"periods", oaObject("present when the capability names the period of a row's value: grouped answers whose groups have values for different numbers of periods carry "+NoteUnequalCoverage+" and, on each row, "+NotePeriodsPresent, Obj{
+				{"field", oaStr("the field that holds the period")}, {"value", oaStr("the field whose value makes a period present")}}, "field", "value")},
 			{"rules", oaArray(Obj{{"type", "string"}}, "")},
 			{"sources", oaArray(oaObject("", Obj{
 				{"source_id", oaStr("")}, {"publisher", oaStr("")}, {"source_url", oaStr("")}, {"source_file", oaStr("")},

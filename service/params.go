@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/columnar"
 )
 
 // Limits of include_records.
@@ -394,7 +395,7 @@ func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filt
 			if e != nil {
 				return e
 			}
-			canon = append(canon, cv)
+			canon = append(canon, cv...)
 		}
 		sort.Strings(canon)
 		p.Filters[name] = dedupe(canon)
@@ -402,85 +403,126 @@ func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filt
 	return nil
 }
 
-// checkValue validates one filter value and returns its canonical text.
-func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capability.Field, v string, schemaURL string) (string, *Error) {
+// checkValue validates one filter value and returns its canonical text: for text, every
+// published value it matches with surrounding white space trimmed (a sheet published as
+// "Cluster 15 " is matched by "Cluster 15", and by "Cluster 15 ").
+func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capability.Field, v string, schemaURL string) ([]string, *Error) {
 	switch f.Type {
 	case capability.Integer:
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
-			return "", errf(400, CodeInvalidFilter, "filter %s takes integers, got %q", f.Name, v)
+			return nil, errf(400, CodeInvalidFilter, "filter %s takes integers, got %q", f.Name, v)
 		}
-		return strconv.FormatInt(n, 10), nil
+		return []string{strconv.FormatInt(n, 10)}, nil
 	case capability.Number:
 		// As the engine spells the value (shortest round-trip decimal): 2.50 is 2.5.
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return "", errf(400, CodeInvalidFilter, "filter %s takes numbers, got %q", f.Name, v)
+			return nil, errf(400, CodeInvalidFilter, "filter %s takes numbers, got %q", f.Name, v)
 		}
-		return strconv.FormatFloat(x, 'g', -1, 64), nil
+		return []string{strconv.FormatFloat(x, 'g', -1, 64)}, nil
 	case capability.Boolean:
-		b, err := strconv.ParseBool(v)
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
-			return "", errf(400, CodeInvalidFilter, "filter %s takes true or false, got %q", f.Name, v)
+			return nil, errf(400, CodeInvalidFilter, "filter %s takes true or false, got %q", f.Name, v)
 		}
-		return strconv.FormatBool(b), nil
+		return []string{strconv.FormatBool(b)}, nil
 	}
+	trimmed := strings.TrimSpace(v)
 	if snap.derived != nil {
 		// A derived table holds only what its inputs join; a value it lacks is for the
 		// derivation's check to name, with what each input has.
-		if strings.TrimSpace(v) == "" {
-			return "", errf(400, CodeInvalidFilter, "filter %s takes a non-empty value (see %s)", f.Name, schemaURL)
+		if trimmed == "" {
+			return nil, errf(400, CodeInvalidFilter, "filter %s takes a non-empty value (see %s)", f.Name, schemaURL)
 		}
-		return v, nil
+		return []string{trimmed}, nil
 	}
 	if len(f.Enum) > 0 {
 		for _, e := range f.Enum {
-			if e == v {
-				return v, nil
+			if e == trimmed {
+				return []string{e}, nil
 			}
 		}
-		return "", errf(400, CodeInvalidFilter, "%q is not a value of filter %s; valid: %s", v, f.Name, join(f.Enum))
+		return nil, errf(400, CodeInvalidFilter, "%q is not a value of filter %s; valid: %s", v, f.Name, quoteList(f.Enum))
 	}
+	var out []string
 	if f.Codebook != "" {
 		for _, cb := range snap.Codebooks {
 			if cb.Name != f.Codebook {
 				continue
 			}
 			for _, code := range cb.Codes {
-				if code.Code == v {
-					return v, nil
+				if strings.TrimSpace(code.Code) == trimmed {
+					out = append(out, code.Code)
 				}
 			}
 		}
 	}
 	col, err := snap.Table.Column(f.Name)
 	if err != nil {
-		return "", unreadable(snap, err)
+		return nil, unreadable(snap, err)
 	}
-	if col.Lookup(v) >= 0 {
-		return v, nil
+	if col.Lookup(trimmed) >= 0 {
+		out = append(out, trimmed)
+	}
+	out = append(out, snap.padded(f.Name, col)[trimmed]...)
+	if len(out) > 0 {
+		return out, nil
 	}
 	valid := s.dimensionValues(snap, f.Name, 60)
 	more := ""
 	if f.Codebook != "" {
 		more = fmt.Sprintf("; the codebook %s in %s lists every code", f.Codebook, schemaURL)
 	}
-	return "", errf(400, CodeInvalidFilter, "%q is not a value of filter %s in %s as_of %s (values are case-sensitive, as published); valid values include: %s%s (see %s)",
-		v, f.Name, c.ID, snap.Manifest.AsOf, join(valid), more, schemaURL)
+	return nil, errf(400, CodeInvalidFilter, "%q is not a value of filter %s in %s as_of %s (values are case-sensitive, as published, and matched with surrounding white space trimmed); valid values include: %s%s (see %s)",
+		v, f.Name, c.ID, snap.Manifest.AsOf, valid, more, schemaURL)
 }
 
-// dimensionValues lists up to max values of a field's dictionary in the snapshot.
-func (s *Service) dimensionValues(snap *Snapshot, field string, max int) []string {
+// padded maps, for the text column name of the snapshot, each published value that has
+// surrounding white space, trimmed, to the values that trim to it; built once per column.
+func (snap *Snapshot) padded(name string, col *columnar.Column) map[string][]string {
+	snap.padMu.Lock()
+	defer snap.padMu.Unlock()
+	if m, ok := snap.pads[name]; ok {
+		return m
+	}
+	var m map[string][]string
+	for _, v := range col.Values {
+		if t := strings.TrimSpace(v); t != v {
+			if m == nil {
+				m = map[string][]string{}
+			}
+			m[t] = append(m[t], v)
+		}
+	}
+	if snap.pads == nil {
+		snap.pads = map[string]map[string][]string{}
+	}
+	snap.pads[name] = m
+	return m
+}
+
+// quoteList writes values as a list of JSON strings, so that white space in a value shows.
+func quoteList(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
+	}
+	return join(q)
+}
+
+// dimensionValues lists up to max values of a field's dictionary in the snapshot, each
+// quoted, and how many there are when there are more.
+func (s *Service) dimensionValues(snap *Snapshot, field string, max int) string {
 	col := snap.Table.Col(field)
 	if col == nil {
-		return nil
+		return ""
 	}
 	vals := col.Values
 	if len(vals) > max {
-		out := append([]string{}, vals[:max]...)
-		return append(out, fmt.Sprintf("… (%d in all)", len(vals)))
+		return quoteList(vals[:max]) + fmt.Sprintf(", … (%d in all)", len(vals))
 	}
-	return vals
+	return quoteList(vals)
 }
 
 func setRange(p *Params, r capability.DateRange, key string, v json.RawMessage) *Error {

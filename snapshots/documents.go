@@ -13,6 +13,9 @@ type Document struct {
 	Fingerprint string `json:"fingerprint"`
 	// Files are the document's files.
 	Files []string `json:"source_files"`
+	// Rows is how many rows the document's files give (before a newer publication of the same
+	// rows replaces some of them).
+	Rows int `json:"rows"`
 }
 
 // Coverage is a period one document of a snapshot covers only in part: a year to date, a

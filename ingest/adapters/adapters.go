@@ -29,6 +29,7 @@ func All() []ingest.Adapter {
 		eia.DemandRollup{},
 		eia.Generation{},
 		eia.FuelCost{},
+		eia.FuelCostExcerpt{},
 		eia.GenerationAnnual{},
 	)
 
@@ -49,7 +50,9 @@ func All() []ingest.Adapter {
 		market.ERCOTPrices{},
 		market.PJMCapacityMarket{},
 		market.MISOAuction{},
+		market.MISOAuctionTranscribed{},
 		market.PJMAccreditation{},
+		market.PJMAccreditationTranscribed{},
 		market.MISOAccreditation{},
 	)
 

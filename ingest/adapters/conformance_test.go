@@ -40,8 +40,14 @@ const (
 //     from a cell equals the literal cell the row cites;
 //   - the natural key is unique and every codebook field's values resolve in its codebook;
 //   - damaged copies of its first data file (a renamed header, text in a numeric cell, a
-//     truncated sheet) are rejected for their own gate and leave the catalog untouched; a
-//     sheet of a positional layout (header row 0) has no header to rename.
+//     truncated sheet, a text export's title lines missing) are rejected for their own gate
+//     and leave the catalog untouched; a sheet of a positional layout (header row 0) has no
+//     header to rename. A capability in damageEveryFile has each data file of the plan damaged
+//     in turn.
+//
+// The checks run on the newest plan of each form of the publisher's data the adapter reads
+// (the source id of a plan's first data file): a USA Trade Online export and a transcription
+// of API answers are each checked, not only the newest document.
 func TestConformance(t *testing.T) {
 	raw := testenv.Raw(t)
 	fixtures := filepath.Join(testenv.RepoRoot(t), "testdata", "fixtures")
@@ -67,32 +73,90 @@ func TestConformance(t *testing.T) {
 					t.Errorf("download %s lands in %s, outside the adapter's folders %v", f.URL, f.Dest, a.Folders())
 				}
 			}
-			p := plans[len(plans)-1]
-			testenv.HashPlan(t, &p)
-			b := buildTwice(t, a, p)
 			data := t.TempDir()
 			store := &snapshots.Store{Dir: data}
 			outcomes, err := ingest.Run(root, store, []ingest.Adapter{a}, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var m *snapshots.Manifest
 			for _, o := range outcomes {
-				if o.AsOf == b.AsOf {
-					m = o.Manifest
-				}
 				if o.Status != snapshots.Promoted {
 					t.Fatalf("%s %s not promoted: %v", o.Capability, o.AsOf, o.Reasons)
 				}
 			}
-			if m == nil {
-				t.Fatalf("no snapshot for as_of %s among %d outcomes", b.AsOf, len(outcomes))
+			forms := newestOfEachForm(plans)
+			for _, f := range forms {
+				check := func(t *testing.T) {
+					p := f.plan
+					testenv.HashPlan(t, &p)
+					b := buildTwice(t, a, p)
+					var m *snapshots.Manifest
+					for _, o := range outcomes {
+						if o.AsOf == b.AsOf {
+							m = o.Manifest
+						}
+					}
+					if m == nil {
+						t.Fatalf("no snapshot for as_of %s among %d outcomes", b.AsOf, len(outcomes))
+					}
+					checkKeyAndCodebooks(t, a.Capability(), b)
+					checkCitedCells(t, a.Capability(), data, m, b)
+					first, _ := ingest.SplitRoles(p.Files)
+					if first == nil {
+						t.Fatal("the plan has no data file")
+					}
+					if !damageEveryFile[a.Capability().ID] {
+						checkDamagedCopies(t, a, root, store, plans, p, b, first)
+						return
+					}
+					for _, f := range ingest.DataFiles(p.Files) {
+						t.Run(filepath.Base(f.Path), func(t *testing.T) { checkDamagedCopies(t, a, root, store, plans, p, b, &f) })
+					}
+				}
+				if len(forms) == 1 {
+					check(t)
+				} else {
+					t.Run(f.sourceID, check)
+				}
 			}
-			checkKeyAndCodebooks(t, a.Capability(), b)
-			checkCitedCells(t, a.Capability(), data, m, b)
-			checkDamagedCopies(t, a, root, store, plans, p, b)
 		})
 	}
+}
+
+// damageEveryFile lists the capabilities whose snapshot joins data files of different layouts
+// (a third party's transcriptions of several tables): each file is damaged in turn, not only
+// the first.
+var damageEveryFile = map[string]bool{
+	capability.PowerCapacityMarketMISO.ID: true,
+}
+
+// form is the newest plan of one form of a publisher's data.
+type form struct {
+	sourceID string
+	plan     ingest.Plan
+}
+
+// newestOfEachForm returns, for each source id of the plans' first data files, the last plan
+// of that source id, in the order of the plans.
+func newestOfEachForm(plans []ingest.Plan) []form {
+	last := map[string]int{}
+	var ids []string
+	for i, p := range plans {
+		id := ""
+		if d, _ := ingest.SplitRoles(p.Files); d != nil {
+			id = d.SourceID
+		}
+		if _, ok := last[id]; !ok {
+			ids = append(ids, id)
+		}
+		last[id] = i
+	}
+	out := make([]form, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, form{id, plans[last[id]]})
+	}
+	slices.SortStableFunc(out, func(x, y form) int { return last[x.sourceID] - last[y.sourceID] })
+	return out
 }
 
 func inFolders(dest string, folders []string) bool {
@@ -129,10 +193,21 @@ func buildTwice(t *testing.T, a ingest.Adapter, p ingest.Plan) *ingest.Build {
 	if len(b.Rows) == 0 {
 		t.Fatal("the build has no rows")
 	}
-	if len(b.Cells) == 0 {
-		t.Fatal("the build records no cell a field was read from (use Row.SetCell)")
+	if len(b.Cells) == 0 && len(b.ColumnsBy) == 0 {
+		t.Fatal("the build records no cell a field was read from (use Row.SetCell, or Row.SetCellBy on a sheet with a column per series)")
 	}
 	return b
+}
+
+// columnByRow is the column a field read with Row.SetCellBy was read from on row r of file and
+// sheet: its series' column (0 when the field is not read so).
+func columnByRow(c *capability.Capability, b *ingest.Build, file, sheet, field string, r snapshots.Row) int {
+	for _, cb := range b.ColumnsBy[ingest.CellKey{File: file, Sheet: sheet}] {
+		if cb.Field == field {
+			return cb.Columns[fmt.Sprint(r[column(c, cb.By)])]
+		}
+	}
+	return 0
 }
 
 func column(c *capability.Capability, name string) int {
@@ -236,8 +311,14 @@ func checkCitedCells(t *testing.T, c *capability.Capability, data string, m *sna
 			for field := range b.Cells[ingest.CellKey{File: file, Sheet: sheet, Row: cit.Row}] {
 				fields[field] = true
 			}
+			for _, cb := range b.ColumnsBy[ingest.CellKey{File: file, Sheet: sheet}] {
+				fields[cb.Field] = true
+			}
 			for field := range fields {
 				col := ingest.CellColumn(b.Cells, file, sheet, cit.Row, field)
+				if col == 0 {
+					col = columnByRow(c, b, file, sheet, field, r)
+				}
 				lit := grid.Cell{}
 				if col <= len(ev.Cells) {
 					lit = grid.Cell{Value: ev.Cells[col-1].Value, Kind: kindOf(ev.Cells[col-1].Type)}
@@ -354,16 +435,12 @@ type damage struct {
 	want []string
 }
 
-// checkDamagedCopies ingests, beside the other files of every plan, a damaged copy of the first
-// data file of plan p (a document of a capability whose documents complement each other is
-// damaged among the others it is composed with).
-func checkDamagedCopies(t *testing.T, a ingest.Adapter, root string, store *snapshots.Store, plans []ingest.Plan, p ingest.Plan, b *ingest.Build) {
+// checkDamagedCopies ingests, beside the files of every plan, a damaged copy of data, a file of
+// plan p (a document of a capability whose documents complement each other is damaged among
+// the others it is composed with).
+func checkDamagedCopies(t *testing.T, a ingest.Adapter, root string, store *snapshots.Store, plans []ingest.Plan, p ingest.Plan, b *ingest.Build, data *ingest.File) {
 	t.Helper()
 	c := a.Capability()
-	data, _ := ingest.SplitRoles(p.Files)
-	if data == nil {
-		t.Fatal("the plan has no data file")
-	}
 	file := filepath.Base(data.Path)
 	var src *snapshots.Source
 	for i := range b.Sources {
@@ -384,7 +461,21 @@ func checkDamagedCopies(t *testing.T, a ingest.Adapter, root string, store *snap
 			sheet = s
 		}
 	}
-	cells := b.Cells[ingest.CellKey{File: file, Sheet: sheet}]
+	cells := map[string]int{}
+	for f, col := range b.Cells[ingest.CellKey{File: file, Sheet: sheet}] {
+		cells[f] = col
+	}
+	// A field read from a column per series: its first series' column stands for it.
+	for _, cb := range b.ColumnsBy[ingest.CellKey{File: file, Sheet: sheet}] {
+		var keys []string
+		for k := range cb.Columns {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if _, ok := cells[cb.Field]; !ok && len(keys) > 0 {
+			cells[cb.Field] = cb.Columns[keys[0]]
+		}
+	}
 	// A sheet without a header row (a positional layout) declares row 0.
 	header, declared := 0, false
 	if src != nil {
@@ -408,6 +499,23 @@ func checkDamagedCopies(t *testing.T, a ingest.Adapter, root string, store *snap
 			!slices.Contains(b.Required, f) && !slices.Contains(c.NaturalKey, f) {
 			numericField, numericCol = f, cells[f]
 		}
+	}
+	// The first cited row of the sheet, and whether the sheet holds every row of the build: a
+	// truncated copy of such a sheet keeps its first cited row, so that the capability keeps a
+	// row (and the gates that look for a cut judge it, not the absence of rows) even where its
+	// rows come late in a long file (an export of every HS heading).
+	firstCited, onlySheet := 0, true
+	for _, r := range b.Rows {
+		if r[column(c, capability.ColSourceFile)] != file || r[column(c, capability.ColSheet)] != sheet {
+			onlySheet = false
+			continue
+		}
+		if n := int(r[column(c, capability.ColSourceRow)].(int64)); firstCited == 0 || n < firstCited {
+			firstCited = n
+		}
+	}
+	if !onlySheet {
+		firstCited = 0
 	}
 	// The row of the sheet whose numeric field is published, to write text into.
 	textRow := 0
@@ -438,8 +546,17 @@ func checkDamagedCopies(t *testing.T, a ingest.Adapter, root string, store *snap
 		}},
 		{name: "truncated sheet", want: []string{kit.GateComplete, kit.GateReconcile, "row_count_not_collapsed"}, edit: func(x *testenv.Cells) bool {
 			n := len(x.Rows[sheet])
-			x.Truncate(sheet, max(header+1, n/10))
-			return n > header+2
+			x.Truncate(sheet, max(header+1, n/10, firstCited))
+			return n > header+2 && n > firstCited+1
+		}},
+		{name: "title lines missing", want: []string{kit.GateHeaders}, edit: func(x *testenv.Cells) bool {
+			// A text export's title lines above its header (a report's title and date) are
+			// part of its layout; a workbook's are checked by its adapter's own tests.
+			if x.Format != "csv" || header <= 1 {
+				return false
+			}
+			x.Rows[sheet] = x.Rows[sheet][header-1:]
+			return true
 		}},
 	}
 	catBefore, err := os.ReadFile(store.CatalogPath())

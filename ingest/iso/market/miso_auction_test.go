@@ -45,16 +45,7 @@ func misoBuild(t *testing.T, file string) []atom {
 				t.Errorf("gate %s: %s", g.Name, g.Detail)
 			}
 		}
-		cols := snapshots.Columns(capability.PowerCapacityMarketMISO)
-		var out []atom
-		for _, r := range b.Rows {
-			x := atom{}
-			for i, f := range cols {
-				x[f.Name] = r[i]
-			}
-			out = append(out, x)
-		}
-		return out
+		return atomsOf(capability.PowerCapacityMarketMISO, b)
 	}
 	t.Fatalf("no fixture %s", file)
 	return nil
@@ -117,10 +108,13 @@ func TestRuleFiltersGroupByNoDateRanges(t *testing.T) {
 }
 
 func TestRuleDetailRecordFields(t *testing.T) {
-	// citation is added to every record by the service. cone_unit is the one field beyond
-	// the contract's list: MISO states annual CONE per MW-year, the contract's metric is per
-	// MW-day and CONE is never converted, so each CONE atom says which unit it is in.
-	want := []string{"cone_unit", "source_id", "sheet_name", "iso", "auction_label", "planning_year", "season", "zone", "scope", "atom_type",
+	// citation is added to every record by the service. Three fields go beyond the contract's
+	// list. cone_unit: MISO states annual CONE per MW-year, the contract's metric is per MW-day
+	// and CONE is never converted, so each CONE atom says which unit it is in.
+	// original_document_url and original_page: an atom read from a transcription names the
+	// MISO document and page it was copied from, which its citation (of the transcription, one
+	// file of rows from several documents) cannot.
+	want := []string{"cone_unit", "original_document_url", "original_page", "source_id", "sheet_name", "iso", "auction_label", "planning_year", "season", "zone", "scope", "atom_type",
 		"acp_usd_mw_day", "acp_erz_verbatim", "cone_usd_mw_day", "imm_conduct_threshold_usd_mw_day", "report_period",
 		"source_record_key", "source_row_number", "as_of", "raw_file_sha256"}
 	var got []string

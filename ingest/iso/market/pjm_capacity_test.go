@@ -22,16 +22,7 @@ type atom map[string]any
 
 func pjmAtoms(t *testing.T, b *ingest.Build) []atom {
 	t.Helper()
-	cols := snapshots.Columns(capability.PowerCapacityMarketPJM)
-	var out []atom
-	for _, r := range b.Rows {
-		a := atom{}
-		for i, f := range cols {
-			a[f.Name] = r[i]
-		}
-		out = append(out, a)
-	}
-	return out
+	return atomsOf(capability.PowerCapacityMarketPJM, b)
 }
 
 func pjmPlan(t *testing.T, raw string) ingest.Plan {

@@ -143,6 +143,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 		c.Request.Header.Set(mcp.ClientAddrHeader, c.ClientIP())
 		mcpHTTP.ServeHTTP(c.Writer, c.Request)
 	}
+	registerServerCard(r)
 	r.POST("/mcp", mcpHandler)
 	r.GET("/mcp", mcpHandler)
 	r.DELETE("/mcp", mcpHandler)

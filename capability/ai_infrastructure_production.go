@@ -20,7 +20,7 @@ var AIInfrastructureProduction = register(&Capability{
 		{Name: "series_name", Type: String, Description: "series title as FRED publishes it"},
 		{Name: "measure", Type: String, Filter: true, GroupBy: true, Enum: []string{"industrial_production", "capacity", "capacity_utilization"}, Description: "what the series measures"},
 		{Name: "frequency", Type: String, Filter: true, GroupBy: true, Enum: []string{"monthly", "quarterly"}, Description: "monthly or quarterly"},
-		{Name: "naics", Type: String, Description: "industry code of the series (3344: semiconductor and other electronic component manufacturing)"},
+		{Name: "naics", Key: KeyNAICS, Type: String, Description: "industry code of the series (3344: semiconductor and other electronic component manufacturing)"},
 		{Name: "seasonal_adjustment", Type: String, Description: "SA: seasonally adjusted"},
 		{Name: "observation_date", Type: Date, Description: "first day of the month or quarter, as the file writes it (observation_date column)"},
 		{Name: "period", Type: String, Description: "YYYY-MM (monthly) or YYYY-Qn (quarterly)"},

@@ -93,6 +93,10 @@ type Field struct {
 	// Nulls says what a null value of the field means when it is not a cell the publisher
 	// left blank (a sector's total has no parent line); empty: a null is a blank cell.
 	Nulls string `json:"nulls,omitempty"`
+	// Key, when set, names the shared vocabulary of the field's values (JoinKeys): a code
+	// that means the same in every capability declaring it, or a name-only key that says the
+	// field is a printed name, not a code.
+	Key JoinKey `json:"join_key,omitempty"`
 }
 
 // Floor is the first value of a filter a capability answers, and why the values before it
@@ -273,6 +277,8 @@ type Capability struct {
 	Partitions []string `json:"partitions,omitempty"`
 	// Repeats declares, for partition dimensions, rows that repeat what others count.
 	Repeats []Repeat `json:"repeats,omitempty"`
+	// Flags declares rows an answer names whenever it includes them (a note per flag).
+	Flags []Flag `json:"flags,omitempty"`
 	// Periods, when set, names the period of a row's value, for the answers' coverage notes
 	// and the metrics declared OnePeriod.
 	Periods *Periods `json:"periods,omitempty"`

@@ -20,7 +20,7 @@ var NaturalGasPrices = register(&Capability{
 		{Name: "atom", Type: String, Filter: true, GroupBy: true, Enum: []string{"henry_hub_daily_spot", "us_electric_power_monthly", "state_electric_power_monthly"}, Description: "the price series family"},
 		{Name: "series_id", Type: String, Filter: true, GroupBy: true, Description: "EIA source key (RNGWHHD, N3045US3, N3045<state>3 such as N3045TX3)"},
 		{Name: "series_name", Type: String, Description: "series name as published"},
-		{Name: "area", Type: String, Filter: true, GroupBy: true, Description: "area the price is for: US, or the two-letter state (DC included) of a state series"},
+		{Name: "area", Key: KeyState, Type: String, Filter: true, GroupBy: true, Description: "area the price is for: US, or the two-letter state (DC included) of a state series"},
 		{Name: "frequency", Type: String, Filter: true, GroupBy: true, Enum: []string{"daily", "monthly"}, Description: "daily or monthly"},
 		{Name: "observation_date", Type: Date, Description: "trading day (daily) or first day of the month (monthly; the workbook's date cell holds the 15th)"},
 		{Name: "period", Type: String, Description: "YYYY-MM-DD (daily) or YYYY-MM (monthly)"},

@@ -17,7 +17,7 @@ var PowerDemand = register(&Capability{
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia930)"},
 		{Name: "as_of", Type: Date, Description: "snapshot date"},
-		{Name: "respondent", Type: String, Filter: true, GroupBy: true, Description: "EIA-930 respondent (region) code read from the series id, e.g. CAL"},
+		{Name: "respondent", Key: KeyBalancingAuthority, Type: String, Filter: true, GroupBy: true, Description: "EIA-930 respondent (region) code read from the series id, e.g. CAL"},
 		{Name: "respondent_name", Type: String, Description: "region name as the file's title gives it, e.g. California (region)"},
 		{Name: "series_id", Type: String, Filter: true, GroupBy: true, Description: "EIA series id, e.g. EBA.CAL-ALL.D.H"},
 		{Name: "period_raw", Type: String, Bookkeeping: true, Description: "the hour as published, e.g. '02/19/2022 19H' (UTC, hour ending)"},
@@ -76,7 +76,7 @@ var PowerDemandRollup = register(&Capability{
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia930)"},
 		{Name: "as_of", Type: Date, Description: "snapshot date"},
-		{Name: "respondent", Type: String, Filter: true, GroupBy: true, Description: "EIA-930 respondent (region) code, e.g. CAL"},
+		{Name: "respondent", Key: KeyBalancingAuthority, Type: String, Filter: true, GroupBy: true, Description: "EIA-930 respondent (region) code, e.g. CAL"},
 		{Name: "respondent_name", Type: String, Description: "region name as the file's title gives it"},
 		{Name: "series_id", Type: String, Filter: true, Description: "EIA series id of the hourly values"},
 		{Name: "granularity", Type: String, Filter: true, GroupBy: true, Enum: []string{"day", "month"}, Description: "day or month"},

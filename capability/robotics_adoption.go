@@ -25,7 +25,7 @@ var RoboticsAdoption = register(&Capability{
 		{Name: "source_column", Type: String, Bookkeeping: true, Description: "spreadsheet-style column letter of the value in the cited row (the value is the cell at source_row, source_column)"},
 		{Name: "industry", Type: String, Filter: true, GroupBy: true, Description: "industry (or sector) of the companies, the last level of industry_path, as published (HTML entities decoded)"},
 		{Name: "industry_path", Type: String, Filter: true, GroupBy: true, Description: "the industry with its ancestors as published (\"All industries -> Manufacturing industries -> Computer and electronic products\")"},
-		{Name: "naics_code", Type: String, Filter: true, GroupBy: true, Description: "NAICS code(s) of the industry as published (\"3344\", \"31–33\")"},
+		{Name: "naics_code", Key: KeyNAICS, Type: String, Filter: true, GroupBy: true, Description: "NAICS code(s) of the industry as published (\"3344\", \"31–33\")"},
 		{Name: "company_size", Type: String, Filter: true, GroupBy: true, Description: "employment size class of the companies as published (\"1–4\", \"Large companies\", \"All companies\")"},
 		{Name: "company_size_path", Type: String, Filter: true, GroupBy: true, Description: "the size class with its ancestors as published"},
 		{Name: "hierarchy_depth", Type: Integer, Filter: true, GroupBy: true, Description: "depth of the row's industry or size class (1: all industries or all companies)"},

@@ -105,6 +105,9 @@ func (c *Capability) Validate() error {
 		if f.Codebook != "" && f.Type != String {
 			bad("field %s has a codebook but is of type %s", f.Name, f.Type)
 		}
+		if err := validJoinKey(f.Key); err != nil {
+			bad("field %s: %v", f.Name, err)
+		}
 		if f.Description == "" {
 			bad("field %s has no description", f.Name)
 		}
@@ -278,6 +281,9 @@ func (c *Capability) Validate() error {
 				bad("repeat on %s names metric %q, which is not a metric", rp.Dimension, m)
 			}
 		}
+	}
+	for _, p := range c.flagProblems(fields) {
+		bad("%s", p)
 	}
 	for _, in := range c.Inputs {
 		if in == c.ID {

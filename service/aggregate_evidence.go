@@ -501,6 +501,12 @@ func (r *recompute) read(snap *Snapshot, rows []int, sheets, srcRows []string) *
 // number reads field's cell on a cited row: the number its literal text spells (NaN when
 // empty or not a number) and the trimmed text ("" when empty).
 func (r *recompute) number(sh *grid.Sheet, sheet string, row int, field string) (float64, string) {
+	if text, inputs, ok := derivedCell(r.c, r.src, sh, sheet, row, field); ok {
+		for f, col := range inputs {
+			r.used[[2]string{sheet, f}] = col
+		}
+		return derivedNumber(text), text
+	}
 	col := r.src.Cells[sheet][field]
 	used := [2]string{sheet, field}
 	if cb := r.columnsBy(sheet, field); col == 0 && cb != nil {

@@ -383,6 +383,7 @@ func oaSharedParameters() Obj {
 		{"Order", q("order", "the ranking direction of order_by", oaOrderSchema())},
 		{"TopN", q("top_n", ctl["top_n"], oaTopNSchema())},
 		{"RollupOther", q("rollup_other", ctl["rollup_other"], oaBoolSchema(true))},
+		{"Cursor", q(CursorParam, ctl[CursorParam], Obj{{"type", "string"}})},
 	}
 }
 
@@ -447,7 +448,7 @@ func oaQueryParameters(c *capability.Capability) []Obj {
 		}
 	}
 	params = append(params,
-		oaPref("IncludeRecords"), oaPref("Limit"), oaPref("IncludeEvidence"),
+		oaPref("IncludeRecords"), oaPref("Limit"), oaPref("IncludeEvidence"), oaPref("Cursor"),
 		Obj{{"name", "order_by"}, {"in", "query"}, {"required", false}, {"description", oaControls()["order_by"]},
 			{"schema", Obj{{"type", "string"}, {"enum", c.MetricNames()}}}},
 		oaPref("Order"), oaPref("TopN"), oaPref("RollupOther"))
@@ -644,6 +645,7 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		KV{"order", oaWithDesc(oaOrderSchema(), "the ranking direction of order_by")},
 		KV{"top_n", oaWithDesc(oaTopNSchema(), ctl["top_n"])},
 		KV{"rollup_other", oaWithDesc(oaBoolSchema(true), ctl["rollup_other"])},
+		KV{CursorParam, oaWithDesc(Obj{{"type", "string"}}, ctl[CursorParam])},
 	)
 	params = append(params, topFilters...)
 	params = append(params, oaCompareProperty(c)...)
@@ -656,6 +658,7 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		KV{"include_records", Obj{{"type", "boolean"}}},
 		KV{"limit", oaInteger("given only with include_records")},
 		KV{"include_evidence", Obj{{"type", "boolean"}}},
+		KV{CursorParam, oaStr("given only for a page after the first")},
 	)
 
 	metrics := Obj{}
@@ -698,8 +701,9 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		{"notes", oaArray(oaSref("Note"), "")},
 		{"citation_refs", oaArray(oaSref("CitationRef"), "the citations of the whole matched set, keys of citations")},
 		{"records_returned", oaInteger("with include_records: the records returned")},
-		{"records_truncated", oaBoolean("with include_records: true when more records matched than limit")},
-	}, "group_count", "returned_group_count", "matched_source_rows", "totals", "units", "notes", "citation_refs")
+		{"records_truncated", oaBoolean("with include_records: true when more records matched than this page holds (limit, or the page budget)")},
+		{"records_offset", oaInteger("with cursor: the matched records before this page")},
+	}.with(oaPageMembers()...), "group_count", "returned_group_count", "matched_source_rows", "totals", "units", "notes", "citation_refs")
 
 	row := oaObject("One group (or the (other) row of top_n).", Obj{
 		{"group", oaSref(pfx + "Group")},
@@ -789,6 +793,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			}
 		}
 	}
+	noteCodes = flagNoteCodes(noteCodes, served)
 	sha := Obj{{"type", "string"}, {"pattern", oaSha256Pattern}}
 	recordCitation := Obj{
 		{"source_id", oaStr("source identifier")},
@@ -850,10 +855,10 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"description", "YYYY-MM-DD, YYYY-MM or YYYY; inclusive"}}},
 		{"DateOrInstantBound", Obj{{"type", "string"}, {"pattern", oaDateOrInstantPattern},
 			{"description", "YYYY-MM-DD, YYYY-MM or YYYY, or an RFC 3339 timestamp (Z or an offset; compared in UTC); inclusive"}}},
-		{"Note", oaObject("Why a metric is null or incomplete, or what an answer adds that should not be added silently.", Obj{
+		{"Note", oaObject("Why a metric is null or incomplete, or what an answer adds that should not be added silently.", append(append(Obj{
 			{"code", Obj{{"type", "string"}, {"enum", noteCodes}}},
 			{"metric", oaStr("the metric the note is about (absent for a note on the matched set as a whole)")},
-			{"count", oaInteger("matched rows with no value (the null note of a count_distinct metric); " + NoteDateUnplaced + ": the rows the range could not place")},
+			{"count", oaInteger("matched rows with no value (the null note of a count_distinct metric); " + NoteDateUnplaced + ": the rows the range could not place; a flag's note: the matched rows it names")},
 			{"dimension", oaStr(NoteMixedPartition + ": the partition dimension the matched rows span several values of")},
 			{"values", oaArray(oaObject("", Obj{{"value", nullableScalar}, {"rows", oaInteger("")}}, "value", "rows"),
 				NoteMixedPartition+": the dimension's values in the matched set, with their rows")},
@@ -873,7 +878,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"periods", oaInteger(NoteNotAdditiveOverTime + ": the periods the rows' values are of; " + NotePeriodsPresent + ": the periods the row's group has a value for")},
 			{"most", oaInteger(NotePeriodsPresent + ", " + NoteUnequalCoverage + ": the most periods any group of the answer has a value for")},
 			{"fewest", oaInteger(NoteUnequalCoverage + ": the fewest periods a group of the answer has a value for")},
-			{"field", oaStr(NotePeriodsPresent + ", " + NoteUnequalCoverage + ": the field that holds the period")},
+			{"field", oaStr(NotePeriodsPresent + ", " + NoteUnequalCoverage + ": the field that holds the period; a flag's note: the field that marks the rows named")},
 			{"groups_below_most", oaInteger(NoteUnequalCoverage + ": the groups with fewer periods than the most")},
 			{"shares", oaInteger(NoteShareNotAveraged + ": the shares the rows hold")},
 			{"rows", oaInteger(NoteValuesMissing + ": the matched rows without a value in column; " + NoteNullGroupKey + ": the matched rows without a value of dimension")},
@@ -901,8 +906,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"earlier_release", oaStr("")},
 				{"earlier", oaWithDesc(oaSref("RecordCitation"), "the earlier publication's row, as of its own date: post it to /v1/evidence/source-row")},
 			}, "source_record_key", "values", "earlier"), NoteReleaseRevised+": the matched rows a newer publication revised (the first 24)")},
-			{"message", oaStr("")},
-		}, "code", "message")},
+		}, oaFlagNoteMembers()...), KV{"message", oaStr("")}), "code", "message")},
 		{"RecordCitation", oaObject("A record-level citation: the evidence endpoint takes it as is.", recordCitation,
 			"source_id", "source_url", "source_file", "sheet", "source_row", "raw_file_sha256", "as_of")},
 		{"AggregateCitation", oaObject("The citation of the rows of one group (or of the whole matched set) from one source file.", Obj{
@@ -971,10 +975,13 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"not_answerable_because", oaStr("with answerable false: the refusal every query gets (what each input has, and which files would make it answer)")},
 				{"endpoints", oaObject("", Obj{{"schema", oaStr("")}, {"query", oaStr("")}}, "schema", "query")},
 				{"mcp_tools", oaObject("", Obj{{"describe", oaStr("")}, {"query", oaStr("")}}, "describe", "query")},
-			}, "capability", "path", "title", "description", "cadence", "publisher", "as_of_latest", "as_of_available", "answerable", "endpoints", "mcp_tools"), "")},
+				{"join_keys", oaJoinKeys()},
+			}, "capability", "path", "title", "description", "cadence", "publisher", "as_of_latest", "as_of_available", "answerable", "endpoints", "mcp_tools", "join_keys"), "")},
 			{"flow", oaStr("")},
 			{"evidence", oaStr("the evidence endpoint")},
-		}, "capabilities", "flow", "evidence")},
+			{"join_key_vocabulary", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"name_only", oaBoolean("the key is a printed name, not a code")}}, "description"), "join key → what its values are")},
+			{"mcp", oaObject("the MCP endpoint and its server card", Obj{{"endpoint", oaStr("")}, {"server_card", oaStr("")}}, "endpoint", "server_card")},
+		}, "capabilities", "flow", "evidence", "join_key_vocabulary", "mcp")},
 		{"CapabilitySchema", oaObject("The description of a capability (its latest snapshot).", Obj{
 			{"capability", oaStr("")},
 			{"path", oaStr("")},
@@ -1030,9 +1037,11 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"ranking", oaArray(Obj{{"type", "string"}}, "")},
 			{"detail_fields", oaArray(named(KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")},
 				KV{"from", oaStr("the published field this one is mapped from")}, KV{"nulls", oaStr("what a null value means when it is not a blank the publisher left")},
+				KV{"join_key", oaStr("the shared vocabulary of the field's values (join_keys)")},
 				KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
 			{"citation_fields", oaObject("", Obj{{"record", oaArray(Obj{{"type", "string"}}, "")}, {"aggregate", oaArray(Obj{{"type", "string"}}, "")}})},
 			{"codebooks", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"code_count", oaInteger("")}, {"codes", oaArray(codebookCode, "")}}), "codebook name → its codes")},
+			{"join_keys", oaJoinKeys()},
 			{"partitions", oaArray(Obj{{"type", "string"}}, "dimensions whose values are not meant to be added together: an answer spanning several of their values, neither filtered to one nor grouped by, carries a "+NoteMixedPartition+" note")},
 			{"repeats", oaArray(oaObject("", Obj{
 				{"dimension", oaStr("a partition dimension")},
@@ -1041,6 +1050,15 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"metrics", oaArray(Obj{{"type", "string"}}, "the metrics that leave the repeating rows out")},
 				{"reason", oaStr("")},
 			}, "dimension", "values", "of", "metrics", "reason"), "present when rows of some values of a partition repeat what others count: an answer spanning both carries a "+NoteMixedPartition+" note with a repeating member, and a metric null because only repeating rows match a "+NoteNotCounted+" note")},
+			{"flags", oaArray(oaObject("", Obj{
+				{"field", oaStr("the filter field marking the rows")},
+				{"value", oaStr("its value on them")},
+				{"note", oaStr("the code of the note an answer that includes them carries")},
+				{"rows", oaStr("what the rows are")},
+				{"sum", oaStr("a field the note sums over them")},
+				{"before", oaStr("a date field: the note counts those dated before the as_of")},
+				{"advice", oaStr("how to leave them out, or see only them")},
+			}, "field", "value", "note", "rows", "advice"), "present when some rows are named by a note whenever an answer includes them (a status inferred, a project counted in another capability too, a row that is not a project): the note gives their count, with the sum and the count of dated rows where declared")},
 			{"inputs", oaArray(oaObject("", Obj{
 				{"capability", oaStr("")}, {"side", oaStr("")}, {"gives", oaStr("")},
 				{"months", oaMapOf(oaDate(""), "month (YYYY-MM) → as_of of the input snapshot that serves it")},

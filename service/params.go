@@ -36,6 +36,10 @@ type Params struct {
 	Order           string
 	TopN            int
 	RollupOther     bool
+	// offset is the first item of the page cursor names (paging.go); pageKey identifies
+	// the answer its pages belong to.
+	offset          int
+	cursor, pageKey string
 }
 
 // canonical renders the params as the query echo of a response.
@@ -76,6 +80,9 @@ func (p *Params) canonical(c *capability.Capability) Obj {
 		o = append(o, KV{"limit", p.Limit})
 	}
 	o = append(o, KV{"include_evidence", p.IncludeEvidence})
+	if p.cursor != "" {
+		o = append(o, KV{CursorParam, p.cursor})
+	}
 	return o
 }
 
@@ -584,6 +591,9 @@ func normInstant(key, s string, upper bool) (string, *Error) {
 	}
 	// A + sent unencoded in a GET query string arrives as a space: 02:00:00 08:00.
 	u = plusAsSpace.ReplaceAllString(u, "$1+$2")
+	if e := strictInstant(key, s, u); e != nil {
+		return "", e
+	}
 	var t time.Time
 	var err error
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00"} {
@@ -598,7 +608,7 @@ func normInstant(key, s string, upper bool) (string, *Error) {
 		} else if _, e := time.Parse("2006-01-02T15:04", u); e == nil {
 			zone = " It has no time zone: add Z for UTC or an offset such as -08:00."
 		}
-		return "", errf(400, CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp (YYYY-MM-DDTHH:MM:SSZ or with an offset, e.g. 2022-02-19T19:00:00Z or 2022-02-19T11:00:00-08:00).%s", key, s, zone)
+		return "", notRFC3339(key, s, zone)
 	}
 	t = t.UTC()
 	if frac := t.Sub(t.Truncate(time.Second)); frac > 0 {
@@ -611,6 +621,32 @@ func normInstant(key, s string, upper bool) (string, *Error) {
 		return "", errf(400, CodeInvalidParameter, "%s %q lies outside the years 0001 to 9999", key, s)
 	}
 	return t.Format(InstantLayout), nil
+}
+
+// instantSyntax is RFC 3339's date-time (seconds optional, as the bounds allow): a fraction
+// only after seconds and with a ".", an offset of two-digit hours and minutes.
+var instantSyntax = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-](\d{2}):(\d{2}))?$`)
+
+// strictInstant refuses what time.Parse would take but RFC 3339 does not: a fraction after a
+// comma, and an offset beyond 23:59 (time.Parse takes +24:00 and +05:60). u is s in upper
+// case, its + restored. A timestamp without a zone passes, for normInstant to explain.
+func strictInstant(key, s, u string) *Error {
+	m := instantSyntax.FindStringSubmatch(u)
+	switch {
+	case m == nil && strings.Contains(u, ","):
+		return errf(400, CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp: fractional seconds follow a \".\", not a \",\" (e.g. 2022-02-19T19:00:00.5Z)", key, s)
+	case m == nil:
+		return notRFC3339(key, s, "")
+	case m[1] != "" && (m[1] > "23" || m[2] > "59"):
+		return errf(400, CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp: its offset %s:%s is out of range (hours 00 to 23, minutes 00 to 59)", key, s, m[1], m[2])
+	}
+	return nil
+}
+
+// notRFC3339 is the error for a bound s of key that is not an RFC 3339 timestamp, with more
+// to say (or "").
+func notRFC3339(key, s, more string) *Error {
+	return errf(400, CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp (YYYY-MM-DDTHH:MM:SSZ or with an offset, e.g. 2022-02-19T19:00:00Z or 2022-02-19T11:00:00-08:00).%s", key, s, more)
 }
 
 // plusAsSpace matches a timestamp whose offset lost its + to URL decoding.

@@ -26,9 +26,8 @@ type Prepared struct {
 	snap   *Snapshot
 	params *Params
 	pinned bool
-	// compare is the compare_as_of date (compare.go), raw the params without it.
-	compare string
-	raw     RawParams
+	// cmp is the other side of a query with compare_as_of (compare.go).
+	cmp *comparison
 }
 
 // Pinned reports whether the answer never changes: the query names an exact as_of and does
@@ -46,6 +45,10 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	raw, cursor, e := splitCursor(raw)
+	if e != nil {
+		return nil, e
+	}
 	raw, cmp, e := splitCompare(raw)
 	if e != nil {
 		return nil, e
@@ -56,19 +59,32 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	if cmp != "" {
+		q, e := s.prepareCompare(c, raw, cmp, on)
+		if e != nil {
+			return nil, e
+		}
+		if e := setPage(c, q.snap, q.params, q.cmp.snap.Manifest.AsOf+"/"+q.cmp.snap.Manifest.Fingerprint, cursor); e != nil {
+			return nil, e
+		}
+		return q, nil
+	}
 	params, snap, e := s.Validate(c, raw)
 	if e != nil {
 		return nil, e
 	}
 	// A derived answer is computed from the inputs served on its as_of, to which ingest may
 	// still add a snapshot dated earlier: it is never pinned.
-	pinned := Pinned(raw) && cmp != "latest" && !on && snap.derived == nil
+	pinned := Pinned(raw) && !on && snap.derived == nil
 	if snap.derived != nil {
 		if e := snap.derived.check(params); e != nil {
 			return nil, e
 		}
 	}
-	return &Prepared{c: c, snap: snap, params: params, pinned: pinned, compare: cmp, raw: raw}, nil
+	if e := setPage(c, snap, params, "", cursor); e != nil {
+		return nil, e
+	}
+	return &Prepared{c: c, snap: snap, params: params, pinned: pinned}, nil
 }
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,
@@ -84,7 +100,7 @@ func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *Error) 
 	if e := cancelled(ctx); e != nil {
 		return nil, e
 	}
-	if q.compare != "" {
+	if q.cmp != nil {
 		return s.compare(q)
 	}
 	if q.params.IncludeEvidence {
@@ -415,6 +431,11 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		return nil, unreadable(snap, perr)
 	}
 	notes = append(notes, parts...)
+	flagged, ferr := flagNotes(c, snap, sel, p)
+	if ferr != nil {
+		return nil, unreadable(snap, ferr)
+	}
+	notes = append(notes, flagged...)
 	notes = append(notes, declNotes...)
 	unplaced, uerr := unplacedNotes(c, snap.Table, p)
 	if uerr != nil {
@@ -449,11 +470,16 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	if p.IncludeRecords {
 		var nrecs int
 		var e *Error
-		recs, nrecs, e = s.records(c, snap, sel, p.Limit)
+		recs, nrecs, e = s.records(c, snap, sel, p.offset, p.Limit)
 		if e != nil {
 			return nil, e
 		}
-		summary = append(summary, KV{"records_returned", nrecs}, KV{"records_truncated", nrecs < sel.Len()})
+		more := p.offset+nrecs < sel.Len()
+		summary = append(summary, KV{"records_returned", nrecs}, KV{"records_truncated", more})
+		if p.offset > 0 {
+			summary = append(summary, KV{"records_offset", p.offset})
+		}
+		summary = append(summary, pageSummary(p, p.offset+nrecs, more)...)
 		doc[3].V = summary
 	}
 	// The document is {capability, as_of, query, summary, rows, records?, citations}: the
@@ -881,13 +907,15 @@ func intText(t *columnar.Table, col string, r int) int64 {
 	return n
 }
 
-// records renders up to limit matched rows, in source order, each with its citation, as a
-// JSON array of objects (each field by name, then "citation"), and returns how many.
-func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, limit int) (rawJSON, int, *Error) {
-	n := min(limit, sel.Len())
+// records renders up to limit matched rows from the offset-th on, in source order, each with
+// its citation, as a JSON array of objects (each field by name, then "citation"), and returns
+// how many: it stops at the first record past PageBytes (paging.go).
+func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, offset, limit int) (rawJSON, int, *Error) {
+	offset = min(offset, sel.Len())
+	n := min(limit, sel.Len()-offset)
 	rows := make([]int, n)
 	for i := range rows {
-		rows[i] = sel.Row(i)
+		rows[i] = sel.Row(offset + i)
 	}
 	// Column by column: a column not in memory is read from the file at these rows only.
 	names := make([]string, len(c.Fields))
@@ -925,6 +953,9 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 		b = append(b, `"citation":`...)
 		b = lin.appendRecordCitation(b, snap, r)
 		b = append(b, '}')
+		if len(b) >= PageBytes && i+1 < n {
+			return append(b, ']'), i + 1, nil
+		}
 	}
 	return append(b, ']'), n, nil
 }

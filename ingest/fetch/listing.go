@@ -153,20 +153,11 @@ func fetchListing(ctx context.Context, rawDir string, src Source, opt Options) (
 		if i == 0 {
 			res.Bytes, res.SHA256 = size, sum
 		}
-		same, err := sameContent(dest, size, sum)
+		moved, err := replace(p.tmp, dest, size, sum)
 		if err != nil {
-			return res, fmt.Errorf("fetch %s: compare with existing file: %w", p.src.Dest, err)
-		}
-		if same {
-			continue
-		}
-		if err := os.Chmod(p.tmp, 0o644); err != nil {
 			return res, fmt.Errorf("fetch %s: %w", p.src.Dest, err)
 		}
-		if err := os.Rename(p.tmp, dest); err != nil {
-			return res, fmt.Errorf("fetch %s: replace destination: %w", p.src.Dest, err)
-		}
-		changed = true
+		changed = changed || moved
 	}
 	syncDir(dir)
 	if err := removeStaleListingPages(res.Path, kept); err != nil {

@@ -453,8 +453,10 @@ def queues():
     path = os.path.join(RAW, "iso", "miso", "GI_Interactive_Queue_2025-05.csv")
     labels, rows = q.read_csv(path)["csv"]
     col = {" ".join(l.split()).lower(): i for i, l in reversed(list(enumerate(labels))) if l}
+    # The placeholder row (compute_queues.miso_unmatched: no date, place or fuel, 0 MW) is not a
+    # project: it has no status.
     active = [r for r in rows if not q.blank(r[col["project #"]]) and not q.is_note(r) and r[col["project #"]].strip() not in q.MISO["skip"]
-              and q.miso_status("csv", r, col) == "active"]
+              and q.miso_status("csv", r, col) == "active" and q.miso_unmatched(r[col["project #"]].strip(), r, col) != "placeholder"]
     nofuel = [r for r in active if q.blank(r[col["fuel"]])]
     case("MISO: active requests with no fuel form a noted null group", "power.interconnection_queue", "2025-05-09",
          {"filters": {"status": "active"}, "group_by": ["generation_type"]},

@@ -26,7 +26,8 @@ var NaturalGasPrices = register(&Capability{
 		{Name: "period", Type: String, Description: "YYYY-MM-DD (daily) or YYYY-MM (monthly)"},
 		{Name: "year", Type: Integer, Filter: true, GroupBy: true, Description: "calendar year of the observation"},
 		{Name: "month", Type: String, Filter: true, GroupBy: true, Description: "calendar month of the observation, YYYY-MM"},
-		{Name: "price", Type: Number, Description: "price as published (null where the cell is empty)"},
+		{Name: "price", Type: Number, Description: "price as published (null where the cell is empty)",
+			Cell: &CellRule{ColumnBy: "series_id"}}, // the state workbook holds one column per series
 		{Name: "unit", Type: String, Filter: true, GroupBy: true, Description: "USD/MMBtu or USD/Mcf"},
 		{Name: "release_date", Bookkeeping: true, Type: Date, Description: "release date printed on the workbook's Contents sheet"},
 		{Name: "as_of", Type: Date, Description: "snapshot date"},

@@ -62,6 +62,15 @@ var PowerRetailSales = register(&Capability{
 	},
 })
 
+// RetailSalesNotCounted are the EIA-861 lines whose sales are not counted in totals: Part C
+// (delivery-only) lines repeat the energy a Part B line sells.
+var RetailSalesNotCounted = Unless{"part": {"C"}}
+
+// RetailCustomersNotCounted are the lines whose customers are not counted in totals: Part C
+// lines, and Behind the Meter respondents (third-party owners of rooftop solar), whom the
+// agency leaves out of state and U.S. customer counts.
+var RetailCustomersNotCounted = Unless{"part": {"C"}, "ownership": {"Behind the Meter"}}
+
 // retailSectorFields are the published revenue, sales and customer columns of each sector and
 // the counted sales and customers beside them.
 func retailSectorFields() []Field {
@@ -71,8 +80,10 @@ func retailSectorFields() []Field {
 			Field{Name: s + "_revenue_kusd", Type: Number, Description: s + " revenues (thousand USD), as published"},
 			Field{Name: s + "_sales_mwh", Type: Number, Description: s + " sales (MWh), as published"},
 			Field{Name: s + "_customers", Type: Number, Description: s + " customers (count), as published"},
-			Field{Name: s + "_sales_mwh_counted", Type: Number, Description: s + " sales (MWh) counted in totals: as published, null on Part C lines"},
-			Field{Name: s + "_customers_counted", Type: Number, Description: s + " customers counted in totals: as published, null on Part C lines and Behind the Meter respondents"},
+			Field{Name: s + "_sales_mwh_counted", Type: Number, Description: s + " sales (MWh) counted in totals: as published, null on Part C lines",
+				Cell: &CellRule{CopyOf: s + "_sales_mwh", Unless: RetailSalesNotCounted}},
+			Field{Name: s + "_customers_counted", Type: Number, Description: s + " customers counted in totals: as published, null on Part C lines and Behind the Meter respondents",
+				Cell: &CellRule{CopyOf: s + "_customers", Unless: RetailCustomersNotCounted}},
 		)
 	}
 	return out

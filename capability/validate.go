@@ -241,6 +241,7 @@ func (c *Capability) Validate() error {
 	if len(c.Metrics) == 0 {
 		bad("no metrics")
 	}
+	c.validateCells(fields, bad)
 	ranges := map[string]bool{}
 	for _, r := range c.DateRanges {
 		if ranges[r.Name] {

@@ -286,12 +286,6 @@ func compose(a Adapter, members []*document, asOf string) (*Build, error) {
 		for k, v := range b.Cells {
 			out.Cells[k] = v
 		}
-		for k, v := range b.ColumnsBy {
-			if out.ColumnsBy == nil {
-				out.ColumnsBy = map[CellKey][]snapshots.ColumnsBy{}
-			}
-			out.ColumnsBy[k] = v
-		}
 		for k, v := range b.Ranges {
 			out.Ranges[k] = v
 		}

@@ -68,9 +68,6 @@ type Build struct {
 	// Cells is the column each field was read from, per file and sheet (Rows.Cells): the
 	// conformance suite compares every such value with the literal cell it cites.
 	Cells map[CellKey]map[string]int
-	// ColumnsBy is, per file and sheet, the fields read from a column per value of another
-	// field (Rows.ColumnsBy): the aggregate evidence reads them again by it.
-	ColumnsBy map[CellKey][]snapshots.ColumnsBy
 	// Coverage lists the periods the document covers only in part (a year to date, a day
 	// cut short), each saying how to get the complete figure; answers over them say so.
 	Coverage []snapshots.Coverage
@@ -291,8 +288,7 @@ func buildSnapshot(a Adapter, p Plan, hint string, build func() (*Build, error),
 	} else {
 		m.AsOf, m.Sources, m.Rows = b.AsOf, b.Sources, len(b.Rows)
 		m.Documents, m.Coverage, m.Revisions = b.documents, b.Coverage, b.revisions
-		attachCells(m.Sources, b.Cells)
-		attachColumnsBy(m.Sources, b.ColumnsBy)
+		attachCells(m.Sources, a.Capability(), b.Cells)
 		m.RowsBySheet = rowsBySheet(a.Capability(), b.Rows)
 		if prevAsOf, prevRows, err = previousPromoted(store, cat, a.Capability(), m.AsOf); err != nil {
 			return Outcome{}, err
@@ -363,13 +359,37 @@ func sourcesOf(p Plan) []snapshots.Source {
 }
 
 // attachCells records in each source the column each field was read from, per sheet. A field
-// whose column varies from row to row on a sheet (a wide sheet) has no one column and is left
-// out, so nothing reads it from a column it was not read from.
-func attachCells(srcs []snapshots.Source, cells map[CellKey]map[string]int) {
+// whose column varies from row to row on a sheet has no one column and is left out, so
+// nothing reads it from a column it was not read from; a field whose column c's definition
+// says another field chooses (a wide sheet) is recorded with the column of each of that
+// field's values (CellsBy).
+func attachCells(srcs []snapshots.Source, c *capability.Capability, cells map[CellKey]map[string]int) {
+	for i := range srcs {
+		for k, byField := range cells {
+			if k.File != srcs[i].File || k.By == "" {
+				continue
+			}
+			for field, col := range byField {
+				f, _ := c.Field(field)
+				if srcs[i].CellsBy == nil {
+					srcs[i].CellsBy = map[string]map[string]snapshots.CellsBy{}
+				}
+				if srcs[i].CellsBy[k.Sheet] == nil {
+					srcs[i].CellsBy[k.Sheet] = map[string]snapshots.CellsBy{}
+				}
+				cb := srcs[i].CellsBy[k.Sheet][field]
+				if cb.Columns == nil {
+					cb = snapshots.CellsBy{By: f.Cell.ColumnBy, Columns: map[string]int{}}
+				}
+				cb.Columns[k.By] = col
+				srcs[i].CellsBy[k.Sheet][field] = cb
+			}
+		}
+	}
 	// The fields each sheet records on some row of its own: their column varies.
 	varies := map[CellKey]map[string]bool{}
 	for k, byField := range cells {
-		if k.Row == 0 {
+		if k.Row == 0 || k.By != "" {
 			continue
 		}
 		sk := CellKey{File: k.File, Sheet: k.Sheet}
@@ -382,7 +402,7 @@ func attachCells(srcs []snapshots.Source, cells map[CellKey]map[string]int) {
 	}
 	for i := range srcs {
 		for k, byField := range cells {
-			if k.File != srcs[i].File || k.Row != 0 {
+			if k.File != srcs[i].File || k.Row != 0 || k.By != "" {
 				continue
 			}
 			one := map[string]int{}
@@ -395,22 +415,6 @@ func attachCells(srcs []snapshots.Source, cells map[CellKey]map[string]int) {
 				srcs[i].Cells = map[string]map[string]int{}
 			}
 			srcs[i].Cells[k.Sheet] = one
-		}
-	}
-}
-
-// attachColumnsBy records in each source the fields its sheets hold in a column per value of
-// another field.
-func attachColumnsBy(srcs []snapshots.Source, by map[CellKey][]snapshots.ColumnsBy) {
-	for i := range srcs {
-		for k, list := range by {
-			if k.File != srcs[i].File {
-				continue
-			}
-			if srcs[i].ColumnsBy == nil {
-				srcs[i].ColumnsBy = map[string][]snapshots.ColumnsBy{}
-			}
-			srcs[i].ColumnsBy[k.Sheet] = list
 		}
 	}
 }

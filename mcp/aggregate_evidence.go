@@ -40,14 +40,16 @@ func (ts toolSet) aggregateEvidence(caps []*capability.Capability) toolDef {
 		tool: &sdk.Tool{
 			Name:  AggregateEvidenceTool,
 			Title: "Verify a whole aggregate",
-			Description: "Step 4, for a whole number: re-open the raw file an aggregate citation names, re-hash it, read the cell of every cited row, recompute the metric from those cells alone " +
-				"and say whether it equals the figure served. Same payload as POST " + service.AggregateEvidencePath + ".",
+			Description: "Step 4, for a whole number: check every member of an aggregate citation against what the service cites for the rows its lineage_filter selects ((other) included; a forged member or a filter selecting nothing is an error naming it), " +
+				"re-open the raw file it names, re-hash it, read every cited row's cells by the rules ingest read them with, recompute the metric from those cells alone, and say whether it equals the figure served (recomputed, served, equal, rows). " +
+				"A metric the capability declares not recomputable is an error saying why. Free; a few run at once (over_capacity beyond: call again shortly); cancelling the call stops it. Same payload as POST " + service.AggregateEvidencePath + ".",
 			InputSchema:  json.RawMessage(b),
 			OutputSchema: outputSchema("recomputed", "equal", "rows"),
 			Annotations:  readOnly(),
 		},
 		handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			body, e := ts.svc.AggregateEvidenceJSON(args(req))
+			// The call's context: a cancelled call (notifications/cancelled) stops the verification.
+			body, e := ts.svc.AggregateEvidenceContext(ctx, args(req))
 			return ts.result(AggregateEvidenceTool, "", body, e), nil
 		},
 	}

@@ -25,18 +25,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 
 func session(t *testing.T) (*httptest.Server, *sdk.ClientSession) {
 	t.Helper()
-	svc, err := service.New(testenv.Data(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(api.New(svc, zerolog.Nop()))
-	t.Cleanup(srv.Close)
-	client := sdk.NewClient(&sdk.Implementation{Name: "citeq-test", Version: "v1"}, nil)
-	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	_, srv, cs := sessionWith(t)
 	return srv, cs
 }
 

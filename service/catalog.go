@@ -30,7 +30,7 @@ func (s *Service) Capabilities() []byte {
 			{"as_of_available", dates},
 		}
 		entry = append(entry, s.answerable(c)...)
-		list = append(list, append(entry,
+		entry = append(entry,
 			KV{"endpoints", Obj{
 				{"schema", "/v1/" + c.Path + "/schema"},
 				{"query", "/v1/" + c.Path + "/query"},
@@ -39,7 +39,11 @@ func (s *Service) Capabilities() []byte {
 				{"describe", "describe_" + c.ToolName() + "_v1"},
 				{"query", "query_" + c.ToolName() + "_v1"},
 			}},
-			KV{"join_keys", joinKeysDoc(c)}))
+			KV{"join_keys", joinKeysDoc(c)})
+		if fr := s.freshnessDoc(c, s.latest(c)); fr != nil {
+			entry = append(entry, KV{"freshness", fr})
+		}
+		list = append(list, entry)
 	}
 	if list == nil {
 		list = []Obj{}
@@ -128,6 +132,9 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
 			o = append(o, KV{"note", m.NullNote})
 		}
 		o = append(o, quantileDoc(m)...)
+		if why := c.NotRecomputed(m); why != "" {
+			o = append(o, KV{"not_recomputable", why})
+		}
 		if w := m.OnePeriod; w != nil {
 			o = append(o, KV{"one_period", Obj{{"reason", w.Reason}, {"instead", w.Instead}}})
 		}
@@ -238,6 +245,9 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
 		doc = append(doc, KV{"inputs", snap.derived.inputs()})
 	}
 	doc = append(doc, KV{"rules", c.Rules}, KV{"sources", sources})
+	if fr := s.freshnessDoc(c, snap); fr != nil {
+		doc = append(doc, KV{"freshness", fr})
+	}
 	if snap == nil && c.Unserved != "" {
 		doc = append(doc, KV{"not_served_because", c.Unserved})
 	} else if snap == nil && len(c.Inputs) > 0 {

@@ -26,6 +26,8 @@ type Prepared struct {
 	snap   *Snapshot
 	params *Params
 	pinned bool
+	// latest says the query asks for the latest snapshot (no date, pinned or on:<date>).
+	latest bool
 	// cmp is the other side of a query with compare_as_of (compare.go).
 	cmp *comparison
 }
@@ -84,7 +86,7 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	if e := setPage(c, snap, params, "", cursor); e != nil {
 		return nil, e
 	}
-	return &Prepared{c: c, snap: snap, params: params, pinned: pinned}, nil
+	return &Prepared{c: c, snap: snap, params: params, pinned: pinned, latest: !Pinned(raw)}, nil
 }
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,
@@ -103,14 +105,21 @@ func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *Error) 
 	if q.cmp != nil {
 		return s.compare(q)
 	}
+	var extra []Obj
+	if note := s.staleNote(q); note != nil {
+		extra = []Obj{note}
+	}
 	if q.params.IncludeEvidence {
-		return s.run(q.c, q.snap, q.params)
+		return s.runNoted(q.c, q.snap, q.params, extra)
 	}
 	key := q.c.ID + "\x00" + q.snap.Manifest.Fingerprint + "\x00" + string(mustJSON(q.params.canonical(q.c)))
+	if extra != nil {
+		key += "\x00" + string(mustJSON(extra))
+	}
 	if body, ok := s.cache.get(key); ok {
 		return body, nil
 	}
-	body, e := s.run(q.c, q.snap, q.params)
+	body, e := s.runNoted(q.c, q.snap, q.params, extra)
 	if e == nil {
 		s.cache.put(key, body)
 	}
@@ -289,6 +298,11 @@ type outRow struct {
 }
 
 func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *Error) {
+	return s.runNoted(c, snap, p, nil)
+}
+
+// runNoted is run with extra notes at the end of summary.notes (staleNote).
+func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, extra []Obj) ([]byte, *Error) {
 	ev, evErr := Evaluate(c, snap.Table, p)
 	if evErr != nil {
 		return nil, unreadable(snap, evErr)
@@ -450,6 +464,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	if snap.derived != nil {
 		notes = append(notes, snap.derived.notes(p)...)
 	}
+	notes = append(notes, extra...)
 	totalRefs := cw.refs(ev.Total, Obj{})
 	summary := Obj{
 		{"group_count", groups.N},

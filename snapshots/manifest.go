@@ -44,9 +44,13 @@ type Source struct {
 	// A field computed rather than read (a sheet's lifecycle, a date from year and month) has
 	// none.
 	Cells map[string]map[string]int `json:"cells,omitempty"`
-	// ColumnsBy gives, per sheet, the fields read from a column per value of another field
-	// (a wide sheet: a column per price series), and each value's column.
-	ColumnsBy map[string][]ColumnsBy `json:"columns_by,omitempty"`
+	// CellsBy gives, per sheet, the columns of a field read from a wide sheet (one column per
+	// value of another field: capability.CellRule.ColumnBy): the column of each of that
+	// field's values.
+	CellsBy map[string]map[string]CellsBy `json:"cells_by,omitempty"`
+	// BlankMarks are the publisher's marks for "no value" (beyond an empty cell and a lone
+	// period) that the file's cells were read with ("N/A", "TBD"): such a cell is null.
+	BlankMarks []string `json:"blank_marks,omitempty"`
 	// Derived marks a third party's extract or re-save of the publisher's data: the file
 	// hashed and cited is that copy, and OriginalURL is the publisher's own address of the
 	// data it was made from.
@@ -54,13 +58,9 @@ type Source struct {
 	OriginalURL string `json:"original_url,omitempty"`
 }
 
-// ColumnsBy is a field a sheet holds in one column per value of another field: the price of
-// each series in the series' own column.
-type ColumnsBy struct {
-	Field string `json:"field"`
-	// By is the field whose value on a row picks the column.
-	By string `json:"by"`
-	// Columns maps each value of By to the 1-based column Field is read from.
+// CellsBy is where a field of a wide sheet was read: the column of each value of field By.
+type CellsBy struct {
+	By      string         `json:"by"`
 	Columns map[string]int `json:"columns"`
 }
 

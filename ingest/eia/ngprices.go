@@ -257,7 +257,7 @@ func (NaturalGasPrices) Build(p ingest.Plan) (*ingest.Build, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.AsOf, b.Rows, b.Cells, b.ColumnsBy = asOf, facts, rows.Cells(), rows.ColumnsBy()
+	b.AsOf, b.Rows, b.Cells = asOf, facts, rows.Cells()
 	b.Checks = append(b.Checks,
 		kit.Failures(kit.GateHeaders, missing, strings.Join(headersFound, "; ")),
 		bad.Gate(kit.GateCells, strings.Join(found, "; ")),

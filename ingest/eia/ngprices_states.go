@@ -120,8 +120,8 @@ func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, 
 			if price != nil {
 				s.observations++
 			}
-			// Each series is its own column: the price is recorded by series_id, so an
-			// aggregate can read each row's price again from its series' column.
+			// Each series is its own column: the price's column is recorded by series id
+			// (the definition's ColumnBy), so each fact row re-reads its own cell.
 			atom := ngStatesAtom
 			if s.area == "US" {
 				atom = ngSeriesList[0].atom
@@ -136,7 +136,7 @@ func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, 
 				Set("period", period).
 				Set("year", d.Year()).
 				Set("month", period).
-				SetCellBy("price", s.col, price, "series_id").
+				SetCell("price", s.col, price).
 				Set("unit", s.unit).
 				Set("release_date", release).
 				Key(s.id + ":" + period)

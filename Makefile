@@ -6,7 +6,7 @@ ADDR     ?= 127.0.0.1:8080
 BIN      ?= bin/citeq
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build run ingest serve test lint bench load fuzz soak clean
+.PHONY: build run ingest serve test lint bench load answers-dump fuzz soak clean
 
 # A first build downloads the modules (go names each one) and compiles some 700 packages:
 # minutes on a small machine, so each package is named as it compiles (-v); a later build
@@ -44,6 +44,16 @@ lint:
 
 bench: build
 	CITEQ_RAW=$(abspath $(RAW)) GO=$(GO) $(GO) run ./bench/cmd/citeq-bench $(BENCHFLAGS)
+
+# The service's answer to every served snapshot's total, records, each dimension and each pair
+# of them and a top 3 with (other), plus the capabilities document and the schemas, one line
+# each (SHA-256, bytes, status, question) in ANSWERS; DATA is ingested from RAW first when it
+# serves nothing. AGAINST=<an earlier dump> also compares, names every answer that differs and
+# fails on one: take a dump before changing the engine, loading or rendering, compare after.
+ANSWERS ?= bench/.cache/answers.txt
+AGAINST ?=
+answers-dump:
+	CITEQ_RAW=$(abspath $(RAW)) $(GO) run ./bench/cmd/citeq-bench answers --data $(DATA) --out $(ANSWERS) $(if $(AGAINST),--against $(AGAINST))
 
 # End-to-end load test with wrk against a running server on loopback.
 load:

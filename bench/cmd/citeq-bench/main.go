@@ -10,12 +10,15 @@
 //	            [--scale-caps ID,PREFIX*] [--seed S] [--cache DIR] [--out FILE]
 //	citeq-bench synth --data DIR --capability ID --rows N [--seed S] [--cache DIR] [--workers W]
 //	citeq-bench duckdb-job --data DIR --capability ID [--parquet FILE] [--table] [--runs N] [--duckdb-… ]
+//	citeq-bench answers --data DIR [--raw DIR] [--out FILE] [--against FILE] [--bodies DIR]
 //
 // The second form only generates (or finds) one scale-up; the first runs it in a child
 // process for every missing scale, so the generator's memory never counts against the
 // measurements. The third prints the job the benchmark gives bench/duckdb for one
 // capability's question set, to run DuckDB's side alone (citeq-bench duckdb-job … |
-// bench/.cache/duckdb-bench).
+// bench/.cache/duckdb-bench). The fourth writes the answers dump (answers.go): a line per
+// answer of every served snapshot to the questions a change must leave byte for byte as
+// they were, compared with an earlier dump by --against.
 package main
 
 import (
@@ -57,6 +60,8 @@ func main() {
 		err = runSynth(os.Args[2:])
 	case len(os.Args) > 1 && os.Args[1] == "duckdb-job":
 		err = runDuckDBJob(os.Args[2:])
+	case len(os.Args) > 1 && os.Args[1] == "answers":
+		err = runAnswers(os.Args[2:])
 	default:
 		err = runBench(os.Args[1:])
 	}

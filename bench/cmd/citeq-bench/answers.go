@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/service"
+)
+
+// The answers dump is what a change to the engine, the loading or the rendering must leave
+// byte for byte as it was: for every capability a data directory serves and every snapshot
+// of it, the service's answer to
+//
+//   - total: {} (every metric over every row);
+//   - records: include_records with limit 100;
+//   - by_<k>: group_by each dimension;
+//   - by_<k1>_<k2>: group_by each pair of dimensions, in definition order;
+//   - top3_<k>: each dimension ranked by the first metric that aggregates values (else the
+//     first metric), top_n 3, the rest folded into (other);
+//
+// plus the capabilities document and each capability's schema. Each answer is one line:
+// its SHA-256, its length, the HTTP status (200, or the refusal's), the capability, the
+// as_of, the question's name and its params, so two dumps compare line by line and a
+// difference names the question to ask again.
+
+// dumpLine is one answer of the dump.
+type dumpLine struct {
+	SHA    string
+	Bytes  int
+	Status int
+	Key    string // capability, as_of and name, tab-separated
+	Params string
+}
+
+func (l dumpLine) String() string {
+	return fmt.Sprintf("%s\t%d\t%d\t%s\t%s", l.SHA, l.Bytes, l.Status, l.Key, l.Params)
+}
+
+// runAnswers is `citeq-bench answers`.
+func runAnswers(args []string) error {
+	fs := flag.NewFlagSet("citeq-bench answers", flag.ContinueOnError)
+	raw := fs.String("raw", defaultRaw(), "directory holding the agencies' source files ($CITEQ_RAW), ingested into --data when its catalog promotes nothing")
+	data := fs.String("data", "", "data directory whose served snapshots are asked (required)")
+	out := fs.String("out", "", "write the dump here (default: standard output)")
+	against := fs.String("against", "", "compare with this earlier dump: print every answer that differs, is new or is gone, and fail when one does")
+	bodies := fs.String("bodies", "", "also write each answer's body into this directory, named by its SHA-256 (to look at a difference)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *data == "" || fs.NArg() > 0 {
+		return errors.New("usage: citeq-bench answers --data DIR [--raw DIR] [--out FILE] [--against FILE] [--bodies DIR]")
+	}
+	if err := ensureIngested(*raw, *data); err != nil {
+		return err
+	}
+	svc, err := service.New(*data)
+	if err != nil {
+		return err
+	}
+	// Nothing is answered from a cache: every line is computed.
+	svc.SetCacheBytes(0)
+	if *bodies != "" {
+		if err := os.MkdirAll(*bodies, 0o755); err != nil {
+			return err
+		}
+	}
+	var lines []dumpLine
+	err = dumpAnswers(svc, func(key, params string, status int, body []byte) error {
+		sum := sha256.Sum256(body)
+		l := dumpLine{SHA: hex.EncodeToString(sum[:]), Bytes: len(body), Status: status, Key: key, Params: params}
+		lines = append(lines, l)
+		if *bodies != "" {
+			return os.WriteFile(filepath.Join(*bodies, l.SHA+".json"), body, 0o644)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	w := io.Writer(os.Stdout)
+	if *out != "" {
+		if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+			return err
+		}
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	bw := bufio.NewWriter(w)
+	for _, l := range lines {
+		fmt.Fprintln(bw, l)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "answers   %d answers of %s\n", len(lines), *data)
+	if *against == "" {
+		return nil
+	}
+	old, err := readDump(*against)
+	if err != nil {
+		return err
+	}
+	diffs := compareDumps(old, lines)
+	for _, d := range diffs {
+		fmt.Fprintln(os.Stderr, d)
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("%d of %d answers differ from %s", len(diffs), len(lines), *against)
+	}
+	fmt.Fprintf(os.Stderr, "answers   all %d byte for byte as in %s\n", len(lines), *against)
+	return nil
+}
+
+// dumpAnswers asks svc every question of the dump, in a fixed order, and hands each answer
+// to emit with its key (capability, as_of and name), params and status.
+func dumpAnswers(svc *service.Service, emit func(key, params string, status int, body []byte) error) error {
+	var doc struct {
+		Capabilities []struct {
+			ID    string   `json:"capability"`
+			Path  string   `json:"path"`
+			Dates []string `json:"as_of_available"`
+		} `json:"capabilities"`
+	}
+	caps := svc.Capabilities()
+	if err := json.Unmarshal(caps, &doc); err != nil {
+		return fmt.Errorf("read the capabilities document: %w", err)
+	}
+	if err := emit("-\t-\tcapabilities", "", 200, caps); err != nil {
+		return err
+	}
+	for _, e := range doc.Capabilities {
+		c := capability.ByID(e.ID)
+		if c == nil {
+			return fmt.Errorf("the capabilities document lists %s, which is not defined", e.ID)
+		}
+		body, qe := svc.Schema(c.Path)
+		if err := emitAnswer(emit, c.ID+"\t-\tschema", "", body, qe); err != nil {
+			return err
+		}
+		for _, asOf := range e.Dates {
+			for _, q := range dumpQuestions(c, asOf) {
+				body, qe := svc.QueryJSON(c.Path, []byte(q.params))
+				if err := emitAnswer(emit, c.ID+"\t"+asOf+"\t"+q.name, q.params, body, qe); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func emitAnswer(emit func(string, string, int, []byte) error, key, params string, body []byte, qe *service.Error) error {
+	if qe != nil {
+		return emit(key, params, qe.Status, qe.Body())
+	}
+	return emit(key, params, 200, body)
+}
+
+type dumpQuestion struct{ name, params string }
+
+// dumpQuestions are the questions of the dump for capability c's snapshot asOf.
+func dumpQuestions(c *capability.Capability, asOf string) []dumpQuestion {
+	type params struct {
+		AsOf           string   `json:"as_of"`
+		GroupBy        []string `json:"group_by,omitempty"`
+		OrderBy        string   `json:"order_by,omitempty"`
+		TopN           int      `json:"top_n,omitempty"`
+		IncludeRecords bool     `json:"include_records,omitempty"`
+		Limit          int      `json:"limit,omitempty"`
+	}
+	q := func(name string, p params) dumpQuestion {
+		p.AsOf = asOf
+		b, err := json.Marshal(p)
+		if err != nil {
+			panic(err) // strings and ints always marshal
+		}
+		return dumpQuestion{name, string(b)}
+	}
+	out := []dumpQuestion{q("total", params{}), q("records", params{IncludeRecords: true, Limit: recordsLimit})}
+	dims := c.GroupByNames()
+	for _, k := range dims {
+		out = append(out, q("by_"+k, params{GroupBy: []string{k}}))
+	}
+	for i, k1 := range dims {
+		for _, k2 := range dims[i+1:] {
+			out = append(out, q("by_"+k1+"_"+k2, params{GroupBy: []string{k1, k2}}))
+		}
+	}
+	order := c.Metrics[0]
+	if i := slices.IndexFunc(c.Metrics, valueMetric); i >= 0 {
+		order = c.Metrics[i]
+	}
+	for _, k := range dims {
+		out = append(out, q("top3_"+k, params{GroupBy: []string{k}, OrderBy: order.Name, TopN: 3}))
+	}
+	return out
+}
+
+// readDump reads a dump written by runAnswers.
+func readDump(path string) ([]dumpLine, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []dumpLine
+	for i, s := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		f := strings.SplitN(s, "\t", 7)
+		if len(f) != 7 {
+			return nil, fmt.Errorf("%s:%d: not a line of an answers dump", path, i+1)
+		}
+		var l dumpLine
+		if _, err := fmt.Sscan(f[1]+" "+f[2], &l.Bytes, &l.Status); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+		}
+		l.SHA, l.Key, l.Params = f[0], strings.Join(f[3:6], "\t"), f[6]
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// compareDumps lists the answers of now that differ from old's, are not in old, or are in
+// old alone, in now's order (then old's).
+func compareDumps(old, now []dumpLine) []string {
+	byKey := map[string]dumpLine{}
+	for _, l := range old {
+		byKey[l.Key+"\t"+l.Params] = l
+	}
+	var out []string
+	for _, l := range now {
+		k := l.Key + "\t" + l.Params
+		o, ok := byKey[k]
+		delete(byKey, k)
+		switch {
+		case !ok:
+			out = append(out, "new      "+l.String())
+		case o.SHA != l.SHA || o.Status != l.Status:
+			out = append(out, fmt.Sprintf("differs  %s (was %s, %d bytes, status %d)", l, o.SHA[:16], o.Bytes, o.Status))
+		}
+	}
+	for _, l := range old {
+		if _, ok := byKey[l.Key+"\t"+l.Params]; ok {
+			out = append(out, "gone     "+l.String())
+		}
+	}
+	return out
+}

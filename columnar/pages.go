@@ -118,16 +118,24 @@ func setAt[T any](dst []T, n, i int, v T) []T {
 }
 
 // pageStarts returns the first row (within row group g) of each data page of leaf column
-// col, read once from the offset index: {0} when the file has none.
-func (t *Table) pageStarts(g, col int) []int {
+// col, read once from the offset index of the file open returns: {0} when it has none.
+func (t *Table) pageStarts(open func() (*openFile, error), g, col int) ([]int, error) {
 	key := [2]int{g, col}
 	t.startsMu.Lock()
 	defer t.startsMu.Unlock()
 	if s, ok := t.starts[key]; ok {
-		return s
+		return s, nil
+	}
+	f, err := open()
+	if err != nil {
+		return nil, err
+	}
+	cells, err := f.cells()
+	if err != nil {
+		return nil, err
 	}
 	starts := []int{0}
-	if rg, err := t.cells.GetPageIndexReader().RowGroup(g); err == nil && rg != nil {
+	if rg, err := cells.GetPageIndexReader().RowGroup(g); err == nil && rg != nil {
 		if oi, err := rg.GetOffsetIndex(col); err == nil && oi != nil {
 			if locs := oi.GetPageLocations(); len(locs) > 0 {
 				starts = make([]int, len(locs))
@@ -141,18 +149,18 @@ func (t *Table) pageStarts(g, col int) []int {
 		t.starts = map[[2]int][]int{}
 	}
 	t.starts[key] = starts
-	return starts
+	return starts, nil
 }
 
 // readCells reads the cells of leaf column col at rows (ascending, all in row group g, whose
-// first row is start) into out from cell at on, a page at a time.
-func (t *Table) readCells(g, col, start int, rows []int, out *Cells, at int) error {
-	t.cellsOnce.Do(t.openCells)
-	if t.cellsErr != nil {
-		return t.cellsErr
+// first row is start) into out from cell at on, a page at a time: from the page cache, or
+// from the file open returns (opened on the first page not in the cache).
+func (t *Table) readCells(open func() (*openFile, error), g, col, start int, rows []int, out *Cells, at int) error {
+	groupRows := t.groupRows[g]
+	starts, err := t.pageStarts(open, g, col)
+	if err != nil {
+		return err
 	}
-	groupRows := int(t.cells.MetaData().RowGroup(g).NumRows())
-	starts := t.pageStarts(g, col)
 	cache := pages.Load()
 	var cr file.ColumnChunkReader
 	var p *page
@@ -170,8 +178,15 @@ func (t *Table) readCells(g, col, start int, rows []int, out *Cells, at int) err
 			key := pageKey{table: t.id, group: int32(g), col: int32(col), pg: int32(pi)}
 			if p = cache.get(key); p == nil {
 				if cr == nil {
-					var err error
-					if cr, err = t.cells.RowGroup(g).Column(col); err != nil {
+					f, err := open()
+					if err != nil {
+						return err
+					}
+					cells, err := f.cells()
+					if err != nil {
+						return err
+					}
+					if cr, err = cells.RowGroup(g).Column(col); err != nil {
 						return err
 					}
 				}

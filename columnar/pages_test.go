@@ -51,8 +51,13 @@ func TestCellsByPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := tb.rdr.MetaData()
-	tb.cellsOnce.Do(tb.openCells)
+	file, err := tb.file.use()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.file.done()
+	open := func() (*openFile, error) { return file, nil }
+	md := file.rdr.MetaData()
 	for _, f := range fields {
 		col := md.Schema.ColumnIndexByName(f.Name)
 		cc, err := md.RowGroup(0).ColumnChunk(col)
@@ -62,8 +67,8 @@ func TestCellsByPage(t *testing.T) {
 		if want := f.Name == "kind"; cc.HasDictionaryPage() != want {
 			t.Errorf("column %s: dictionary %v, want %v", f.Name, cc.HasDictionaryPage(), want)
 		}
-		if pages := len(tb.pageStarts(0, col)); pages < 2 {
-			t.Errorf("column %s: %d pages in the offset index, want several", f.Name, pages)
+		if starts, err := tb.pageStarts(open, 0, col); err != nil || len(starts) < 2 {
+			t.Errorf("column %s: %d pages in the offset index (%v), want several", f.Name, len(starts), err)
 		}
 	}
 	picks := map[string][]int{"one": {12_345}, "last": {n - 1}, "none": nil}

@@ -11,8 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 
 	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/api"
+	"github.com/citeq/citeq/internal/bytesize"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/state"
 	"github.com/citeq/citeq/webhooks"
@@ -38,7 +37,7 @@ func runServe(args []string, stdout io.Writer) error {
 	fs.Var(&proxies, "trusted-proxy", "a proxy address or CIDR whose X-Forwarded-For names the client (repeatable; none by default)")
 	operatorKey := fs.String("operator-key", "", "keep the operator's key in this file (created with mode 0600 when absent or no longer live, printed once): its queries are not limited by the free quota of this server; citeq query, describe and verify send it by themselves to a server on this machine when it is var/operator.key (make run uses it)")
 	warmRows := fs.Int("warm-rows", 16<<20, "after start and after each reload, decode in the background every queryable column of the snapshots with at most this many rows, newest first and up to three quarters of the tables' share of --memory-budget (0: none; the others decode a column when a query first needs it)")
-	budget := byteSize(service.DefaultMemoryBudget)
+	budget := bytesize.Size(service.DefaultMemoryBudget)
 	fs.Var(&budget, "memory-budget", "the server's memory: half for decoded columns (least recently used dropped first), a sixteenth each for record pages and cached answers, and the Go heap's soft limit at seven eighths unless GOMEMLIMIT is set; e.g. 512MiB, 4GiB; 0: no bound")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -53,10 +52,10 @@ func runServe(args []string, stdout io.Writer) error {
 	goLimit := "GOMEMLIMIT"
 	if os.Getenv("GOMEMLIMIT") == "" && plan.GoLimit > 0 {
 		debug.SetMemoryLimit(plan.GoLimit)
-		goLimit = sizeText(plan.GoLimit)
+		goLimit = bytesize.Size(plan.GoLimit).String()
 	}
-	log.Info().Str("memory_budget", sizeText(plan.Total)).Str("tables", sizeText(plan.Tables)).Str("pages", sizeText(plan.Pages)).
-		Str("responses", sizeText(plan.Responses)).Str("go_limit", goLimit).Msg("memory")
+	log.Info().Str("memory_budget", bytesize.Size(plan.Total).String()).Str("tables", bytesize.Size(plan.Tables).String()).Str("pages", bytesize.Size(plan.Pages).String()).
+		Str("responses", bytesize.Size(plan.Responses).String()).Str("go_limit", goLimit).Msg("memory")
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	store, err := state.Open(ctx, *stateDSN, *data)
@@ -182,43 +181,4 @@ quota. bin/citeq sends it by itself to a server on this machine (from var/operat
 file $CITEQ_API_KEY_FILE names); with curl: -H "Authorization: Bearer $(cat %s)".
 
 `, op.File, op.Secret, op.File)
-}
-
-// byteSize is a flag of bytes: a whole number with an optional unit (k, KiB, M, MiB, G,
-// GiB, T, TiB; k, M, G and T are powers of 1024 too, as memory is counted).
-type byteSize int64
-
-func (b *byteSize) String() string { return sizeText(int64(*b)) }
-
-// sizeText renders n bytes as a byteSize flag reads them.
-func sizeText(n int64) string {
-	for _, u := range []struct {
-		name string
-		size int64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return strconv.FormatInt(n/u.size, 10) + u.name
-		}
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-func (b *byteSize) Set(s string) error {
-	num := strings.TrimSpace(s)
-	unit := int64(1)
-	for _, u := range []struct {
-		suffix string
-		size   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"k", 1 << 10}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}} {
-		if rest, ok := strings.CutSuffix(num, u.suffix); ok {
-			num, unit = strings.TrimSpace(rest), u.size
-			break
-		}
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n < 0 || n > (1<<62)/unit {
-		return fmt.Errorf("%q is not a size in bytes (e.g. 512MiB, 4GiB, or 0 for no bound)", s)
-	}
-	*b = byteSize(n * unit)
-	return nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
+	"github.com/citeq/citeq/internal/bytesize"
 	"github.com/citeq/citeq/service"
 )
 
@@ -56,7 +57,8 @@ func runAnswers(args []string) error {
 	out := fs.String("out", "", "write the dump here (default: standard output)")
 	against := fs.String("against", "", "compare with this earlier dump: print every answer that differs, is new or is gone, and fail when one does")
 	bodies := fs.String("bodies", "", "also write each answer's body into this directory, named by its SHA-256 (to look at a difference)")
-	budget := fs.String("tables-budget", "", "bound the tables' decoded columns to this many bytes (k, M, G suffixes: 1M), so answers are also computed from columns dropped and decoded again (default: no bound)")
+	var budget bytesize.Size
+	fs.Var(&budget, "tables-budget", "bound the tables' decoded columns to this many bytes (k, M, G suffixes, powers of 1024: 1M), so answers are also computed from columns dropped and decoded again (default 0: no bound)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,13 +68,7 @@ func runAnswers(args []string) error {
 	if err := ensureIngested(*raw, *data); err != nil {
 		return err
 	}
-	if *budget != "" {
-		n, err := parseCount(*budget)
-		if err != nil {
-			return fmt.Errorf("--tables-budget: %w", err)
-		}
-		columnar.SetMemoryBudget(int64(n))
-	}
+	columnar.SetMemoryBudget(int64(budget))
 	svc, err := service.New(*data)
 	if err != nil {
 		return err

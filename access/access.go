@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 
@@ -56,6 +57,9 @@ type Gate struct {
 	// guards: its queries are not counted ("" when the server has none). No other caller's
 	// quota changes.
 	Operator string
+	// OperatorFile is the file the operator key is kept in: a caller on this machine (a
+	// loopback address) that runs out of free queries is told to send it.
+	OperatorFile string
 }
 
 // Identify reads the caller from an Authorization header value and the client address. No
@@ -115,9 +119,22 @@ func (g *Gate) CountQuery(ctx context.Context, c Caller) (string, *service.Error
 		return "0", &service.Error{Status: 402, Code: CodePaymentRequired, Message: fmt.Sprintf(
 			"the %d free queries of %s are used. Subscribe to a paid plan for unlimited queries: monthly, 49 USD a month, or annual, 490 USD a year; "+
 				"the operator upgrades a key with citeq keys plan <key id> monthly|annual (or creates one with citeq keys create --plan monthly). "+
-				"Discover, describe and verify stay free.", g.free(), who)}
+				"Discover, describe and verify stay free.%s", g.free(), who, g.operatorHint(c))}
 	}
 	return strconv.Itoa(max(0, g.free()-used)), nil
+}
+
+// operatorHint is, for a caller on the server's own machine (a loopback address) that is not
+// using the operator key, the sentence that points it to the key: the person who started the
+// server is most likely the caller, and their queries are not limited with it.
+func (g *Gate) operatorHint(c Caller) string {
+	ip := net.ParseIP(c.Addr)
+	if g.OperatorFile == "" || ip == nil || !ip.IsLoopback() || (c.Key != nil && c.Key.ID == g.Operator) {
+		return ""
+	}
+	return fmt.Sprintf(" You are calling from the server's own machine: this server's operator key, kept in %s, is not limited by the free quota. "+
+		"Send it as the header \"Authorization: Bearer <key>\" (with curl: -H \"Authorization: Bearer $(cat %s)\"); bin/citeq sends it by itself when run from the repository's directory.",
+		g.OperatorFile, g.OperatorFile)
 }
 
 // Answer is a query's payload and what the front ends put around it.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/citeq/citeq/state"
 )
@@ -26,18 +25,24 @@ type OperatorKey struct {
 	File string
 	// Created reports whether the key was made now (else it was read from File).
 	Created bool
+	// Notice, when not empty, says that File could be read by others and is now its
+	// owner's alone.
+	Notice string
 }
 
 // LoadOperatorKey returns the operator key kept in file: the key the file holds while it is
 // a live key of store, else a new key, written to the file (atomically, mode 0600). A file
 // holding an unknown or revoked key (a store started afresh, a key revoked with citeq keys
-// revoke) is replaced; a file that cannot be read or written is an error.
+// revoke) is replaced; a file that cannot be read or written is an error, and so is one that
+// others than its owner could have written (ReadKeyFile: its key is not used, lest someone
+// plant one). A file others could read is made its owner's alone, and Notice says so.
 func LoadOperatorKey(ctx context.Context, store state.Store, file string) (OperatorKey, error) {
 	ok := OperatorKey{File: file}
-	b, err := os.ReadFile(file)
+	kf, err := ReadKeyFile(file, true)
+	ok.Notice = kf.Notice
 	switch {
 	case err == nil:
-		secret := strings.TrimSpace(string(b))
+		secret := kf.Secret
 		key, err := store.LookupKey(ctx, secret)
 		switch {
 		case err == nil:

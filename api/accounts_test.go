@@ -23,6 +23,12 @@ import (
 // gated serves the ingested data with accounts on the state store dsn ("" = SQLite in dir).
 func gated(t *testing.T, dsn, dir string, insecure bool) (*httptest.Server, state.Store) {
 	t.Helper()
+	return gatedBy(t, dsn, dir, webhooks.Guard{AllowInsecure: insecure}, func(s state.Store) *access.Gate { return &access.Gate{Store: s} })
+}
+
+// gatedBy is gated with the gate gate makes on the store.
+func gatedBy(t *testing.T, dsn, dir string, guard webhooks.Guard, gate func(state.Store) *access.Gate) (*httptest.Server, state.Store) {
+	t.Helper()
 	svc, err := service.New(testenv.Data(t))
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +37,7 @@ func gated(t *testing.T, dsn, dir string, insecure bool) (*httptest.Server, stat
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := api.NewWith(svc, api.Config{Log: zerolog.Nop(), Gate: &access.Gate{Store: store}, Guard: webhooks.Guard{AllowInsecure: insecure}})
+	h, err := api.NewWith(svc, api.Config{Log: zerolog.Nop(), Gate: gate(store), Guard: guard})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,6 +71,9 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 		log.Error().Interface("panic", err).Str("path", c.Request.URL.Path).Msg("recovered")
 		writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the server failed on this request; it has been logged — retry, and report the X-Request-Id if it persists"})
 	}))
+	if cfg.Gate != nil {
+		r.Use(refuseOtherKeyHeaders)
+	}
 	r.GET("/metrics", m.handler())
 	r.GET("/v1/health", func(c *gin.Context) {
 		c.Header("Cache-Control", "no-store")
@@ -153,15 +156,42 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 			return
 		}
 		p := strings.TrimPrefix(c.Request.URL.Path, "/v1/")
-		p = strings.TrimSuffix(strings.TrimSuffix(p, "/query"), "/schema")
+		suffix := ""
+		for _, end := range []string{"/query", "/schema"} {
+			if strings.HasSuffix(p, end) {
+				p, suffix = strings.TrimSuffix(p, end), end
+			}
+		}
 		writeErr(c, &service.Error{Status: 404, Code: service.CodeNotFound,
-			Message: "no endpoint at " + c.Request.URL.Path + " (capability path " + p + " unknown); GET /v1/capabilities lists what is served, each with its /schema and /query paths"})
+			Message: "no endpoint at " + c.Request.URL.Path + " (capability path " + p + " unknown); " + service.DidYouMean(p, suffix) +
+				"GET /v1/capabilities lists what is served, each with its /schema and /query paths"})
 	})
 	r.NoMethod(func(c *gin.Context) {
 		writeErr(c, &service.Error{Status: 405, Code: "method_not_allowed",
 			Message: c.Request.Method + " is not served at " + c.Request.URL.Path + "; schema is GET, query is POST or GET, evidence is POST"})
 	})
 	return r, nil
+}
+
+// KeyHeader is the header some services read an API key from. citeq reads a key only from
+// "Authorization: Bearer <key>", so a request to an endpoint that reads keys (queries, MCP,
+// webhooks) carrying a key there and no Authorization is refused, never answered as a
+// caller without a key.
+const KeyHeader = "X-Api-Key"
+
+// refuseOtherKeyHeaders refuses a request whose key is in KeyHeader instead of Authorization.
+func refuseOtherKeyHeaders(c *gin.Context) {
+	p := c.Request.URL.Path
+	readsKey := strings.HasSuffix(p, "/query") || p == "/mcp" || strings.HasPrefix(p, "/v1/webhooks")
+	if !readsKey || c.GetHeader(KeyHeader) == "" || c.GetHeader("Authorization") != "" {
+		c.Next()
+		return
+	}
+	writeErr(c, &service.Error{Status: 401, Code: access.CodeInvalidKey,
+		Message: "the request carries an API key in the header " + KeyHeader + ", which citeq does not read: send it as the header \"Authorization: Bearer <key>\" instead " +
+			"(with curl: -H \"Authorization: Bearer $(cat var/operator.key)\" for the operator key of a server started with make run). " +
+			"The request is refused rather than answered as a caller without a key, whose queries count against the free quota of its address"})
+	c.Abort()
 }
 
 func readBody(c *gin.Context) ([]byte, *service.Error) {

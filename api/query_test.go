@@ -239,16 +239,59 @@ func schemaHead(t *testing.T, srv *httptest.Server, path string) capabilityHead 
 }
 
 // TestUnservedCapabilitySchema: a capability defined with an adapter for its publisher's
-// layout but no file ingested (power.fuel_cost) is described though no snapshot serves it.
+// layout but no file ingested (space.satellite_filings) is described though no snapshot serves it.
 func TestUnservedCapabilitySchema(t *testing.T) {
 	srv := newServer(t, testenv.Data(t))
-	s := schemaHead(t, srv, "/v1/power/fuel-cost/schema")
-	if s.Capability != "power.fuel_cost" || s.Served || s.Tools["query"] != "query_power_fuel_cost_v1" || s.Why == "" {
+	s := schemaHead(t, srv, "/v1/space/satellite-filings/schema")
+	if s.Capability != "space.satellite_filings" || s.Served || s.Tools["query"] != "query_space_satellite_filings_v1" || s.Why == "" {
 		t.Errorf("%+v", s)
 	}
 	_, caps := get(t, srv, "/v1/capabilities")
-	if strings.Contains(string(caps), "fuel_cost") {
+	if strings.Contains(string(caps), "satellite_filings") {
 		t.Error("an unserved capability is listed as available")
+	}
+}
+
+// TestNewFilesServed: power.plant_costs (the FERC Form 1 filings, agency bytes) and
+// power.fuel_cost (a derived excerpt of EIA-923 page 5) are listed by /v1/capabilities, and
+// their schemas' sources say which is derived, with EIA's address of the workbook.
+func TestNewFilesServed(t *testing.T) {
+	srv := newServer(t, testenv.Data(t))
+	_, caps := get(t, srv, "/v1/capabilities")
+	for _, id := range []string{"power.plant_costs", "power.fuel_cost"} {
+		if !strings.Contains(string(caps), `"`+id+`"`) {
+			t.Errorf("/v1/capabilities does not list %s", id)
+		}
+	}
+	type source struct {
+		File        string `json:"source_file"`
+		URL         string `json:"source_url"`
+		Derived     bool   `json:"derived"`
+		OriginalURL string `json:"original_url"`
+	}
+	type schema struct {
+		Served  bool     `json:"served"`
+		AsOf    string   `json:"as_of"`
+		Sources []source `json:"sources"`
+	}
+	for path, want := range map[string]struct {
+		asOf    string
+		files   int
+		derived bool
+	}{"/v1/power/plant-costs/schema": {"2024-04-18", 4, false}, "/v1/power/fuel-cost/schema": {"2024-12-31", 1, true}} {
+		st, body := get(t, srv, path)
+		if st != 200 {
+			t.Fatalf("%s: %d %s", path, st, body)
+		}
+		s := decode[schema](t, body)
+		if !s.Served || s.AsOf != want.asOf || len(s.Sources) != want.files {
+			t.Errorf("%s: served %v as_of %s, %d sources; want %s, %d", path, s.Served, s.AsOf, len(s.Sources), want.asOf, want.files)
+		}
+		for _, src := range s.Sources {
+			if src.Derived != want.derived || want.derived && src.OriginalURL != "https://www.eia.gov/electricity/data/eia923/xls/f923_2024.zip" {
+				t.Errorf("%s: source %+v, derived should be %v", path, src, want.derived)
+			}
+		}
 	}
 }
 

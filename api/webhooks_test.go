@@ -41,7 +41,7 @@ func TestWebhookEndpoints(t *testing.T) {
 				{"unknown member", "POST", subs, alice, `{"data_point":"power.capacity","callback_url":"https://93.184.216.34/","colour":1}`, 400, "invalid_request"},
 				{"no data point", "POST", subs, alice, `{"callback_url":"https://93.184.216.34/"}`, 400, "invalid_request"},
 				{"unknown data point", "POST", subs, alice, `{"data_point":"power.nothing","callback_url":"https://93.184.216.34/"}`, 400, "invalid_request"},
-				{"defined but unserved data point", "POST", subs, alice, `{"data_point":"power.fuel_cost","callback_url":"https://93.184.216.34/"}`, 400, "invalid_request"},
+				{"defined but unserved data point", "POST", subs, alice, `{"data_point":"space.satellite_filings","callback_url":"https://93.184.216.34/"}`, 400, "invalid_request"},
 				{"derived data point", "POST", subs, alice, `{"data_point":"power.capacity_factor","callback_url":"https://93.184.216.34/"}`, 400, "invalid_request"},
 				{"http callback", "POST", subs, alice, `{"data_point":"power.capacity","callback_url":"http://93.184.216.34/"}`, 400, "invalid_request"},
 				{"relative callback", "POST", subs, alice, `{"data_point":"power.capacity","callback_url":"/hooks"}`, 400, "invalid_request"},

@@ -86,6 +86,13 @@ type Field struct {
 	// row key, sheet name, ...): it is served in records but left out of compact renderings
 	// such as the command line's records table. The common fields are bookkeeping.
 	Bookkeeping bool `json:"-"`
+	// From names the published field this one is mapped from (generation_type from
+	// generation_type_raw): where this one is null, the published one tells a cell the
+	// publisher left blank from a published value the mapping gives no value.
+	From string `json:"from,omitempty"`
+	// Nulls says what a null value of the field means when it is not a cell the publisher
+	// left blank (a sector's total has no parent line); empty: a null is a blank cell.
+	Nulls string `json:"nulls,omitempty"`
 }
 
 // Floor is the first value of a filter a capability answers, and why the values before it
@@ -146,6 +153,39 @@ type Metric struct {
 	Denominator string `json:"denominator,omitempty"`
 	// Percentile is the percentile (strictly between 0 and 100) a Percentile metric takes.
 	Percentile float64 `json:"percentile,omitempty"`
+	// OnePeriod, when set, says the metric adds values of one period only (seasonally
+	// adjusted annual rates are a pace, not amounts: the rates of twelve months do not add up
+	// to a year): over rows of several periods (Capability.Periods) it is null, and a
+	// not_additive_over_time note gives the reason and what to ask instead.
+	OnePeriod *Why `json:"one_period,omitempty"`
+	// Shares, when set, says the metric's values are shares (percents of a base that differs
+	// from row to row) on the rows whose unit column reads one of its units: an average of
+	// several of them is not a share of anything, and no weight is declared, so over more
+	// than one such value the metric is null and a share_not_averaged note says why.
+	Shares *Shares `json:"shares,omitempty"`
+}
+
+// Why is a rule's reason and what a reader asks instead.
+type Why struct {
+	Reason  string `json:"reason"`
+	Instead string `json:"instead"`
+}
+
+// Shares declares the rows whose values are shares: those whose unit column reads one of
+// Units.
+type Shares struct {
+	Units []string `json:"units"`
+	Why
+}
+
+// Periods says which field holds the period a row's value is for (a month, a day) and which
+// field holds that value: a period is present in a set of rows when one of its rows has a
+// value. A grouped answer whose groups have values for different numbers of periods says each
+// group's number (periods_present), so that groups of unequal coverage are not compared as if
+// they were alike.
+type Periods struct {
+	Field string `json:"field"`
+	Value string `json:"value"`
 }
 
 // Quantile is the percentile a Median (50) or Percentile metric takes, and false for any
@@ -230,6 +270,11 @@ type Capability struct {
 	Partitions []string `json:"partitions,omitempty"`
 	// Repeats declares, for partition dimensions, rows that repeat what others count.
 	Repeats []Repeat `json:"repeats,omitempty"`
+	// Flags declares rows an answer names whenever it includes them (a note per flag).
+	Flags []Flag `json:"flags,omitempty"`
+	// Periods, when set, names the period of a row's value, for the answers' coverage notes
+	// and the metrics declared OnePeriod.
+	Periods *Periods `json:"periods,omitempty"`
 	// Inputs, when set, makes the capability derived: it has no snapshot of its own and is
 	// computed at query time from the snapshots of these capabilities (served when all of
 	// them are).

@@ -41,10 +41,11 @@ var NaturalGasPrices = register(&Capability{
 	},
 	DateRanges: []DateRange{{Name: "observation", Column: "observation_date"}},
 	Partitions: []string{"atom", "unit"},
+	Periods:    &Periods{Field: "period", Value: "price"},
 	Rules: []string{
 		"Prices are nominal and as published; the two atoms have different units (USD/MMBtu and USD/Mcf), so price metrics over a set that mixes them are null with a mixed_units note: filter or group by atom.",
 		"Henry Hub values come from the agency's RNGWHHDd.xls workbook; the CSV export of the same series is checked to agree with it where both have a date.",
-		"State electric-power prices are USD per Mcf as published (never converted to MMBtu); many states have blank months (withheld or not available), served as null prices: the latest value of a state is the last month whose price is not null.",
+		"State electric-power prices are USD per Mcf as published (never converted to MMBtu); many states have blank months (withheld or not available), served as null prices: the latest value of a state is the last month whose price is not null. A grouped answer whose groups have prices for different numbers of periods (Arizona 3 months of 2022, North Dakota 12) says each group's number (periods_present), and blank prices among the matched rows are counted in a values_missing note.",
 		"N3045US3 appears in two releases: the U.S. summary workbook (NG_PRI_SUM_DCU_NUS_M.xls) and, later, the state workbook (NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls). It is served once per month, from the U.S. summary workbook (its release_date cited on every row); the later release is compared with it by the gate n3045us3_releases_compared, whose detail lists the months it revises and the months only it has, which are not served. A value is never replaced by another release's.",
 	},
 })

@@ -36,8 +36,6 @@ var PowerPlantCosts = register(&Capability{
 	Publisher:  "Federal Energy Regulatory Commission",
 	AsOfRule:   "the latest attestation date among the filings served (AttestationDate, else ReportDate, else the end of the report year)",
 	NaturalKey: []string{"respondent_id", "report_year", "plant_name", "fuel_kind", "concept"},
-	Unserved: "no FERC Form 1 XBRL filing has been ingested here; ingest --fetch downloads filings from FERC's eForms system " +
-		"(https://ecollection.ferc.gov/api/DownloadDocument/<document>/1?filename=<instance>, each filing listed in the RSS feed https://ecollection.ferc.gov/api/rssfeed)",
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (ferc1)"},
 		{Name: "as_of", Type: Date, Description: "snapshot date"},
@@ -50,6 +48,9 @@ var PowerPlantCosts = register(&Capability{
 		{Name: "plant_name", Type: String, Filter: true, GroupBy: true,
 			Description: "the plant's name as filed (the typed member of PlantNameAxis); never normalized or matched to an EIA plant id"},
 		{Name: "plant_key", Type: String, Description: "respondent_id and plant_name joined by ' | ': what distinct_plant_count counts"},
+		{Name: "plant_entry", Type: String, Filter: true, GroupBy: true, Enum: []string{"plant", "filer_total", "placeholder"},
+			Description: "what the plant name as filed stands for, read from the name: filer_total when it has the word total (ROCKPORT TOTAL AEG, the filer's total of its units; ROCKPORT TOTAL PLANT, the whole plant the filer owns a share of), " +
+				"placeholder when it has no letter (0: a column the filer's tool left empty), plant otherwise (a plant or unit, or the filer's share of one, as filed)"},
 		{Name: "plant_kind", Type: String, Filter: true, GroupBy: true, Description: "the plant's PlantKind fact (line 1) as filed, on every fact of the plant"},
 		{Name: "fuel_kind", Type: String, Filter: true, GroupBy: true,
 			Description: "the fuel statistics row as filed (the typed member of FuelKindAxis: Coal, Gas, Oil, ...); null on the plant's own lines"},
@@ -84,13 +85,13 @@ var PowerPlantCosts = register(&Capability{
 		{Name: "distinct_plant_count", Unit: "count", Agg: CountDistinct, Column: "plant_key", Additive: false,
 			Description: "distinct (respondent, plant name) pairs: a plant filed under two names, or by two owners, counts twice"},
 	},
-	Partitions: []string{"concept"},
+	Partitions: []string{"concept", "plant_entry"},
 	Rules: []string{
 		"One row per XBRL fact of schedule 402 as filed: a plant's facts have the plant name as their only dimension, its fuel statistics the plant name and the fuel kind; values and units are as filed (kWh stay kWh, dollars are nominal), never converted, allocated, divided by generation or combined into a derived total.",
-		"Plant names are the filers' own strings: a respondent's share of a jointly owned plant, and a line a respondent files for a total of its units, are plants like any other, so a sum over plant names can count a unit twice. Plant names are not matched to EIA plant ids.",
+		"Plant names are the filers' own strings and are not matched to EIA plant ids. Filers also file totals on the plant name axis (AEP Generating 2023: ROCKPORT UNIT 1 AEG and UNIT 2 AEG, ROCKPORT TOTAL AEG their sum, ROCKPORT TOTAL PLANT the whole plant of which AEG owns a share) and placeholder columns named 0: plant_entry tells them apart and is a partition, so an answer that adds plants and totals says so; filter plant_entry to plant to count each unit once. A plant_entry of plant can still be a filer's share of a plant another respondent also files.",
 		"A figure is asked for by its concept: net generation is value_sum with concept NetGenerationExcludingPlantUse (kWh), total cost of plant CostOfPlant (USD), fuel expense FuelSteamPowerGeneration (USD), installed capacity InstalledCapacityOfPlant (MW). value_sum adds facts of one unit only (null with a mixed_units note otherwise); concept is a partition, since a total (cost of plant, production expenses) and its accounts are both facts.",
 		"Coverage is the filings ingested: Form 1 respondents (major electric utilities and licensees), not the whole fleet; a plant absent from the answer is absent from the filings, not zero.",
-		"When a respondent filed a report year more than once, the latest filing (by attestation date, then report date, a resubmission after an original) is served; the earlier ones are named in the filings_superseded gate and serve nothing.",
+		"When a respondent filed a report year more than once, the latest filing (by attestation date, then report date, a resubmission after an original) is served; the earlier ones are named in the filings_superseded gate and serve nothing (SIGECO's original 2021 filing, superseded by its refiling of 2022-10-21, reports F.B. Culley Station at 12,063,170,000 kWh net generation; the refiling served reports 2,118,170,000). Every filing stays in the raw store under its own hash.",
 		"Does not answer: hydroelectric (schedule 406), pumped storage (408) or small plants (410); EIA plant ids; capacity factors, costs per MWh or inflation-adjusted dollars computed by the service; filings before 2021 (FERC's Visual FoxPro era).",
 	},
 })

@@ -12,6 +12,7 @@ var QueueMISO = queueCapability(queueSpec{
 	requestedMW: "Summer MW",
 	summerMW:    "Summer MW",
 	winterMW:    "Winter MW",
+	kindRule:    "MISO's queue holds generator interconnection requests and merchant HVDC lines: Fuel High Voltage DC is transmission, every other request generation (a placeholder row has no kind).",
 	columns: []QueueColumn{
 		{Header: "Project #"}, {Header: "Request Status"}, {Header: "Queue Date"}, {Header: "Withdrawn Date"}, {Header: "Done Date"},
 		{Header: "Appl In Service Date"}, {Header: "Transmission Owner"}, {Header: "County"}, {Header: "State"},
@@ -26,5 +27,7 @@ var QueueMISO = queueCapability(queueSpec{
 		"MISO's Done requests are mapped by their Post GIA Status: In Service is operational, Under Construction active (construction), Not Started or blank active (IA executed), Withdrawn withdrawn.",
 		"Published date columns are kept as the time stamps MISO writes (e.g. 2018-03-12T04:00:00+00:00); queue_date, in_service_date and withdrawal_date are their calendar dates.",
 		"The 2025-01 export carries MISO's test row AA1234 (status \"fish mango watermelon\"); it is not a project and is dropped, and the known_defects gate names it.",
+		"Kept as published and named by the known_defects gate: the 2025-05 export's row MSG KEEP (status Active, no queue date, place, fuel or facility, 0 MW) is a placeholder, not a project (known_defect placeholder: no normalized status, not counted); the 2025-01 export's Done request published with the id N/A is a project without a queue id (known_defect no_queue_id: counted, not matched between snapshots).",
+		"state is normalized where MISO writes it otherwise, the published text staying in state_published: Michigan (four requests) is MI, and AK on J3263 (Desha County, in Arkansas; MISO has no territory in Alaska) is AR. Both exports then name 15 states.",
 	},
 })

@@ -12,6 +12,7 @@ var QueueNYISO = queueCapability(queueSpec{
 	requestedMW: "SP (MW)",
 	summerMW:    "SP (MW)",
 	winterMW:    "WP (MW)",
+	kindRule:    "From Type/ Fuel: AC and DC (transmission projects) are transmission, L load, any other type generation; a row with no type has no kind (null).",
 	columns: []QueueColumn{
 		{Header: "Queue Pos."}, {Header: "Developer/Interconnection Customer"}, {Header: "Project Name"}, {Header: "Date of IR"}, {Header: "SP (MW)", Type: Number}, {Header: "WP (MW)", Type: Number}, {Header: "Type/ Fuel"}, {Header: "County"}, {Header: "State"}, {Header: "Z"}, {Header: "Points of Interconnection"}, {Header: "Utility"}, {Header: "S"}, {Header: "Last Updated Date", Type: Date}, {Header: "Availability of Studies"}, {Header: "IA Tender Date", Type: Date}, {Header: "CY/FS Complete Date", Type: Date}, {Header: "Proposed In-Service/Initial Backfeed Date"}, {Header: "Proposed Sync Date"}, {Header: "Proposed COD"}, {Header: "Interconnection Customer Name"}, {Header: "Affected Transmission Owner (ATO)"}, {Header: "Owner/Developer"}, {Header: "Interconnection Point"}, {Header: "Last Update"}, {Header: "Location County"}, {Header: "Proposed In-Service"}, {Header: "FS Complete/ SGIA Tender"}, {Header: "Proposed Initial-Sync"},
 	},

@@ -12,6 +12,7 @@ var QueueSPP = queueCapability(queueSpec{
 	requestedMW: "Capacity",
 	summerMW:    "MAX Summer MW",
 	winterMW:    "MAX Winter MW",
+	kindRule:    "SPP's GI list holds generation interconnection requests only: generation.",
 	columns: []QueueColumn{
 		{Header: "Generation Interconnection Number"}, {Header: "IFS Queue Number"}, {Header: "Current Cluster"}, {Header: "Cluster Group"}, {Header: "Nearest Town or County"}, {Header: "State"}, {Header: "TO at POI"}, {Header: "In-Service Date", Type: Date}, {Header: "Commercial Operation Date", Type: Date}, {Header: "Cessation Date", Type: Date}, {Header: "Replacement Generator Commercial Op Date", Type: Date}, {Header: "Capacity", Type: Number}, {Header: "MAX Summer MW", Type: Number}, {Header: "MAX Winter MW", Type: Number}, {Header: "Service Type"}, {Header: "Generation Type"}, {Header: "Fuel Type"}, {Header: "Substation or Line"}, {Header: "Request Received", Type: Date}, {Header: "Date Withdrawn"}, {Header: "Status"}, {Header: "Cause of Delay"},
 	},

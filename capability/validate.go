@@ -195,6 +195,45 @@ func (c *Capability) Validate() error {
 		if m.Agg == Count && !m.Additive {
 			bad("%s is a row count, which is additive across groups", what)
 		}
+		if w := m.OnePeriod; w != nil {
+			switch {
+			case c.Periods == nil:
+				bad("%s adds one period only, but the capability declares no periods", what)
+			case m.Column != c.Periods.Value:
+				bad("%s adds one period only: its column must be the periods' value field %s, not %q", what, c.Periods.Value, m.Column)
+			case m.Additive:
+				bad("%s adds one period only, so it is not additive across groups", what)
+			case w.Reason == "" || w.Instead == "":
+				bad("%s adds one period only but gives no reason or no alternative", what)
+			}
+		}
+		if sh := m.Shares; sh != nil {
+			switch {
+			case m.Agg != Avg:
+				bad("%s declares shares, which only an average pools", what)
+			case m.UnitColumn == "" || len(sh.Units) == 0:
+				bad("%s declares shares without a unit column and the units that are shares", what)
+			case m.Additive:
+				bad("%s averages shares, which is not additive across groups", what)
+			case sh.Reason == "" || sh.Instead == "":
+				bad("%s declares shares but gives no reason or no alternative", what)
+			}
+		}
+	}
+	if pd := c.Periods; pd != nil {
+		field("periods", pd.Field, String, Date)
+		field("periods value", pd.Value)
+		if fields[pd.Field].Unique {
+			bad("periods field %s is unique on every row, so it names no period", pd.Field)
+		}
+	}
+	for _, f := range c.Fields {
+		if f.From != "" {
+			field("field "+f.Name+" from", f.From)
+			if f.From == f.Name {
+				bad("field %s is mapped from itself", f.Name)
+			}
+		}
 	}
 	if len(c.Metrics) == 0 {
 		bad("no metrics")
@@ -239,6 +278,9 @@ func (c *Capability) Validate() error {
 				bad("repeat on %s names metric %q, which is not a metric", rp.Dimension, m)
 			}
 		}
+	}
+	for _, p := range c.flagProblems(fields) {
+		bad("%s", p)
 	}
 	for _, in := range c.Inputs {
 		if in == c.ID {

@@ -24,7 +24,7 @@ func queryOutputSchema(c *capability.Capability) json.RawMessage {
 		"description": `a cited answer, with compare_as_of the comparison of two snapshots, or {"error":{code,message}} on a tool error`,
 		"anyOf": []any{
 			map[string]any{"type": "object", "required": []string{"capability", "as_of", "summary", "rows", "citations"}},
-			map[string]any{"type": "object", "required": []string{"capability", "as_of", service.CompareParam, "summary", "figures", "entered", "left", "status_changed", "mw_changed"}},
+			map[string]any{"type": "object", "required": []string{"capability", "as_of", service.CompareParam, "summary", "figures", "entered", "left", "status_changed", "mw_changed", "not_compared"}},
 			errorSchema,
 		},
 	})

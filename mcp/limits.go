@@ -62,8 +62,10 @@ func rpcError(w http.ResponseWriter, status, code int, message string) {
 // JSON-RPC error in application/json.
 func (h *Handler) limit(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	l := h.limits
+	var body []byte
 	if r.Method == http.MethodPost {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, l.MaxBody))
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, l.MaxBody))
 		var tooBig *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooBig):
@@ -101,6 +103,10 @@ func (h *Handler) limit(w http.ResponseWriter, r *http.Request, next http.Handle
 	}
 	jw := &jsonErrors{ResponseWriter: w}
 	next.ServeHTTP(jw, r)
+	if r.Method == http.MethodPost && refusedBatch(jw, r, body) {
+		answerEach(w, r, body, next)
+		return
+	}
 	jw.finish()
 }
 
@@ -182,6 +188,13 @@ func (j *jsonErrors) finish() {
 	if !j.capture {
 		return
 	}
+	msg, code := j.rpcError()
+	rpcError(j.ResponseWriter, j.status, code, msg)
+}
+
+// rpcError is the held-back plain-text error as a JSON-RPC error: its message, with what to
+// do, and its code.
+func (j *jsonErrors) rpcError() (string, int) {
 	msg := strings.TrimSpace(j.text.String())
 	code := rpcInvalidRequest
 	hint := "send a JSON-RPC 2.0 request (initialize first, then the Mcp-Session-Id it returns)"
@@ -195,5 +208,5 @@ func (j *jsonErrors) finish() {
 	case j.status >= 500:
 		code, hint = rpcInternal, "retry; report it if it persists"
 	}
-	rpcError(j.ResponseWriter, j.status, code, msg+"; "+hint)
+	return msg + "; " + hint, code
 }

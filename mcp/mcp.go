@@ -6,6 +6,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -138,6 +139,7 @@ func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.S
 	// the first page.
 	s := sdk.NewServer(&sdk.Implementation{Name: "citeq", Title: "citeq: cited U.S. public data", Version: Version},
 		&sdk.ServerOptions{Instructions: Instructions, PageSize: ToolsPageSize})
+	s.AddReceivingMiddleware(checkLogLevel)
 	s.AddTool(&sdk.Tool{
 		Name:         "list_capabilities_v1",
 		Title:        "Discover",
@@ -228,7 +230,7 @@ func describe(svc *service.Service, c *capability.Capability, body []byte) ([]by
 		if k != "full" {
 			return nil, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: fmt.Sprintf("unknown argument %q; the only argument is full (a boolean)", k)}
 		}
-		if err := json.Unmarshal(v, &full); err != nil {
+		if err := json.Unmarshal(v, &full); err != nil || string(bytes.TrimSpace(v)) == "null" {
 			return nil, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: fmt.Sprintf("full must be a boolean (true or false), not %s", v)}
 		}
 	}

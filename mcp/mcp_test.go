@@ -171,6 +171,27 @@ func compare(t *testing.T, res *sdk.CallToolResult, want []byte, isErr bool) {
 	}
 }
 
+// gatedServer serves the ingested data with accounts (SQLite in a directory of the test's)
+// behind the gate gate makes on the store.
+func gatedServer(t *testing.T, gate func(state.Store) *access.Gate) (*httptest.Server, state.Store) {
+	t.Helper()
+	svc, err := service.New(testenv.Data(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := state.Open(context.Background(), "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := api.NewWith(svc, api.Config{Log: zerolog.Nop(), Gate: gate(store)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); store.Close() })
+	return srv, store
+}
+
 // keyTransport adds an API key to every request.
 type keyTransport struct{ key string }
 
@@ -184,21 +205,7 @@ func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // queries; describe and evidence tools do not; the 26th query is a tool error with the
 // payment_required body REST gives.
 func TestQueryToolsCountAgainstTheQuota(t *testing.T) {
-	svc, err := service.New(testenv.Data(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := state.Open(context.Background(), "", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	h, err := api.NewWith(svc, api.Config{Log: zerolog.Nop(), Gate: &access.Gate{Store: store}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv, store := gatedServer(t, func(store state.Store) *access.Gate { return &access.Gate{Store: store} })
 	key, _, _ := store.CreateKey(context.Background(), state.PlanFree, "agent")
 	client := sdk.NewClient(&sdk.Implementation{Name: "citeq-test", Version: "v1"}, nil)
 	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -492,6 +493,12 @@ func (r *recompute) read(snap *Snapshot, rows []int, sheets, srcRows []string) *
 // number reads field's cell on a cited row: the number its literal text spells (NaN when
 // empty or not a number) and the trimmed text ("" when empty).
 func (r *recompute) number(sh *grid.Sheet, sheet string, row int, field string) (float64, string) {
+	if text, inputs, ok := derivedCell(r.c, r.src, sh, sheet, row, field); ok {
+		for f, col := range inputs {
+			r.used[[2]string{sheet, f}] = col
+		}
+		return derivedNumber(text), text
+	}
 	col := r.src.Cells[sheet][field]
 	r.used[[2]string{sheet, field}] = col
 	if col == 0 {
@@ -504,7 +511,7 @@ func (r *recompute) number(sh *grid.Sheet, sheet string, row int, field string) 
 		r.empty++
 		return math.NaN(), ""
 	}
-	f, err := strconv.ParseFloat(text, 64)
+	f, err := parseCellNumber(text)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		if numericField(r.c, field) {
 			r.nonNumeric++
@@ -516,6 +523,18 @@ func (r *recompute) number(sh *grid.Sheet, sheet string, row int, field string) 
 		return math.NaN(), text
 	}
 	return f, text
+}
+
+// thousandsGrouped is a number written with thousands separators ("106,393,568"), as some
+// publishers print values (USA Trade Online's exports); its adapter reads it without them.
+var thousandsGrouped = regexp.MustCompile(`^-?\d{1,3}(,\d{3})+(\.\d+)?$`)
+
+// parseCellNumber is the number a cell's literal text spells, thousands separators aside.
+func parseCellNumber(text string) (float64, error) {
+	if thousandsGrouped.MatchString(text) {
+		text = strings.ReplaceAll(text, ",", "")
+	}
+	return strconv.ParseFloat(text, 64)
 }
 
 func numericField(c *capability.Capability, name string) bool {

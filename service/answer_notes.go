@@ -14,7 +14,7 @@ import (
 const (
 	// NoteMixedPartition: the matched set spans several values of a partition dimension
 	// (capability.Capability.Partitions) that the query neither filters to one value nor
-	// groups by, so summary.totals add what should not be added silently.
+	// groups by, so summary.totals combine what should not be combined silently.
 	NoteMixedPartition = "mixed_partition"
 )
 
@@ -47,8 +47,9 @@ func valueCounts(t *columnar.Table, sel columnar.Selection, name string) ([]valu
 
 // partitionNotes are the mixed_partition notes of an answer: one per partition dimension of
 // c that the matched set sel spans several values of, when p neither filters it to one value
-// nor groups by it.
-func partitionNotes(c *capability.Capability, t *columnar.Table, sel columnar.Selection, p *Params) ([]Obj, error) {
+// nor groups by it. Each says what the totals (results) did with the values: which metrics
+// combine them and which are null.
+func partitionNotes(c *capability.Capability, t *columnar.Table, sel columnar.Selection, p *Params, results []MetricResult) ([]Obj, error) {
 	var out []Obj
 	for _, name := range c.Partitions {
 		if slices.Contains(p.GroupBy, name) || len(p.Filters[name]) == 1 {
@@ -81,11 +82,35 @@ func partitionNotes(c *capability.Capability, t *columnar.Table, sel columnar.Se
 			{"code", NoteMixedPartition},
 			{"dimension", name},
 			{"values", list},
-			{"message", fmt.Sprintf("the matched rows span %d values of %s (%s), which are not meant to be added together, yet summary.totals add them; split them: filter %s to one value (e.g. \"filters\":{\"%s\":%s}) or add %s to group_by",
-				len(vals), name, strings.Join(parts, ", "), name, name, mustJSON(typed(f.Type, example)), name)},
+			{"message", fmt.Sprintf("the matched rows span %d values of %s (%s), which are not meant to be combined: %s; split them: filter %s to one value (e.g. \"filters\":{\"%s\":%s}) or add %s to group_by",
+				len(vals), name, strings.Join(parts, ", "), totalsDid(results), name, name, mustJSON(typed(f.Type, example)), name)},
 		})
 	}
 	return out, nil
+}
+
+// totalsDid says what summary.totals did with the rows of every value: the metrics whose
+// totals combine them, and those that are null (each with its own note).
+func totalsDid(results []MetricResult) string {
+	var combined, null []string
+	for _, mr := range results {
+		if len(mr.Total.Valid) > 0 && mr.Total.Valid[0] {
+			combined = append(combined, mr.Metric.Name)
+		} else {
+			null = append(null, mr.Metric.Name)
+		}
+	}
+	switch {
+	case len(combined) == 0:
+		return "summary.totals combine none of them (every total is null, each with its note)"
+	case len(null) == 0:
+		return "yet summary.totals combine them in every metric (" + strings.Join(combined, ", ") + ")"
+	}
+	verb := " are"
+	if len(null) == 1 {
+		verb = " is"
+	}
+	return "summary.totals combine them in " + strings.Join(combined, ", ") + ", while " + strings.Join(null, ", ") + verb + " null (see the notes)"
 }
 
 // valueList is the values member of a mixed_partition note (each value typed, with its rows)
@@ -365,6 +390,382 @@ func matchedUnits(c *capability.Capability, t *columnar.Table, sel columnar.Sele
 		if len(vals) == 1 && !vals[0].null {
 			out[m.UnitColumn] = vals[0].value
 		}
+	}
+	return out, nil
+}
+
+// Codes of the notes the capability definitions declare beyond the engine's aggregates
+// (capability.Metric.OnePeriod and Shares, capability.Capability.Periods, capability.Field
+// From and Nulls), and of the nulls only a comparison of counts would show.
+const (
+	// NoteNotAdditiveOverTime: a metric that adds one period only (seasonally adjusted annual
+	// rates) is null over rows of several periods.
+	NoteNotAdditiveOverTime = "not_additive_over_time"
+	// NoteShareNotAveraged: an average over more than one share is null (no weights).
+	NoteShareNotAveraged = "share_not_averaged"
+	// NotePeriodsPresent: on each row of a grouped answer whose groups have values for
+	// different numbers of periods, the row's number.
+	NotePeriodsPresent = "periods_present"
+	// NoteUnequalCoverage: the summary of the same answer: the fewest and most periods.
+	NoteUnequalCoverage = "unequal_coverage"
+	// NoteValuesMissing: some matched rows have no value in a column metrics aggregate, so
+	// those metrics cover fewer rows than the row counts.
+	NoteValuesMissing = "values_missing"
+	// NoteNullGroupKey: some matched rows have no value of a group_by dimension and form its
+	// null group; the note says whether the publisher left the value blank.
+	NoteNullGroupKey = "null_group_key"
+)
+
+// maxExamples is how many rows a note names as examples.
+const maxExamples = 5
+
+// declared is what the capability's declarations add to one answer's rows: each group's
+// periods present, when the groups' numbers differ.
+type declared struct {
+	field   string  // the periods' field
+	value   string  // the field whose values make a period present
+	periods []int64 // by group; nil when every group has as many
+	most    int64
+}
+
+// groupIndex maps each group of g, by its key codes, to its index.
+func groupIndex(g *columnar.Grouping) map[string]int {
+	out := make(map[string]int, g.N)
+	for gi, codes := range g.Codes {
+		out[codeKey(codes)] = gi
+	}
+	return out
+}
+
+// codeKey is a group's key codes as a map key.
+func codeKey(codes []int32) string {
+	b := make([]byte, 0, 4*len(codes))
+	for _, c := range codes {
+		b = append(b, byte(c), byte(c>>8), byte(c>>16), byte(c>>24))
+	}
+	return string(b)
+}
+
+// subset is the rows of sel that keep says to keep, as a selection.
+func subset(sel columnar.Selection, keep func(row int) bool) columnar.Selection {
+	idx := make([]int32, 0, sel.Len())
+	for i, n := 0, sel.Len(); i < n; i++ {
+		if r := sel.Row(i); keep(r) {
+			idx = append(idx, int32(r))
+		}
+	}
+	return columnar.Selection{Idx: idx}
+}
+
+// present reports whether row r of col has a value.
+func present(col *columnar.Column, r int) bool {
+	if col.Kind == columnar.Dict {
+		return col.Codes[r] >= 0
+	}
+	_, ok := col.Text(r)
+	return ok
+}
+
+// perGroup evaluates op over the rows sub (a subset of the answer's matched rows) grouped as
+// the answer is, and returns its value for each of the answer's groups (0 where a group has
+// no row of sub) and over all of sub.
+func perGroup(t *columnar.Table, sub columnar.Selection, p *Params, groups *columnar.Grouping, op columnar.Op) ([]float64, float64) {
+	ans := t.Compute(sub, p.GroupBy, []columnar.Op{op}, nil)
+	out := make([]float64, groups.N)
+	index := groupIndex(groups)
+	for g, codes := range ans.Groups.Codes {
+		if gi, ok := index[codeKey(codes)]; ok && ans.Results[0].Valid[g] {
+			out[gi] = ans.Results[0].Values[g]
+		}
+	}
+	var total float64
+	if ans.Totals[0].Valid[0] {
+		total = ans.Totals[0].Values[0]
+	}
+	return out, total
+}
+
+// declare applies c's declarations to the evaluation ev of p over t: it withholds the values
+// of metrics declared OnePeriod or Shares where they would mislead (null, each with its note
+// on the row or the total), and returns the groups' periods present when they differ, with
+// the summary notes of the declarations, of the nulls in the metrics' columns and of the
+// null group keys.
+func declare(c *capability.Capability, t *columnar.Table, p *Params, ev *Evaluation) (*declared, []Obj, error) {
+	var d *declared
+	var notes []Obj
+	onePeriod := slices.ContainsFunc(c.Metrics, func(m capability.Metric) bool { return m.OnePeriod != nil })
+	if pd := c.Periods; pd != nil && (onePeriod || len(p.GroupBy) > 0) {
+		if err := t.Need(pd.Field, pd.Value); err != nil {
+			return nil, nil, fmt.Errorf("periods: %w", err)
+		}
+		value := t.Col(pd.Value)
+		valued := subset(ev.Sel, func(r int) bool { return present(value, r) })
+		counts, total := perGroup(t, valued, p, ev.Groups, columnar.Op{Agg: columnar.AggCountDistinct, Column: pd.Field})
+		for j := range ev.Metrics {
+			mr := &ev.Metrics[j]
+			if mr.Metric.OnePeriod == nil {
+				continue
+			}
+			// Validity read first: without group_by the total is the one group's result itself.
+			valid, totalValid := slices.Clone(mr.Groups.Valid), mr.Total.Valid[0]
+			for gi, n := range counts {
+				if n > 1 && valid[gi] {
+					mr.hold(gi, onePeriodNote(mr.Metric, pd, int64(n), "this group's"))
+				}
+			}
+			if total > 1 && totalValid {
+				mr.holdTotal(onePeriodNote(mr.Metric, pd, int64(total), "the matched"))
+			}
+		}
+		if len(p.GroupBy) > 0 && len(counts) > 1 {
+			lo, hi := counts[0], counts[0]
+			for _, n := range counts {
+				lo, hi = min(lo, n), max(hi, n)
+			}
+			if lo != hi {
+				d = &declared{field: pd.Field, value: pd.Value, periods: make([]int64, len(counts)), most: int64(hi)}
+				below := 0
+				for gi, n := range counts {
+					d.periods[gi] = int64(n)
+					if n < hi {
+						below++
+					}
+				}
+				notes = append(notes, Obj{{"code", NoteUnequalCoverage}, {"field", pd.Field}, {"fewest", int64(lo)}, {"most", int64(hi)}, {"groups_below_most", below},
+					{"message", fmt.Sprintf("the groups have a %s for between %d and %d periods (%s), and %d of the %d groups have fewer than %d: their figures cover fewer periods than the others', so compare or rank them knowing it; each row's %s note gives its number. To compare like with like, narrow the date range to periods every group has",
+						pd.Value, int64(lo), int64(hi), pd.Field, below, len(counts), int64(hi), NotePeriodsPresent)}})
+			}
+		}
+	}
+	for j := range ev.Metrics {
+		mr := &ev.Metrics[j]
+		sh := mr.Metric.Shares
+		if sh == nil {
+			continue
+		}
+		if err := t.Need(mr.Metric.UnitColumn, mr.Metric.Column); err != nil {
+			return nil, nil, fmt.Errorf("shares of %s: %w", mr.Metric.Name, err)
+		}
+		unit, value := t.Col(mr.Metric.UnitColumn), t.Col(mr.Metric.Column)
+		isShare := make([]bool, len(unit.Values))
+		for code, v := range unit.Values {
+			isShare[code] = slices.Contains(sh.Units, v)
+		}
+		shares := subset(ev.Sel, func(r int) bool {
+			code := unit.Codes[r]
+			return code >= 0 && isShare[code] && present(value, r)
+		})
+		counts, total := perGroup(t, shares, p, ev.Groups, columnar.Op{Agg: columnar.AggCount})
+		valid, totalValid := slices.Clone(mr.Groups.Valid), mr.Total.Valid[0]
+		for gi, n := range counts {
+			if n > 1 && valid[gi] {
+				mr.hold(gi, shareNote(mr.Metric, int64(n), "this group's rows hold"))
+			}
+		}
+		if total > 1 && totalValid {
+			mr.holdTotal(shareNote(mr.Metric, int64(total), "the matched rows hold"))
+		}
+	}
+	if len(c.Inputs) == 0 {
+		// A derived capability's rows are its inputs' rows, each null in the columns of the
+		// other input by construction: nothing there is a value the publisher left out.
+		missing, err := missingNotes(c, t, ev)
+		if err != nil {
+			return nil, nil, err
+		}
+		notes = append(notes, missing...)
+	}
+	keys, err := nullKeyNotes(c, t, p, ev)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, append(notes, keys...), nil
+}
+
+// hold withholds metric mr's value of group gi, with the note that says why.
+func (mr *MetricResult) hold(gi int, note Obj) {
+	if mr.held == nil {
+		mr.held = make([]Obj, len(mr.Groups.Valid))
+	}
+	mr.Groups.Valid[gi], mr.Groups.Values[gi] = false, 0
+	mr.held[gi] = note
+}
+
+// holdTotal withholds metric mr's total, with the note that says why.
+func (mr *MetricResult) holdTotal(note Obj) {
+	mr.Total.Valid[0], mr.Total.Values[0] = false, 0
+	mr.heldTotal = note
+}
+
+// onePeriodNote says why metric m, which adds one period only, is null over rows of n
+// periods.
+func onePeriodNote(m capability.Metric, pd *capability.Periods, n int64, whose string) Obj {
+	return Obj{{"code", NoteNotAdditiveOverTime}, {"metric", m.Name}, {"periods", n},
+		{"message", fmt.Sprintf("%s rows hold values of %d periods (%s), and %s adds the values of one period only (%s), so it is null here, not their sum. Instead, %s",
+			whose, n, pd.Field, m.Name, m.OnePeriod.Reason, m.OnePeriod.Instead)}}
+}
+
+// shareNote says why metric m, an average of shares, is null over n shares.
+func shareNote(m capability.Metric, n int64, where string) Obj {
+	return Obj{{"code", NoteShareNotAveraged}, {"metric", m.Name}, {"shares", n},
+		{"message", fmt.Sprintf("%s %d shares (%s %s), and %s does not average shares (%s), so it is null here. Instead, %s",
+			where, n, m.UnitColumn, strings.Join(m.Shares.Units, " or "), m.Name, m.Shares.Reason, m.Shares.Instead)}}
+}
+
+// appendRow appends to notes (rendered, separated by commas) the periods_present note of
+// group gi.
+func (d *declared) appendRow(notes []byte, gi int) []byte {
+	n := d.periods[gi]
+	msg := fmt.Sprintf("this group has a %s for %d periods (%s), the most any group of this answer has", d.value, n, d.field)
+	if n < d.most {
+		msg = fmt.Sprintf("this group has a %s for %d periods (%s) where other groups of this answer have up to %d: its figures cover fewer periods than theirs", d.value, n, d.field, d.most)
+	}
+	return appendObjOrPanic(noteSep(notes), Obj{{"code", NotePeriodsPresent}, {"field", d.field}, {"periods", n}, {"most", d.most}, {"message", msg}})
+}
+
+// aggregatesColumn reports whether metric m aggregates the values of its column, leaving
+// out the rows where it is null (a count of rows, a distinct count with its own note and a
+// ratio do not).
+func aggregatesColumn(m capability.Metric) bool {
+	switch m.Agg {
+	case capability.Sum, capability.Avg, capability.Min, capability.Max, capability.Median, capability.Percentile, capability.CountNonNull:
+		return m.Column != ""
+	}
+	return false
+}
+
+// missingNotes are the values_missing notes of an answer: for each column metrics aggregate,
+// when some matched rows (not all) have no value in it, how many, which metrics leave them
+// out, and the first of them. A total withheld or null over mixed units has its own note.
+func missingNotes(c *capability.Capability, t *columnar.Table, ev *Evaluation) ([]Obj, error) {
+	matched := int64(ev.Sel.Len())
+	var out []Obj
+	var cols []string
+	for _, m := range c.Metrics {
+		if aggregatesColumn(m) && !slices.Contains(cols, m.Column) {
+			cols = append(cols, m.Column)
+		}
+	}
+	var counters []string
+	for _, m := range c.Metrics {
+		if m.Agg == capability.Count {
+			counters = append(counters, m.Name)
+		}
+	}
+	for _, col := range cols {
+		var nulls int64 = -1
+		var metrics []string
+		for _, mr := range ev.Metrics {
+			m := mr.Metric
+			if !aggregatesColumn(m) || m.Column != col {
+				continue
+			}
+			if nulls < 0 && len(mr.Total.NullRows) > 0 {
+				nulls = mr.Total.NullRows[0]
+			}
+			if mr.Total.Valid[0] && !mr.Total.Mixed[0] {
+				metrics = append(metrics, m.Name)
+			}
+		}
+		if nulls <= 0 || nulls >= matched || len(metrics) == 0 {
+			continue
+		}
+		examples, err := nullRowKeys(t, ev.Sel, col, maxExamples)
+		if err != nil {
+			return nil, err
+		}
+		f, _ := c.Field(col)
+		has, them := "have", "them"
+		if nulls == 1 {
+			has, them = "has", "it"
+		}
+		msg := fmt.Sprintf("%d of the %d matched rows %s no %s, which the schema describes as: %s. %s leave %s out and cover the other %d",
+			nulls, matched, has, col, f.Description, strings.Join(metrics, ", "), them, matched-nulls)
+		if len(counters) > 0 {
+			msg += fmt.Sprintf(", while %s counts all %d", strings.Join(counters, ", "), matched)
+		}
+		if len(examples) > 0 {
+			which := fmt.Sprintf("the first %d", len(examples))
+			if int64(len(examples)) == nulls {
+				which = them
+			}
+			msg += fmt.Sprintf("; %s by record key: %s (include_records lists the records, %s null)", which, strings.Join(examples, ", "), col)
+		}
+		out = append(out, Obj{{"code", NoteValuesMissing}, {"column", col}, {"rows", nulls}, {"matched_rows", matched},
+			{"metrics", metrics}, {"first", orEmptyList(examples)}, {"message", msg}})
+	}
+	return out, nil
+}
+
+// nullRowKeys are the record keys of the first n rows of sel whose column col is null (the
+// keys read at those rows only: the column of keys is not decoded whole).
+func nullRowKeys(t *columnar.Table, sel columnar.Selection, col string, n int) ([]string, error) {
+	if err := t.Need(col); err != nil {
+		return nil, fmt.Errorf("rows without %s: %w", col, err)
+	}
+	c := t.Col(col)
+	var rows []int
+	for i, total := 0, sel.Len(); i < total && len(rows) < n; i++ {
+		if r := sel.Row(i); !present(c, r) {
+			rows = append(rows, r)
+		}
+	}
+	keys, valid, err := t.Texts(capability.FieldRecordKey, rows)
+	if err != nil {
+		return nil, fmt.Errorf("rows without %s: %w", col, err)
+	}
+	var out []string
+	for i, k := range keys {
+		if valid[i] {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// nullKeyNotes are the null_group_key notes of an answer: for each group_by dimension whose
+// null group holds matched rows, their number and whether the publisher left the value blank.
+func nullKeyNotes(c *capability.Capability, t *columnar.Table, p *Params, ev *Evaluation) ([]Obj, error) {
+	var out []Obj
+	for k, dim := range p.GroupBy {
+		var rows int64
+		for gi, codes := range ev.Groups.Codes {
+			if codes[k] < 0 {
+				rows += sourceRows(ev.Lineage[gi])
+			}
+		}
+		if rows == 0 {
+			continue
+		}
+		f, _ := c.Field(dim)
+		note := Obj{{"code", NoteNullGroupKey}, {"dimension", dim}, {"rows", rows}}
+		msg := fmt.Sprintf("%d matched rows have no %s, so they form the group whose %s is null", rows, dim, dim)
+		switch {
+		case f.From != "":
+			if err := t.Need(dim, f.From); err != nil {
+				return nil, fmt.Errorf("null %s: %w", dim, err)
+			}
+			key, from := t.Col(dim), t.Col(f.From)
+			var blank int64
+			for i, n := 0, ev.Sel.Len(); i < n; i++ {
+				if r := ev.Sel.Row(i); key.Codes[r] < 0 && !present(from, r) {
+					blank++
+				}
+			}
+			note = append(note, KV{"blank_in_source", blank}, KV{"not_mapped", rows - blank})
+			msg += fmt.Sprintf(": %s is mapped from %s, which the publisher left blank on %d of them", dim, f.From, blank)
+			if rows > blank {
+				msg += fmt.Sprintf(", and whose published value maps to no %s on %d", dim, rows-blank)
+			}
+			msg += fmt.Sprintf("; filter or group by %s to see them as published", f.From)
+		case f.Nulls != "":
+			note = append(note, KV{"blank_in_source", nil})
+			msg += fmt.Sprintf(": a null %s is %s", dim, f.Nulls)
+		default:
+			note = append(note, KV{"blank_in_source", rows})
+			msg += fmt.Sprintf(": the publisher left %s blank on them (%s: %s)", dim, dim, f.Description)
+		}
+		out = append(out, append(note, KV{"message", msg}))
 	}
 	return out, nil
 }

@@ -407,9 +407,50 @@ func (j *cfJoin) haveText(p *Params) string {
 	sort.Strings(both)
 	text := strings.Join(parts, "; ") + ". "
 	if len(both) == 0 {
-		return text + "No month is on both sides, so no capacity factor can be computed from the snapshots served: ingest an EIA-860M inventory (power.capacity) of a month power.generation serves, or EIA-923 generation of a month power.capacity serves."
+		return text + "No month is on both sides, so no capacity factor can be computed from the snapshots served. " + j.wouldAnswer()
 	}
 	return text + fmt.Sprintf("Months on both sides: %s; ask for them, e.g. period_date_from=%s&period_date_to=%s, and for states and plants both sides have.", monthRuns(both), both[0], both[len(both)-1])
+}
+
+// eia860mArchive is where the agency publishes each month's EIA-860M inventory, under the
+// file name the power.capacity adapter reads (<month>_generator<year>.xlsx).
+const eia860mArchive = "https://www.eia.gov/electricity/data/eia860m/archive/xls/"
+
+// wouldAnswer names the files whose ingest would give both sides a month: the EIA-860M
+// inventory of a month power.generation serves, or EIA-923 generation of a month
+// power.capacity serves, and where each is read from and published.
+func (j *cfJoin) wouldAnswer() string {
+	var parts []string
+	if months := j.sides[0].months(); len(months) > 0 {
+		var names []string
+		for _, m := range months {
+			t, err := time.Parse("2006-01", m)
+			if err != nil {
+				continue
+			}
+			names = append(names, strings.ToLower(t.Month().String())+"_generator"+m[:4]+".xlsx")
+		}
+		parts = append(parts, fmt.Sprintf("an EIA-860M inventory (power.capacity) of a month power.generation serves: %s, from %s, into eia/eia860m/ of the raw directory",
+			strings.Join(names, ", "), eia860mArchive))
+	}
+	if months := j.sides[1].months(); len(months) > 0 {
+		var years []string
+		for _, m := range months {
+			if !slices.Contains(years, m[:4]) {
+				years = append(years, m[:4])
+			}
+		}
+		var names []string
+		for _, y := range years {
+			names = append(names, "eia923_"+y+".json")
+		}
+		parts = append(parts, fmt.Sprintf("or EIA-923 generation (power.generation) of a month power.capacity serves (%s): the EIA API v2 response of route electricity/facility-fuel for those months, as %s in eia/eia923_api/ of the raw directory, or the agency's EIA-923 workbook of %s in eia/eia923/",
+			monthRuns(months), strings.Join(names, ", "), strings.Join(years, ", ")))
+	}
+	if len(parts) == 0 {
+		return "Ingest EIA-860M inventories and EIA-923 generation of the same months."
+	}
+	return "Files that would make it answer: " + strings.Join(parts, "; ") + "; then run citeq ingest."
 }
 
 // describe is what each input serves, for the schema: its capability, what it gives, its

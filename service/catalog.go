@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/citeq/citeq/capability"
 )
@@ -18,7 +19,7 @@ func (s *Service) Capabilities() []byte {
 	var list []Obj
 	for _, c := range s.Served() {
 		_, dates := s.served(c.ID)
-		list = append(list, Obj{
+		entry := Obj{
 			{"capability", c.ID},
 			{"path", c.Path},
 			{"title", c.Title},
@@ -27,15 +28,17 @@ func (s *Service) Capabilities() []byte {
 			{"publisher", c.Publisher},
 			{"as_of_latest", dates[len(dates)-1]},
 			{"as_of_available", dates},
-			{"endpoints", Obj{
+		}
+		entry = append(entry, s.answerable(c)...)
+		list = append(list, append(entry,
+			KV{"endpoints", Obj{
 				{"schema", "/v1/" + c.Path + "/schema"},
 				{"query", "/v1/" + c.Path + "/query"},
 			}},
-			{"mcp_tools", Obj{
+			KV{"mcp_tools", Obj{
 				{"describe", "describe_" + c.ToolName() + "_v1"},
 				{"query", "query_" + c.ToolName() + "_v1"},
-			}},
-		})
+			}}))
 	}
 	if list == nil {
 		list = []Obj{}
@@ -45,6 +48,24 @@ func (s *Service) Capabilities() []byte {
 		{"flow", "discover (GET /v1/capabilities) → describe (GET /v1/<path>/schema) → query (POST or GET /v1/<path>/query) → verify (POST /v1/evidence/source-row with a citation's verify member)"},
 		{"evidence", "/v1/evidence/source-row"},
 	})
+}
+
+// answerable are the members that say whether a served capability answers queries: answerable
+// true for one with a snapshot of its own; for a derived one, whether its inputs as of its
+// latest date have anything to join, and when not, not_answerable_because (the refusal every
+// query would get: what each input has, and which files would make it answer).
+func (s *Service) answerable(c *capability.Capability) Obj {
+	if len(c.Inputs) == 0 {
+		return Obj{{"answerable", true}}
+	}
+	snap, e := s.snapshot(c, "latest")
+	if e == nil && snap.derived != nil {
+		e = snap.derived.check(&Params{Filters: map[string][]string{}, Ranges: map[string][2]string{}})
+	}
+	if e == nil {
+		return Obj{{"answerable", true}}
+	}
+	return Obj{{"answerable", false}, {"not_answerable_because", e.Message}}
 }
 
 // Schema is the describe payload of capability path p: filters, groupings, metrics, date
@@ -95,6 +116,12 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 			o = append(o, KV{"note", m.NullNote})
 		}
 		o = append(o, quantileDoc(m)...)
+		if w := m.OnePeriod; w != nil {
+			o = append(o, KV{"one_period", Obj{{"reason", w.Reason}, {"instead", w.Instead}}})
+		}
+		if sh := m.Shares; sh != nil {
+			o = append(o, KV{"shares", Obj{{"units", sh.Units}, {"reason", sh.Reason}, {"instead", sh.Instead}}})
+		}
 		metrics = append(metrics, o)
 	}
 	var ranges []Obj
@@ -104,6 +131,12 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 	var fields []Obj
 	for _, f := range c.Fields {
 		o := Obj{{"name", f.Name}, {"type", string(f.Type)}, {"description", f.Description}}
+		if f.From != "" {
+			o = append(o, KV{"from", f.From})
+		}
+		if f.Nulls != "" {
+			o = append(o, KV{"nulls", f.Nulls})
+		}
 		if snap != nil && notPublished(snap, f.Name) {
 			o = append(o, KV{"published", false}, KV{"note", "null on every row: as_of " + snap.Manifest.AsOf + " does not publish it"})
 		}
@@ -143,6 +176,11 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 		{"grain", c.Grain},
 		{"cadence", c.Cadence},
 		{"served", snap != nil},
+	}
+	if snap != nil {
+		doc = append(doc, s.answerable(c)...)
+	}
+	doc = append(doc, Obj{
 		{"as_of", asOf},
 		{"as_of_available", orEmptyList(dates)},
 		{"as_of_rule", c.AsOfRule},
@@ -166,9 +204,15 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 		}},
 		{"codebooks", codebooks},
 		{"partitions", orEmptyList(c.Partitions)},
-	}
+	}...)
 	if len(c.Repeats) > 0 {
 		doc = append(doc, KV{"repeats", c.Repeats})
+	}
+	if len(c.Flags) > 0 {
+		doc = append(doc, KV{"flags", c.Flags})
+	}
+	if pd := c.Periods; pd != nil {
+		doc = append(doc, KV{"periods", Obj{{"field", pd.Field}, {"value", pd.Value}}})
 	}
 	if snap != nil && snap.derived != nil {
 		doc = append(doc, KV{"inputs", snap.derived.inputs()})
@@ -330,4 +374,55 @@ func (s *Service) ServedKey() string {
 		b = append(b, snap.Cap.ID+"@"+snap.Manifest.AsOf+"/"+snap.Manifest.Fingerprint+";"...)
 	}
 	return string(b)
+}
+
+// SuggestPath is the path of the defined capability nearest to p, a path that names none (a
+// misspelling such as power/capacty, or an identifier written as a path such as
+// power.capacity), or "" when none is near enough to be meant.
+func SuggestPath(p string) string {
+	norm := func(s string) string {
+		return strings.NewReplacer(".", "/", "_", "-").Replace(strings.ToLower(strings.Trim(s, "/ ")))
+	}
+	want := norm(p)
+	best, bestD := "", -1
+	for _, c := range capability.All() {
+		d := editDistance(want, norm(c.Path))
+		if bestD < 0 || d < bestD {
+			best, bestD = c.Path, d
+		}
+	}
+	if bestD < 0 || bestD > max(2, len(best)/5) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b (in bytes).
+func editDistance(a, b string) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// DidYouMean is the sentence a refusal of the unknown capability path p adds: the nearest
+// path, with the endpoint asked (suffix, such as /query) under it; "" when none is near.
+func DidYouMean(p, suffix string) string {
+	s := SuggestPath(p)
+	if s == "" {
+		return ""
+	}
+	return "did you mean " + s + " (/v1/" + s + suffix + ")? "
 }

@@ -2,6 +2,9 @@ package service
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/citeq/citeq/capability"
@@ -12,6 +15,13 @@ import (
 // queue_id).
 const CompareParam = "compare_as_of"
 
+// comparison is the other side of a query with compare_as_of: the snapshot compared with and
+// the query's params validated for it.
+type comparison struct {
+	snap   *Snapshot
+	params *Params
+}
+
 // splitCompare takes compare_as_of out of raw (the other params are validated as usual) and
 // returns its value, "" when absent.
 func splitCompare(raw RawParams) (RawParams, string, *Error) {
@@ -21,7 +31,7 @@ func splitCompare(raw RawParams) (RawParams, string, *Error) {
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil || s == "" {
-		return nil, "", errf(400, CodeInvalidParameter, "%s must be a snapshot date YYYY-MM-DD (or latest); GET the schema for the served dates", CompareParam)
+		return nil, "", errf(400, CodeInvalidParameter, "%s must be a snapshot date YYYY-MM-DD (or latest), as a string; GET the schema for the served dates", CompareParam)
 	}
 	out := make(RawParams, len(raw))
 	for k, x := range raw {
@@ -32,11 +42,179 @@ func splitCompare(raw RawParams) (RawParams, string, *Error) {
 	return out, s, nil
 }
 
-// project is one queued project of one snapshot, as the comparison reads it.
+// prepareCompare validates a query with compare_as_of other: the query's snapshot (its
+// as_of) and the other one are resolved, each named in its own error, and the params are
+// validated for both, every filter value against the union of the two snapshots' values (a
+// project that left or entered can be filtered to); a value one snapshot lacks matches none
+// of its rows.
+func (s *Service) prepareCompare(c *capability.Capability, raw RawParams, other string, on bool) (*Prepared, *Error) {
+	schemaURL := "/v1/" + c.Path + "/schema"
+	if !Compares(c) {
+		return nil, errf(400, CodeInvalidParameter, "%s is answered by the interconnection queue capabilities (projects keyed by queue_id); %s has no queue_id", CompareParam, c.ID)
+	}
+	_, dates := s.served(c.ID)
+	if other != "latest" && !isoDay.MatchString(other) {
+		return nil, errf(400, CodeInvalidParameter, "%s must be latest or a snapshot date YYYY-MM-DD, got %q; the served dates of %s are: %s (see %s)", CompareParam, other, c.ID, join(dates), schemaURL)
+	}
+	asOf, e := asOfValue(raw)
+	if e != nil {
+		return nil, e
+	}
+	snap, e := s.snapshot(c, asOf)
+	if e != nil {
+		return nil, e
+	}
+	otherSnap, e := s.snapshot(c, other)
+	if e != nil {
+		return nil, errf(400, CodeInvalidParameter, "%s %q is not a served snapshot of %s; use latest or one of: %s", CompareParam, other, c.ID, join(dates))
+	}
+	rawQ, rawO, union, e := s.unionFilters(c, raw, snap, otherSnap)
+	if e != nil {
+		return nil, e
+	}
+	p, _, e := s.Validate(c, rawQ)
+	if e != nil {
+		return nil, e
+	}
+	po, _, e := s.Validate(c, rawO)
+	if e != nil {
+		return nil, e
+	}
+	for name, vals := range union {
+		p.Filters[name], po.Filters[name] = vals, vals
+	}
+	pinned := Pinned(raw) && other != "latest" && !on
+	return &Prepared{c: c, snap: snap, params: p, pinned: pinned, cmp: &comparison{snap: otherSnap, params: po}}, nil
+}
+
+// compareParams are the query params other than filters: the rest of a top-level key is a
+// filter, as Validate reads it.
+var compareParams = []string{"filters", "as_of", "group_by", "include_records", "include_evidence", "rollup_other", "limit", "top_n", "order_by", "order"}
+
+// unionFilters checks every filter value of raw against snapshots a and b and returns raw
+// for each (pinned to its as_of, each filter keeping the values its snapshot holds; a filter
+// none of whose values it holds is left out) and the canonical values of each filter over
+// both. A value neither holds is refused, naming both. What else is wrong with raw is left
+// to Validate.
+func (s *Service) unionFilters(c *capability.Capability, raw RawParams, a, b *Snapshot) (RawParams, RawParams, map[string][]string, *Error) {
+	schemaURL := "/v1/" + c.Path + "/schema"
+	var filters map[string]json.RawMessage
+	if fv, ok := raw["filters"]; ok && (json.Unmarshal(fv, &filters) != nil || filters == nil) {
+		return raw, raw, nil, nil
+	}
+	sides := [2]struct {
+		snap    *Snapshot
+		raw     RawParams
+		filters map[string]json.RawMessage
+	}{{snap: a}, {snap: b}}
+	for i := range sides {
+		sides[i].raw = RawParams{}
+		for k, v := range raw {
+			sides[i].raw[k] = v
+		}
+		sides[i].raw["as_of"] = mustJSON(sides[i].snap.Manifest.AsOf)
+		sides[i].filters = map[string]json.RawMessage{}
+		for k, v := range filters {
+			if k != "as_of" {
+				sides[i].filters[k] = v
+			}
+		}
+	}
+	// Each filter, where it is given: inside filters, or at the top level.
+	type given struct {
+		name string
+		top  bool
+		v    json.RawMessage
+	}
+	var list []given
+	for k, v := range filters {
+		list = append(list, given{k, false, v})
+	}
+	for k, v := range raw {
+		if !slices.Contains(compareParams, k) {
+			list = append(list, given{k, true, v})
+		}
+	}
+	sort.Slice(list, func(i, j int) bool {
+		return list[i].name < list[j].name || list[i].name == list[j].name && !list[i].top
+	})
+	union := map[string][]string{}
+	for _, g := range list {
+		f, ok := c.Field(g.name)
+		vals, err := filterValues(g.v)
+		if !ok || !f.Filter || err != nil || len(vals) == 0 || union[g.name] != nil {
+			continue // Validate says what is wrong
+		}
+		var held [2][]string
+		var canon []string
+		for _, v := range vals {
+			var errs [2]*Error
+			for i, side := range sides {
+				cv, e := s.checkValue(c, side.snap, f, v, schemaURL)
+				if errs[i] = e; e == nil {
+					held[i] = append(held[i], v)
+					canon = append(canon, cv...)
+				}
+			}
+			if errs[0] != nil && errs[1] != nil {
+				return nil, nil, nil, s.notInEither(c, f, v, a, b, errs[0])
+			}
+		}
+		sort.Strings(canon)
+		union[g.name] = dedupe(canon)
+		for i := range sides {
+			target := sides[i].filters
+			if g.top {
+				target = sides[i].raw
+			}
+			if len(held[i]) == 0 {
+				delete(target, g.name)
+			} else {
+				target[g.name] = mustJSON(held[i])
+			}
+		}
+	}
+	for i := range sides {
+		if len(sides[i].filters) > 0 {
+			sides[i].raw["filters"] = mustJSON(sides[i].filters)
+		} else {
+			delete(sides[i].raw, "filters")
+		}
+	}
+	return sides[0].raw, sides[1].raw, union, nil
+}
+
+// notInEither is the error of a filter value neither compared snapshot holds: for a text
+// field whose values are the snapshot's own, a message naming both snapshots and the values
+// of both; otherwise the first snapshot's own error.
+func (s *Service) notInEither(c *capability.Capability, f capability.Field, v string, a, b *Snapshot, first *Error) *Error {
+	if f.Type != capability.String || len(f.Enum) > 0 || first.Code != CodeInvalidFilter {
+		return first
+	}
+	var vals []string
+	for _, snap := range []*Snapshot{a, b} {
+		if col := snap.Table.Col(f.Name); col != nil {
+			vals = append(vals, col.Values...)
+		}
+	}
+	sort.Strings(vals)
+	vals = dedupe(vals)
+	valid := quoteList(vals)
+	if len(vals) > 60 {
+		valid = quoteList(vals[:60]) + fmt.Sprintf(", … (%d in all)", len(vals))
+	}
+	return errf(400, CodeInvalidFilter, "%q is not a value of filter %s in %s as_of %s nor as_of %s, the two snapshots compared (values are case-sensitive, as published, and matched with surrounding white space trimmed); valid values include: %s (see /v1/%s/schema)",
+		v, f.Name, c.ID, a.Manifest.AsOf, b.Manifest.AsOf, valid, c.Path)
+}
+
+// project is one row of one snapshot, as the comparison reads it.
 type project struct {
-	key, queueID, sheet, status, statusRaw string
-	mw                                     *float64
-	citation                               rawJSON
+	key, queueID, sheet, status, statusRaw, defect string
+	mw                                             *float64
+	// row is the project's row in snap's table; selected says the query's filters match it.
+	snap     *Snapshot
+	row      int
+	selected bool
 }
 
 func (p project) obj() Obj {
@@ -45,7 +223,7 @@ func (p project) obj() Obj {
 		mw = Num{V: *p.mw, Valid: true}
 	}
 	return Obj{{"queue_id", p.queueID}, {"sheet", p.sheet}, {"status", nilIfEmpty(p.status)}, {"status_raw", nilIfEmpty(p.statusRaw)},
-		{"requested_mw", mw}, {"citation", p.citation}}
+		{"requested_mw", mw}, {"citation", rawJSON(appendRecordCitation(nil, p.snap, p.row))}}
 }
 
 func nilIfEmpty(s string) any {
@@ -55,18 +233,26 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
-// projects reads the projects of snap that match p, keyed by queue id (the n-th repeat of an
-// id within a sheet is keyed id#n), in row order.
+// projects reads every row of snap, in row order, keyed by queue id (the n-th repeat of an id
+// within a sheet is keyed id#n), each marked selected where p's filters match it.
 func (s *Service) projects(c *capability.Capability, snap *Snapshot, p *Params) ([]project, *Error) {
 	t := snap.Table
 	names := []string{"queue_id", "sheet", "status", "status_raw", "requested_mw"}
+	if t.Has("known_defect") { // absent from a snapshot written before it was a field
+		names = append(names, "known_defect")
+	}
 	if err := t.Need(append(QueryColumns(c, p), names...)...); err != nil {
 		return nil, unreadable(snap, err)
 	}
+	selected := make([]bool, t.Rows)
 	sel := t.Filter(Predicates(c, t, p))
-	rows := make([]int, sel.Len())
+	for i, n := 0, sel.Len(); i < n; i++ {
+		selected[sel.Row(i)] = true
+	}
+	sel.Release()
+	rows := make([]int, t.Rows)
 	for i := range rows {
-		rows[i] = sel.Row(i)
+		rows[i] = i
 	}
 	cells, valid, err := t.TextsOf(names, rows)
 	if err != nil {
@@ -76,13 +262,12 @@ func (s *Service) projects(c *capability.Capability, snap *Snapshot, p *Params) 
 	out := make([]project, 0, len(rows))
 	for i, r := range rows {
 		get := func(j int) string {
-			if !valid[j][i] {
+			if j >= len(names) || !valid[j][i] {
 				return ""
 			}
 			return cells[j][i]
 		}
-		pr := project{queueID: get(0), sheet: get(1), status: get(2), statusRaw: get(3),
-			citation: rawJSON(appendRecordCitation(nil, snap, r))}
+		pr := project{queueID: get(0), sheet: get(1), status: get(2), statusRaw: get(3), defect: get(5), snap: snap, row: r, selected: selected[r]}
 		if v := get(4); v != "" {
 			if f, err := strconv.ParseFloat(v, 64); err == nil {
 				pr.mw = &f
@@ -99,34 +284,16 @@ func (s *Service) projects(c *capability.Capability, snap *Snapshot, p *Params) 
 	return out, nil
 }
 
+// compareNote says how the comparison classifies and selects projects.
+const compareNote = "projects are identified by queue_id (the n-th repeat of an id on a sheet as id#n) over both whole snapshots first: entered are absent from the older snapshot, left absent from the newer (removed from the operator's file), and the others changed status (normalized or raw; withdrawn_since counts those whose status became withdrawn), changed requested MW, or are unchanged. The filters then select among them by their values in either snapshot: an entered project by its values in the newer, a left one by those in the older, the others when either matches. Rows without an identity (known_defect: a placeholder, a project without a queue id) are listed under not_compared"
+
 // compare answers a query with compare_as_of: the query's answer at both snapshots (every
-// group's figures, each cited to its own rows) and the projects that entered, left, changed
-// status or changed requested MW from the older snapshot to the newer, each side cited to
-// its own source row.
+// group's figures, each cited to its own rows) and the projects of either snapshot classified
+// by identity (entered, left, status changed, MW changed, unchanged), then selected by the
+// filters in either snapshot, each side cited to its own source row.
 func (s *Service) compare(q *Prepared) ([]byte, *Error) {
 	c := q.c
-	if !Compares(c) {
-		return nil, errf(400, CodeInvalidParameter, "%s is answered by the interconnection queue capabilities (projects keyed by queue_id); %s has no queue_id", CompareParam, c.ID)
-	}
-	other := make(RawParams, len(q.raw))
-	for k, v := range q.raw {
-		other[k] = v
-	}
-	other["as_of"] = json.RawMessage(strconv.Quote(q.compare))
-	if f, ok := other["filters"]; ok {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(f, &obj) == nil {
-			delete(obj, "as_of")
-			if b, err := json.Marshal(obj); err == nil {
-				other["filters"] = b
-			}
-		}
-	}
-	p2, snap2, e := s.Validate(c, other)
-	if e != nil {
-		return nil, e
-	}
-	oldSnap, oldP, newSnap, newP := snap2, p2, q.snap, q.params
+	oldSnap, oldP, newSnap, newP := q.cmp.snap, q.cmp.params, q.snap, q.params
 	if oldSnap.Manifest.AsOf > newSnap.Manifest.AsOf {
 		oldSnap, oldP, newSnap, newP = newSnap, newP, oldSnap, oldP
 	}
@@ -146,53 +313,85 @@ func (s *Service) compare(q *Prepared) ([]byte, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	entered, left, statusChanged, mwChanged, notCompared := []Obj{}, []Obj{}, []Obj{}, []Obj{}, []Obj{}
+	unmatched := func(p project) {
+		if p.selected {
+			notCompared = append(notCompared, append(p.obj(), KV{"as_of", p.snap.Manifest.AsOf}, KV{"known_defect", p.defect}))
+		}
+	}
 	byKey := map[string]project{}
-	for _, p := range before {
-		byKey[p.key] = p
+	nBefore, nAfter := 0, 0
+	for _, b := range before {
+		if b.defect != "" {
+			unmatched(b)
+			continue
+		}
+		byKey[b.key] = b
+		if b.selected {
+			nBefore++
+		}
 	}
 	now := map[string]bool{}
-	entered, left, statusChanged, mwChanged := []Obj{}, []Obj{}, []Obj{}, []Obj{}
-	withdrawn := 0
+	withdrawn, unchanged := 0, 0
 	for _, a := range after {
+		if a.defect != "" {
+			unmatched(a)
+			continue
+		}
+		if a.selected {
+			nAfter++
+		}
 		now[a.key] = true
 		b, ok := byKey[a.key]
-		if !ok {
-			entered = append(entered, a.obj())
+		switch {
+		case !ok:
+			if a.selected {
+				entered = append(entered, a.obj())
+			}
+			continue
+		case !a.selected && !b.selected:
 			continue
 		}
 		change := Obj{{"queue_id", a.queueID}, {"before", b.obj()}, {"after", a.obj()}}
-		if b.status != a.status || b.statusRaw != a.statusRaw {
+		statusMoved := b.status != a.status || b.statusRaw != a.statusRaw
+		mwMoved := (a.mw == nil) != (b.mw == nil) || (a.mw != nil && *a.mw != *b.mw)
+		if statusMoved {
 			statusChanged = append(statusChanged, change)
 			if a.status == "withdrawn" && b.status != "withdrawn" {
 				withdrawn++
 			}
 		}
-		if (a.mw == nil) != (b.mw == nil) || (a.mw != nil && *a.mw != *b.mw) {
+		if mwMoved {
 			mwChanged = append(mwChanged, change)
+		}
+		if !statusMoved && !mwMoved {
+			unchanged++
 		}
 	}
 	for _, b := range before {
-		if !now[b.key] {
+		if b.defect == "" && b.selected && !now[b.key] {
 			left = append(left, b.obj())
 		}
 	}
 	out := Obj{
 		{"capability", c.ID},
 		{"as_of", q.snap.Manifest.AsOf},
-		{CompareParam, snap2.Manifest.AsOf},
+		{CompareParam, q.cmp.snap.Manifest.AsOf},
 		{"from_as_of", oldSnap.Manifest.AsOf},
 		{"to_as_of", newSnap.Manifest.AsOf},
 		{"summary", Obj{
-			{"projects_before", len(before)}, {"projects_after", len(after)},
+			{"projects_before", nBefore}, {"projects_after", nAfter},
 			{"entered", len(entered)}, {"left", len(left)}, {"status_changed", len(statusChanged)},
-			{"withdrawn_since", withdrawn}, {"mw_changed", len(mwChanged)},
-			{"note", "projects are matched by queue_id (the n-th repeat of an id on a sheet as id#n); left means absent from the newer snapshot (removed from the operator's file), withdrawn_since counts projects whose status became withdrawn"},
+			{"withdrawn_since", withdrawn}, {"mw_changed", len(mwChanged)}, {"unchanged", unchanged},
+			{"not_compared", len(notCompared)},
+			{"note", compareNote},
 		}},
 		{"figures", Obj{{oldSnap.Manifest.AsOf, rawJSON(oldBody)}, {newSnap.Manifest.AsOf, rawJSON(newBody)}}},
 		{"entered", entered},
 		{"left", left},
 		{"status_changed", statusChanged},
 		{"mw_changed", mwChanged},
+		{"not_compared", notCompared},
 	}
 	return mustJSON(out), nil
 }

@@ -1,6 +1,8 @@
 package service
 
 import (
+	"slices"
+
 	"github.com/citeq/citeq/capability"
 )
 
@@ -16,7 +18,7 @@ const CompareAsOfPattern = `^(latest|[0-9]{4}-[0-9]{2}-[0-9]{2})$`
 
 // CompareAsOfDescription describes compare_as_of, in the OpenAPI document and the MCP tool
 // schemas alike.
-const CompareAsOfDescription = "Another snapshot of the same capability (a served as_of date YYYY-MM-DD, or latest) to compare with: the answer is then the comparison, not the query's answer: `figures` holds the query's answer at both snapshots (keyed by as_of, every group cited), and `entered`, `left` (absent from the newer file), `status_changed` (normalized or raw; `summary.withdrawn_since` counts those now withdrawn) and `mw_changed` list the projects that changed from the older snapshot to the newer, each side with its own record citation. Projects are matched by queue_id (the n-th repeat of an id on a sheet as id#n)."
+const CompareAsOfDescription = "Another snapshot of the same capability (a served as_of date YYYY-MM-DD, or latest) to compare with: the answer is then the comparison, not the query's answer: `figures` holds the query's answer at both snapshots (keyed by as_of, every group cited). Every project of either snapshot is classified by its queue_id first (the n-th repeat of an id on a sheet as id#n): `entered` (absent from the older file), `left` (absent from the newer), `status_changed` (normalized or raw; `summary.withdrawn_since` counts those now withdrawn), `mw_changed`, or unchanged (counted in `summary.unchanged`), each side with its own record citation; the filters then select among them by their values in either snapshot (entered by the newer, left by the older, the others when either matches), and a filter value is valid when either snapshot holds it. Rows without an identity (known_defect) are listed under `not_compared`."
 
 // oaCompareSchema is the schema of compare_as_of's value.
 func oaCompareSchema() Obj {
@@ -57,14 +59,21 @@ func oaCompareSchemas(c *capability.Capability) Obj {
 	}
 	pfx := oaSchemaPrefix(c)
 	nullStr := func(desc string) Obj { return Obj{{"type", []string{"string", "null"}}, {"description", desc}} }
-	project := oaWithAdditional(oaObject("One project of one snapshot, cited to its source row.", Obj{
+	projectMembers := Obj{
 		{"queue_id", oaStr("the operator's queue id as published")},
-		{"sheet", oaStr("the sheet the project is on")},
-		{"status", nullStr("normalized status")},
+		{"sheet", oaStr("the sheet the row is on")},
+		{"status", nullStr("normalized status (null on a placeholder, which is not a project)")},
 		{"status_raw", nullStr("status as published")},
 		{"requested_mw", Obj{{"type", []string{"number", "null"}}, {"description", "headline requested MW"}}},
 		{"citation", oaSref("RecordCitation")},
-	}, "queue_id", "sheet", "status", "status_raw", "requested_mw", "citation"), false)
+	}
+	projectRequired := []string{"queue_id", "sheet", "status", "status_raw", "requested_mw", "citation"}
+	project := oaWithAdditional(oaObject("One project of one snapshot, cited to its source row.", projectMembers, projectRequired...), false)
+	unmatched := oaWithAdditional(oaObject("A row of one snapshot without an identity to match (known_defect), cited to its source row.",
+		append(slices.Clone(projectMembers),
+			KV{"as_of", oaDate("the snapshot the row is in")},
+			KV{"known_defect", oaStr("placeholder (not a project) or no_queue_id (a project published without a queue id)")}),
+		append(slices.Clone(projectRequired), "as_of", "known_defect")...), false)
 	change := oaWithAdditional(oaObject("A project in both snapshots, before and after.", Obj{
 		{"queue_id", oaStr("")},
 		{"before", oaSref(pfx + "CompareProject")},
@@ -72,12 +81,14 @@ func oaCompareSchemas(c *capability.Capability) Obj {
 	}, "queue_id", "before", "after"), false)
 	count := func(desc string) Obj { return Obj{{"type", "integer"}, {"minimum", 0}, {"description", desc}} }
 	summary := oaWithAdditional(oaObject("", Obj{
-		{"projects_before", count("projects of the older snapshot the query matches")},
-		{"projects_after", count("projects of the newer snapshot the query matches")},
+		{"projects_before", count("projects of the older snapshot (with a queue id) the filters match")},
+		{"projects_after", count("projects of the newer snapshot (with a queue id) the filters match")},
 		{"entered", count("")}, {"left", count("")}, {"status_changed", count("")},
 		{"withdrawn_since", count("projects whose status became withdrawn")}, {"mw_changed", count("")},
+		{"unchanged", count("projects in both snapshots the filters select whose status and requested MW did not change")},
+		{"not_compared", count("rows the filters select that have no identity to match (known_defect)")},
 		{"note", oaStr("")},
-	}, "projects_before", "projects_after", "entered", "left", "status_changed", "withdrawn_since", "mw_changed", "note"), false)
+	}, "projects_before", "projects_after", "entered", "left", "status_changed", "withdrawn_since", "mw_changed", "unchanged", "not_compared", "note"), false)
 	response := oaWithAdditional(oaObject("What changed between two snapshots of "+c.ID+" (a query with compare_as_of).", Obj{
 		{"capability", Obj{{"type", "string"}, {"const", c.ID}}},
 		{"as_of", oaDate("the query's snapshot (latest resolved)")},
@@ -91,10 +102,12 @@ func oaCompareSchemas(c *capability.Capability) Obj {
 		{"left", oaArray(oaSref(pfx+"CompareProject"), "projects in the older snapshot only (removed from the operator's file)")},
 		{"status_changed", oaArray(oaSref(pfx+"CompareChange"), "projects whose normalized or raw status changed")},
 		{"mw_changed", oaArray(oaSref(pfx+"CompareChange"), "projects whose requested MW changed")},
-	}, "capability", "as_of", CompareParam, "from_as_of", "to_as_of", "summary", "figures", "entered", "left", "status_changed", "mw_changed"), false)
+		{"not_compared", oaArray(oaSref(pfx+"CompareUnmatched"), "rows without an identity to match (known_defect), in either snapshot")},
+	}, "capability", "as_of", CompareParam, "from_as_of", "to_as_of", "summary", "figures", "entered", "left", "status_changed", "mw_changed", "not_compared"), false)
 	return Obj{
 		{pfx + "CompareResponse", response},
 		{pfx + "CompareProject", project},
 		{pfx + "CompareChange", change},
+		{pfx + "CompareUnmatched", unmatched},
 	}
 }

@@ -779,7 +779,8 @@ func oaQueryExample(c *capability.Capability) Obj {
 // oaSharedSchemas are the component schemas every capability shares: citations, evidence,
 // notes, errors and the discover and describe payloads.
 func oaSharedSchemas(served []*capability.Capability) Obj {
-	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced, NoteNotCounted, NoteJoinUnmatched}
+	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced, NoteNotCounted, NoteJoinUnmatched,
+		NoteNotAdditiveOverTime, NoteShareNotAveraged, NotePeriodsPresent, NoteUnequalCoverage, NoteValuesMissing, NoteNullGroupKey}
 	for _, c := range served {
 		for _, m := range c.Metrics {
 			if m.NullNote != "" && !slices.Contains(noteCodes, m.NullNote) {
@@ -787,6 +788,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			}
 		}
 	}
+	noteCodes = flagNoteCodes(noteCodes, served)
 	sha := Obj{{"type", "string"}, {"pattern", oaSha256Pattern}}
 	recordCitation := Obj{
 		{"source_id", oaStr("source identifier")},
@@ -848,10 +850,10 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"description", "YYYY-MM-DD, YYYY-MM or YYYY; inclusive"}}},
 		{"DateOrInstantBound", Obj{{"type", "string"}, {"pattern", oaDateOrInstantPattern},
 			{"description", "YYYY-MM-DD, YYYY-MM or YYYY, or an RFC 3339 timestamp (Z or an offset; compared in UTC); inclusive"}}},
-		{"Note", oaObject("Why a metric is null or incomplete, or what an answer adds that should not be added silently.", Obj{
+		{"Note", oaObject("Why a metric is null or incomplete, or what an answer adds that should not be added silently.", append(append(Obj{
 			{"code", Obj{{"type", "string"}, {"enum", noteCodes}}},
 			{"metric", oaStr("the metric the note is about (absent for a note on the matched set as a whole)")},
-			{"count", oaInteger("matched rows with no value (the null note of a count_distinct metric); " + NoteDateUnplaced + ": the rows the range could not place")},
+			{"count", oaInteger("matched rows with no value (the null note of a count_distinct metric); " + NoteDateUnplaced + ": the rows the range could not place; a flag's note: the matched rows it names")},
 			{"dimension", oaStr(NoteMixedPartition + ": the partition dimension the matched rows span several values of")},
 			{"values", oaArray(oaObject("", Obj{{"value", nullableScalar}, {"rows", oaInteger("")}}, "value", "rows"),
 				NoteMixedPartition+": the dimension's values in the matched set, with their rows")},
@@ -868,8 +870,19 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"year_filter", Obj{{"type", []string{"string", "null"}}, {"description", NoteDateUnplaced + ": the year filter that reaches the rows by year, null when the capability has none"}}},
 			{"with_year", oaInteger(NoteDateUnplaced + ": of the rows left out, those that have a year (published without a month)")},
 			{"in_range_years", oaInteger(NoteDateUnplaced + ": of the rows left out, those whose year lies within the range's years")},
-			{"message", oaStr("")},
-		}, "code", "message")},
+			{"periods", oaInteger(NoteNotAdditiveOverTime + ": the periods the rows' values are of; " + NotePeriodsPresent + ": the periods the row's group has a value for")},
+			{"most", oaInteger(NotePeriodsPresent + ", " + NoteUnequalCoverage + ": the most periods any group of the answer has a value for")},
+			{"fewest", oaInteger(NoteUnequalCoverage + ": the fewest periods a group of the answer has a value for")},
+			{"field", oaStr(NotePeriodsPresent + ", " + NoteUnequalCoverage + ": the field that holds the period; a flag's note: the field that marks the rows named")},
+			{"groups_below_most", oaInteger(NoteUnequalCoverage + ": the groups with fewer periods than the most")},
+			{"shares", oaInteger(NoteShareNotAveraged + ": the shares the rows hold")},
+			{"rows", oaInteger(NoteValuesMissing + ": the matched rows without a value in column; " + NoteNullGroupKey + ": the matched rows without a value of dimension")},
+			{"matched_rows", oaInteger(NoteValuesMissing + ": the matched rows")},
+			{"metrics", oaArray(Obj{{"type", "string"}}, NoteValuesMissing+": the metrics that leave those rows out")},
+			{"first", oaArray(Obj{{"type", "string"}}, NoteValuesMissing+": the record keys of the first of those rows")},
+			{"blank_in_source", Obj{{"type", []string{"integer", "null"}}, {"description", NoteNullGroupKey + ": of those rows, the ones the publisher left blank (null when a null value of the dimension means something else, said in the message)"}}},
+			{"not_mapped", oaInteger(NoteNullGroupKey + ": of those rows, the ones whose published value maps to no value of the dimension")},
+		}, oaFlagNoteMembers()...), KV{"message", oaStr("")}), "code", "message")},
 		{"RecordCitation", oaObject("A record-level citation: the evidence endpoint takes it as is.", recordCitation,
 			"source_id", "source_url", "source_file", "sheet", "source_row", "raw_file_sha256", "as_of")},
 		{"AggregateCitation", oaObject("The citation of the rows of one group (or of the whole matched set) from one source file.", Obj{
@@ -934,9 +947,11 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"publisher", oaStr("")},
 				{"as_of_latest", oaDate("")},
 				{"as_of_available", oaArray(oaDate(""), "")},
+				{"answerable", oaBoolean("false for a derived capability whose inputs have nothing to join: every query is refused, for the reason given")},
+				{"not_answerable_because", oaStr("with answerable false: the refusal every query gets (what each input has, and which files would make it answer)")},
 				{"endpoints", oaObject("", Obj{{"schema", oaStr("")}, {"query", oaStr("")}}, "schema", "query")},
 				{"mcp_tools", oaObject("", Obj{{"describe", oaStr("")}, {"query", oaStr("")}}, "describe", "query")},
-			}, "capability", "path", "title", "description", "cadence", "publisher", "as_of_latest", "as_of_available", "endpoints", "mcp_tools"), "")},
+			}, "capability", "path", "title", "description", "cadence", "publisher", "as_of_latest", "as_of_available", "answerable", "endpoints", "mcp_tools"), "")},
 			{"flow", oaStr("")},
 			{"evidence", oaStr("the evidence endpoint")},
 		}, "capabilities", "flow", "evidence")},
@@ -948,6 +963,8 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"grain", oaStr("")},
 			{"cadence", oaStr("")},
 			{"served", oaBoolean("false for a capability defined but without a promoted snapshot yet (no dates, codebooks or sources)")},
+			{"answerable", oaBoolean("present when served: false for a derived capability whose inputs have nothing to join")},
+			{"not_answerable_because", oaStr("with answerable false: the refusal every query gets")},
 			{"as_of", Obj{{"type", []string{"string", "null"}}, {"format", "date"}, {"description", "the latest snapshot described (null when not served)"}}},
 			{"as_of_available", oaArray(oaDate(""), "")},
 			{"as_of_rule", oaStr("")},
@@ -970,13 +987,17 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				KV{"numerator", oaStr("ratio: the column summed above")}, KV{"denominator", oaStr("ratio: the column summed below")},
 				KV{"note", oaStr("")},
 				KV{"percentile", Obj{{"type", "number"}, {"exclusiveMinimum", 0}, {"exclusiveMaximum", 100}, {"description", "median and percentile: the percentile taken (50 for the median)"}}},
-				KV{"interpolation", oaStr("median and percentile: how a percentile between two values is taken")}), "")},
+				KV{"interpolation", oaStr("median and percentile: how a percentile between two values is taken")},
+				KV{"one_period", oaObject("present when the metric adds the values of one period only: over rows of several periods it is null with a "+NoteNotAdditiveOverTime+" note", Obj{{"reason", oaStr("")}, {"instead", oaStr("")}}, "reason", "instead")},
+				KV{"shares", oaObject("present when the metric's values are shares on the rows of these units: over more than one share it is null with a "+NoteShareNotAveraged+" note", Obj{{"units", oaArray(Obj{{"type", "string"}}, "")}, {"reason", oaStr("")}, {"instead", oaStr("")}}, "units", "reason", "instead")}), "")},
 			{"order_by", oaArray(Obj{{"type", "string"}}, "")},
 			{"controls", oaArray(named(
 				KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"default", scalar}, KV{"minimum", oaInteger("")}, KV{"maximum", oaInteger("")},
 				KV{"enum", oaArray(Obj{{"type", "string"}}, "")}, KV{"description", oaStr("")}), "")},
 			{"ranking", oaArray(Obj{{"type", "string"}}, "")},
-			{"detail_fields", oaArray(named(KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")}, KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
+			{"detail_fields", oaArray(named(KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")},
+				KV{"from", oaStr("the published field this one is mapped from")}, KV{"nulls", oaStr("what a null value means when it is not a blank the publisher left")},
+				KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
 			{"citation_fields", oaObject("", Obj{{"record", oaArray(Obj{{"type", "string"}}, "")}, {"aggregate", oaArray(Obj{{"type", "string"}}, "")}})},
 			{"codebooks", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"code_count", oaInteger("")}, {"codes", oaArray(codebookCode, "")}}), "codebook name → its codes")},
 			{"partitions", oaArray(Obj{{"type", "string"}}, "dimensions whose values are not meant to be added together: an answer spanning several of their values, neither filtered to one nor grouped by, carries a "+NoteMixedPartition+" note")},
@@ -987,11 +1008,22 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"metrics", oaArray(Obj{{"type", "string"}}, "the metrics that leave the repeating rows out")},
 				{"reason", oaStr("")},
 			}, "dimension", "values", "of", "metrics", "reason"), "present when rows of some values of a partition repeat what others count: an answer spanning both carries a "+NoteMixedPartition+" note with a repeating member, and a metric null because only repeating rows match a "+NoteNotCounted+" note")},
+			{"flags", oaArray(oaObject("", Obj{
+				{"field", oaStr("the filter field marking the rows")},
+				{"value", oaStr("its value on them")},
+				{"note", oaStr("the code of the note an answer that includes them carries")},
+				{"rows", oaStr("what the rows are")},
+				{"sum", oaStr("a field the note sums over them")},
+				{"before", oaStr("a date field: the note counts those dated before the as_of")},
+				{"advice", oaStr("how to leave them out, or see only them")},
+			}, "field", "value", "note", "rows", "advice"), "present when some rows are named by a note whenever an answer includes them (a status inferred, a project counted in another capability too, a row that is not a project): the note gives their count, with the sum and the count of dated rows where declared")},
 			{"inputs", oaArray(oaObject("", Obj{
 				{"capability", oaStr("")}, {"side", oaStr("")}, {"gives", oaStr("")},
 				{"months", oaMapOf(oaDate(""), "month (YYYY-MM) → as_of of the input snapshot that serves it")},
 				{"states", oaArray(Obj{{"type", "string"}}, "")},
 			}, "capability", "side", "months"), "a derived capability (computed at query time from other capabilities): what each input serves as of the date described")},
+			{"periods", oaObject("present when the capability names the period of a row's value: grouped answers whose groups have values for different numbers of periods carry "+NoteUnequalCoverage+" and, on each row, "+NotePeriodsPresent, Obj{
+				{"field", oaStr("the field that holds the period")}, {"value", oaStr("the field whose value makes a period present")}}, "field", "value")},
 			{"rules", oaArray(Obj{{"type", "string"}}, "")},
 			{"sources", oaArray(oaObject("", Obj{
 				{"source_id", oaStr("")}, {"publisher", oaStr("")}, {"source_url", oaStr("")}, {"source_file", oaStr("")},

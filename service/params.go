@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/columnar"
 )
 
 // Limits of include_records.
@@ -394,7 +395,7 @@ func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filt
 			if e != nil {
 				return e
 			}
-			canon = append(canon, cv)
+			canon = append(canon, cv...)
 		}
 		sort.Strings(canon)
 		p.Filters[name] = dedupe(canon)
@@ -402,85 +403,126 @@ func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filt
 	return nil
 }
 
-// checkValue validates one filter value and returns its canonical text.
-func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capability.Field, v string, schemaURL string) (string, *Error) {
+// checkValue validates one filter value and returns its canonical text: for text, every
+// published value it matches with surrounding white space trimmed (a sheet published as
+// "Cluster 15 " is matched by "Cluster 15", and by "Cluster 15 ").
+func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capability.Field, v string, schemaURL string) ([]string, *Error) {
 	switch f.Type {
 	case capability.Integer:
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
-			return "", errf(400, CodeInvalidFilter, "filter %s takes integers, got %q", f.Name, v)
+			return nil, errf(400, CodeInvalidFilter, "filter %s takes integers, got %q", f.Name, v)
 		}
-		return strconv.FormatInt(n, 10), nil
+		return []string{strconv.FormatInt(n, 10)}, nil
 	case capability.Number:
 		// As the engine spells the value (shortest round-trip decimal): 2.50 is 2.5.
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return "", errf(400, CodeInvalidFilter, "filter %s takes numbers, got %q", f.Name, v)
+			return nil, errf(400, CodeInvalidFilter, "filter %s takes numbers, got %q", f.Name, v)
 		}
-		return strconv.FormatFloat(x, 'g', -1, 64), nil
+		return []string{strconv.FormatFloat(x, 'g', -1, 64)}, nil
 	case capability.Boolean:
-		b, err := strconv.ParseBool(v)
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
-			return "", errf(400, CodeInvalidFilter, "filter %s takes true or false, got %q", f.Name, v)
+			return nil, errf(400, CodeInvalidFilter, "filter %s takes true or false, got %q", f.Name, v)
 		}
-		return strconv.FormatBool(b), nil
+		return []string{strconv.FormatBool(b)}, nil
 	}
+	trimmed := strings.TrimSpace(v)
 	if snap.derived != nil {
 		// A derived table holds only what its inputs join; a value it lacks is for the
 		// derivation's check to name, with what each input has.
-		if strings.TrimSpace(v) == "" {
-			return "", errf(400, CodeInvalidFilter, "filter %s takes a non-empty value (see %s)", f.Name, schemaURL)
+		if trimmed == "" {
+			return nil, errf(400, CodeInvalidFilter, "filter %s takes a non-empty value (see %s)", f.Name, schemaURL)
 		}
-		return v, nil
+		return []string{trimmed}, nil
 	}
 	if len(f.Enum) > 0 {
 		for _, e := range f.Enum {
-			if e == v {
-				return v, nil
+			if e == trimmed {
+				return []string{e}, nil
 			}
 		}
-		return "", errf(400, CodeInvalidFilter, "%q is not a value of filter %s; valid: %s", v, f.Name, join(f.Enum))
+		return nil, errf(400, CodeInvalidFilter, "%q is not a value of filter %s; valid: %s", v, f.Name, quoteList(f.Enum))
 	}
+	var out []string
 	if f.Codebook != "" {
 		for _, cb := range snap.Codebooks {
 			if cb.Name != f.Codebook {
 				continue
 			}
 			for _, code := range cb.Codes {
-				if code.Code == v {
-					return v, nil
+				if strings.TrimSpace(code.Code) == trimmed {
+					out = append(out, code.Code)
 				}
 			}
 		}
 	}
 	col, err := snap.Table.Column(f.Name)
 	if err != nil {
-		return "", unreadable(snap, err)
+		return nil, unreadable(snap, err)
 	}
-	if col.Lookup(v) >= 0 {
-		return v, nil
+	if col.Lookup(trimmed) >= 0 {
+		out = append(out, trimmed)
+	}
+	out = append(out, snap.padded(f.Name, col)[trimmed]...)
+	if len(out) > 0 {
+		return out, nil
 	}
 	valid := s.dimensionValues(snap, f.Name, 60)
 	more := ""
 	if f.Codebook != "" {
 		more = fmt.Sprintf("; the codebook %s in %s lists every code", f.Codebook, schemaURL)
 	}
-	return "", errf(400, CodeInvalidFilter, "%q is not a value of filter %s in %s as_of %s (values are case-sensitive, as published); valid values include: %s%s (see %s)",
-		v, f.Name, c.ID, snap.Manifest.AsOf, join(valid), more, schemaURL)
+	return nil, errf(400, CodeInvalidFilter, "%q is not a value of filter %s in %s as_of %s (values are case-sensitive, as published, and matched with surrounding white space trimmed); valid values include: %s%s (see %s)",
+		v, f.Name, c.ID, snap.Manifest.AsOf, valid, more, schemaURL)
 }
 
-// dimensionValues lists up to max values of a field's dictionary in the snapshot.
-func (s *Service) dimensionValues(snap *Snapshot, field string, max int) []string {
+// padded maps, for the text column name of the snapshot, each published value that has
+// surrounding white space, trimmed, to the values that trim to it; built once per column.
+func (snap *Snapshot) padded(name string, col *columnar.Column) map[string][]string {
+	snap.padMu.Lock()
+	defer snap.padMu.Unlock()
+	if m, ok := snap.pads[name]; ok {
+		return m
+	}
+	var m map[string][]string
+	for _, v := range col.Values {
+		if t := strings.TrimSpace(v); t != v {
+			if m == nil {
+				m = map[string][]string{}
+			}
+			m[t] = append(m[t], v)
+		}
+	}
+	if snap.pads == nil {
+		snap.pads = map[string]map[string][]string{}
+	}
+	snap.pads[name] = m
+	return m
+}
+
+// quoteList writes values as a list of JSON strings, so that white space in a value shows.
+func quoteList(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
+	}
+	return join(q)
+}
+
+// dimensionValues lists up to max values of a field's dictionary in the snapshot, each
+// quoted, and how many there are when there are more.
+func (s *Service) dimensionValues(snap *Snapshot, field string, max int) string {
 	col := snap.Table.Col(field)
 	if col == nil {
-		return nil
+		return ""
 	}
 	vals := col.Values
 	if len(vals) > max {
-		out := append([]string{}, vals[:max]...)
-		return append(out, fmt.Sprintf("… (%d in all)", len(vals)))
+		return quoteList(vals[:max]) + fmt.Sprintf(", … (%d in all)", len(vals))
 	}
-	return vals
+	return quoteList(vals)
 }
 
 func setRange(p *Params, r capability.DateRange, key string, v json.RawMessage) *Error {
@@ -542,6 +584,9 @@ func normInstant(key, s string, upper bool) (string, *Error) {
 	}
 	// A + sent unencoded in a GET query string arrives as a space: 02:00:00 08:00.
 	u = plusAsSpace.ReplaceAllString(u, "$1+$2")
+	if e := strictInstant(key, s, u); e != nil {
+		return "", e
+	}
 	var t time.Time
 	var err error
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00"} {
@@ -556,7 +601,7 @@ func normInstant(key, s string, upper bool) (string, *Error) {
 		} else if _, e := time.Parse("2006-01-02T15:04", u); e == nil {
 			zone = " It has no time zone: add Z for UTC or an offset such as -08:00."
 		}
-		return "", errf(400, CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp (YYYY-MM-DDTHH:MM:SSZ or with an offset, e.g. 2022-02-19T19:00:00Z or 2022-02-19T11:00:00-08:00).%s", key, s, zone)
+		return "", notRFC3339(key, s, zone)
 	}
 	t = t.UTC()
 	if frac := t.Sub(t.Truncate(time.Second)); frac > 0 {
@@ -569,6 +614,32 @@ func normInstant(key, s string, upper bool) (string, *Error) {
 		return "", errf(400, CodeInvalidParameter, "%s %q lies outside the years 0001 to 9999", key, s)
 	}
 	return t.Format(InstantLayout), nil
+}
+
+// instantSyntax is RFC 3339's date-time (seconds optional, as the bounds allow): a fraction
+// only after seconds and with a ".", an offset of two-digit hours and minutes.
+var instantSyntax = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-](\d{2}):(\d{2}))?$`)
+
+// strictInstant refuses what time.Parse would take but RFC 3339 does not: a fraction after a
+// comma, and an offset beyond 23:59 (time.Parse takes +24:00 and +05:60). u is s in upper
+// case, its + restored. A timestamp without a zone passes, for normInstant to explain.
+func strictInstant(key, s, u string) *Error {
+	m := instantSyntax.FindStringSubmatch(u)
+	switch {
+	case m == nil && strings.Contains(u, ","):
+		return errf(400, CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp: fractional seconds follow a \".\", not a \",\" (e.g. 2022-02-19T19:00:00.5Z)", key, s)
+	case m == nil:
+		return notRFC3339(key, s, "")
+	case m[1] != "" && (m[1] > "23" || m[2] > "59"):
+		return errf(400, CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp: its offset %s:%s is out of range (hours 00 to 23, minutes 00 to 59)", key, s, m[1], m[2])
+	}
+	return nil
+}
+
+// notRFC3339 is the error for a bound s of key that is not an RFC 3339 timestamp, with more
+// to say (or "").
+func notRFC3339(key, s, more string) *Error {
+	return errf(400, CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp (YYYY-MM-DDTHH:MM:SSZ or with an offset, e.g. 2022-02-19T19:00:00Z or 2022-02-19T11:00:00-08:00).%s", key, s, more)
 }
 
 // plusAsSpace matches a timestamp whose offset lost its + to URL decoding.

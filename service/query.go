@@ -26,9 +26,8 @@ type Prepared struct {
 	snap   *Snapshot
 	params *Params
 	pinned bool
-	// compare is the compare_as_of date (compare.go), raw the params without it.
-	compare string
-	raw     RawParams
+	// cmp is the other side of a query with compare_as_of (compare.go).
+	cmp *comparison
 }
 
 // Pinned reports whether the answer never changes: the query names an exact as_of and does
@@ -56,19 +55,22 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	if cmp != "" {
+		return s.prepareCompare(c, raw, cmp, on)
+	}
 	params, snap, e := s.Validate(c, raw)
 	if e != nil {
 		return nil, e
 	}
 	// A derived answer is computed from the inputs served on its as_of, to which ingest may
 	// still add a snapshot dated earlier: it is never pinned.
-	pinned := Pinned(raw) && cmp != "latest" && !on && snap.derived == nil
+	pinned := Pinned(raw) && !on && snap.derived == nil
 	if snap.derived != nil {
 		if e := snap.derived.check(params); e != nil {
 			return nil, e
 		}
 	}
-	return &Prepared{c: c, snap: snap, params: params, pinned: pinned, compare: cmp, raw: raw}, nil
+	return &Prepared{c: c, snap: snap, params: params, pinned: pinned}, nil
 }
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,
@@ -84,7 +86,7 @@ func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *Error) 
 	if e := cancelled(ctx); e != nil {
 		return nil, e
 	}
-	if q.compare != "" {
+	if q.cmp != nil {
 		return s.compare(q)
 	}
 	if q.params.IncludeEvidence {
@@ -124,6 +126,10 @@ type MetricResult struct {
 	Metric capability.Metric
 	Groups columnar.Result
 	Total  columnar.Result
+	// held are the notes of the values a declaration withholds (capability.Metric.OnePeriod
+	// and Shares; declare): by group, nil where none is; heldTotal that of the total.
+	held      []Obj
+	heldTotal Obj
 }
 
 func aggOf(a capability.Agg) columnar.Agg {
@@ -274,6 +280,11 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		return nil, unreadable(snap, evErr)
 	}
 	defer ev.Sel.Release()
+	// The declarations withhold values before the groups are ranked by them.
+	decl, declNotes, derr := declare(c, snap.Table, p, ev)
+	if derr != nil {
+		return nil, unreadable(snap, derr)
+	}
 	sel, groups, results, lineage := ev.Sel, ev.Groups, ev.Metrics, ev.Lineage
 
 	rows := make([]outRow, groups.N)
@@ -345,6 +356,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	// rows are rendered in two halves at once, each half's citations by a writer of its own,
 	// merged after.
 	rr := newRowRenderer(c, snap, p, results)
+	rr.decl = decl
 	rowsBuf := getBuf()
 	out := append((*rowsBuf)[:0], '[')
 	var rowsTail []byte // the rows after out, when rendered in two halves
@@ -396,11 +408,17 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 		units = append(units, KV{mr.Metric.Name, unit})
 		notes = append(notes, totalNotes(c, snap, p, mr, sel.Len())...)
 	}
-	parts, perr := partitionNotes(c, snap.Table, sel, p)
+	parts, perr := partitionNotes(c, snap.Table, sel, p, results)
 	if perr != nil {
 		return nil, unreadable(snap, perr)
 	}
 	notes = append(notes, parts...)
+	flagged, ferr := flagNotes(c, snap, sel, p)
+	if ferr != nil {
+		return nil, unreadable(snap, ferr)
+	}
+	notes = append(notes, flagged...)
+	notes = append(notes, declNotes...)
 	unplaced, uerr := unplacedNotes(c, snap.Table, p)
 	if uerr != nil {
 		return nil, unreadable(snap, uerr)
@@ -495,6 +513,8 @@ type rowRenderer struct {
 	// keys are each group dimension's name, rendered; types their field types.
 	keys  [][]byte
 	types []capability.Type
+	// decl gives each group's periods present, when the groups' numbers differ.
+	decl *declared
 }
 
 func newRowRenderer(c *capability.Capability, snap *Snapshot, p *Params, results []MetricResult) *rowRenderer {
@@ -574,6 +594,9 @@ func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte 
 				continue // no note (noteMemo.row would add none)
 			}
 			notes = notesMemo.row(notes, rr.snap, rr.p, j, mr, r, v.Valid)
+		}
+		if rr.decl != nil && !r.other {
+			notes = rr.decl.appendRow(notes, r.gi)
 		}
 		out = append(out, '}')
 		if len(notes) > 0 {
@@ -745,6 +768,9 @@ func newNoteMemo(metrics int) *noteMemo {
 // row r, whose value is valid or null, as the rows render them: the null-row count and
 // mixed-units notes, then rowNullNote for a null value.
 func (m *noteMemo) row(notes []byte, snap *Snapshot, p *Params, j int, mr *MetricResult, r *outRow, valid bool) []byte {
+	if !r.other && mr.held != nil && mr.held[r.gi] != nil {
+		return appendObjOrPanic(noteSep(notes), mr.held[r.gi])
+	}
 	if !r.other {
 		if mr.Metric.NullNote != "" && mr.Groups.NullRows[r.gi] > 0 {
 			notes = appendObjOrPanic(noteSep(notes), nullNote(mr.Metric, mr.Groups.NullRows[r.gi]))
@@ -803,6 +829,9 @@ func mixedNote(m capability.Metric) Obj {
 }
 
 func totalNotes(c *capability.Capability, snap *Snapshot, p *Params, mr MetricResult, matched int) []Obj {
+	if mr.heldTotal != nil {
+		return []Obj{mr.heldTotal}
+	}
 	var out []Obj
 	if matched > 0 && len(mr.Total.Valid) > 0 && !mr.Total.Valid[0] {
 		filtered := func(dim string) ([]string, bool) { vals, ok := p.Filters[dim]; return vals, ok }

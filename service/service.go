@@ -32,6 +32,10 @@ type Snapshot struct {
 	derived *derivedInfo
 	// lintext holds the lineage values rendered as JSON (lineage).
 	lintext lineageText
+	// pads maps each text column filtered so far to its values with surrounding white space,
+	// by their trimmed text (padded).
+	padMu sync.Mutex
+	pads  map[string]map[string][]string
 }
 
 // sourceBySHA is the manifest's entry of the raw file with hash sha.
@@ -185,7 +189,7 @@ func (s *Service) SnapshotsServed() []*Snapshot {
 func (s *Service) resolve(p string) (*capability.Capability, *Error) {
 	c := capability.ByPath(p)
 	if c == nil {
-		return nil, errf(404, CodeNotFound, "no capability at /v1/%s; GET /v1/capabilities lists the served capabilities and their paths", p)
+		return nil, errf(404, CodeNotFound, "no capability at /v1/%s; %sGET /v1/capabilities lists the served capabilities and their paths", p, DidYouMean(p, ""))
 	}
 	if _, dates := s.served(c.ID); len(dates) == 0 {
 		return nil, errf(404, CodeNotServed, "capability %s is defined but has no promoted snapshot yet; run citeq ingest with its source files, then GET /v1/capabilities", c.ID)

@@ -22,6 +22,11 @@ type Catalog struct {
 type Store struct {
 	Dir string
 	mu  sync.Mutex
+	// lockMu guards the data directory's write lock (lock.go): the file holding it, and how
+	// many Locks hold it.
+	lockMu sync.Mutex
+	lock   *os.File
+	holds  int
 }
 
 // Raw is the store's raw-file store.
@@ -108,10 +113,14 @@ func sortManifests(ms []*Manifest) {
 // CleanStale removes what a killed ingest leaves behind: snapshot build directories
 // (snapshots/<capability>/<as_of>/.build-*), temporary files of atomic writes (.tmp-*),
 // raw-store copies never renamed into place (raw/<sha256>/.put-*) and records of promotions
-// the catalog never took. Only one ingest runs on a
-// data directory at a time, so at its start none of them belongs to a live writer. It
-// returns the paths removed.
+// the catalog never took. It takes the data directory's write lock (Lock) for the time it
+// cleans, and an ingest holds it from before this call to its end: at its start none of them
+// belongs to a live writer. It returns the paths removed.
 func (s *Store) CleanStale() ([]string, error) {
+	if err := s.Lock(); err != nil {
+		return nil, err
+	}
+	defer s.Unlock()
 	patterns := []string{
 		filepath.Join(s.Dir, "snapshots", "*", "*", ".build-*"),
 		filepath.Join(s.Dir, "snapshots", "*", "*", ".tmp-*"),

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -41,9 +40,16 @@ func (s *Store) pendingPath(capID, asOf, fp string) string {
 // Promote marks the snapshot of m as the one served for its capability and as_of: it first
 // records the promotion (with the capability's previous latest as_of and rows) for its
 // event, then replaces the catalog. Promoting what the catalog already promotes does nothing.
+// It holds the data directory's write lock (Lock) while it reads and writes the catalog, so
+// that no other process's promotion comes in between; another process holding it is an
+// error naming that process.
 func (s *Store) Promote(m *Manifest) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.Lock(); err != nil {
+		return fmt.Errorf("promote %s %s: %w", m.Capability, m.AsOf, err)
+	}
+	defer s.Unlock()
 	Failpoint(StepPromoteStart)
 	c, err := s.ReadCatalog()
 	if err != nil {
@@ -147,44 +153,6 @@ const (
 	StepCatalogWritten = "promote:catalog-written" // the catalog promotes the snapshot, its event is not queued
 	StepEventQueued    = "emit:queued"             // the event is queued, its record not yet removed
 )
-
-// failpointStopped is set once a "<step>:stop" failpoint has stopped the process: it stops
-// at the first time the step is reached, not again when the step comes round for another
-// snapshot after the test let it go on (nobody would continue it a second time).
-var failpointStopped atomic.Bool
-
-// Failpoint kills the process with SIGKILL when $CITEQ_FAILPOINT names step, and stops it
-// with SIGSTOP, the first time only, when it names step+":stop".
-func Failpoint(step string) {
-	switch os.Getenv(FailpointEnv) {
-	case "":
-	case step:
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		select {} // the signal is on its way
-	case step + ":stop":
-		if !failpointStopped.CompareAndSwap(false, true) {
-			return
-		}
-		resume := os.Getenv(FailpointResumeEnv)
-		if resume != "" {
-			_ = os.WriteFile(resume+".stopped", []byte(step), 0o644)
-		}
-		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
-		if resume == "" {
-			return
-		}
-		if _, err := os.Stat(resume); err == nil {
-			return
-		}
-		_ = os.WriteFile(resume+".waiting", []byte(step), 0o644)
-		for {
-			if _, err := os.Stat(resume); err == nil {
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-}
 
 // explainFull adds to an error caused by a full disk what to do about it.
 func explainFull(err error) error {

@@ -1059,6 +1059,8 @@ func runCapabilities(args []string, stdout io.Writer) error {
 			Path       string   `json:"path"`
 			Latest     string   `json:"as_of_latest"`
 			Available  []string `json:"as_of_available"`
+			Answerable *bool    `json:"answerable"`
+			Because    string   `json:"not_answerable_because"`
 		} `json:"capabilities"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
@@ -1068,11 +1070,26 @@ func runCapabilities(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "the server at %s serves no capability yet: run citeq ingest, then the server picks the snapshots up\n", c.base)
 		return nil
 	}
-	t := &table{head: []string{"capability", "path", "as_of latest", "as_of available"}, wrapLast: true}
+	// The capability column is repeated in every block when the columns do not fit side by
+	// side, so no block is without names.
+	t := &table{head: []string{"capability", "path", "as_of latest", "as_of available"}, wrapLast: true, keep: 1}
+	var refused []string
 	for _, cp := range doc.Capabilities {
-		t.rows = append(t.rows, []string{cp.Capability, cp.Path, cp.Latest, strings.Join(cp.Available, ", ")})
+		name := cp.Capability
+		if cp.Answerable != nil && !*cp.Answerable {
+			name += " *"
+			refused = append(refused, cp.Capability+": "+cp.Because)
+		}
+		t.rows = append(t.rows, []string{name, cp.Path, cp.Latest, strings.Join(cp.Available, ", ")})
 	}
-	t.write(stdout, "", outputWidth(stdout))
+	width := outputWidth(stdout)
+	t.write(stdout, "", width)
+	if len(refused) > 0 {
+		fmt.Fprintln(stdout)
+		for _, r := range refused {
+			writeWrapped(stdout, "* answers no query now: ", "  ", r, width)
+		}
+	}
 	return nil
 }
 

@@ -436,7 +436,14 @@ func TestClientCommands(t *testing.T) {
 					t.Errorf("header %q", f)
 				}
 				for i, c := range doc.Capabilities {
-					want := []string{c.Capability, c.Path, c.Latest, strings.Join(c.Available, ", ")}
+					name := c.Capability
+					if c.Answerable != nil && !*c.Answerable {
+						name += " *" // explained below the table
+						if !strings.Contains(out, "* answers no query now: "+c.Capability+": ") {
+							t.Errorf("%s answers no query, and the output does not say why:\n%s", c.Capability, out)
+						}
+					}
+					want := []string{name, c.Path, c.Latest, strings.Join(c.Available, ", ")}
 					if got := fields(lines[1+i]); strings.Join(got, "|") != strings.Join(want, "|") {
 						t.Errorf("line %d: %q, want %q", i+1, got, want)
 					}
@@ -489,6 +496,7 @@ type restCapabilities struct {
 		Path       string   `json:"path"`
 		Latest     string   `json:"as_of_latest"`
 		Available  []string `json:"as_of_available"`
+		Answerable *bool    `json:"answerable"`
 	} `json:"capabilities"`
 }
 

@@ -247,3 +247,48 @@ func TestDescribeValues(t *testing.T) {
 		t.Errorf("--page 0: %v", err)
 	}
 }
+
+// TestCapabilitiesFitTheWidth: at 100 columns (a pipe without $COLUMNS) the capabilities that
+// do not fit side by side are printed in blocks, each headed and led by the capability names,
+// so that no block is a column of dates without names.
+func TestCapabilitiesFitTheWidth(t *testing.T) {
+	srv := apiServer(t)
+	doc := decodeJSON[restCapabilities](t, rest(t, srv, "/v1/capabilities", nil))
+	t.Setenv("COLUMNS", "")
+	out, err := command("capabilities", []string{"--server", srv.URL}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, _, _ := strings.Cut(out, "\n\n* ")
+	blocks := strings.Split(strings.TrimRight(table, "\n"), "\n\n")
+	if len(blocks) < 2 {
+		t.Fatalf("the table fits 100 columns in one block; this test needs one that does not:\n%s", out)
+	}
+	columns := map[string]bool{}
+	for i, b := range blocks {
+		lines := strings.Split(b, "\n")
+		head := fields(lines[0])
+		if head[0] != "capability" {
+			t.Errorf("block %d is headed %q, not by the capability column", i+1, head)
+		}
+		for _, h := range head {
+			columns[h] = true
+		}
+		if len(lines)-1 != len(doc.Capabilities) {
+			t.Fatalf("block %d has %d rows for %d capabilities", i+1, len(lines)-1, len(doc.Capabilities))
+		}
+		for j, c := range doc.Capabilities {
+			if !strings.HasPrefix(lines[1+j], c.Capability) {
+				t.Errorf("block %d row %d does not start with %s: %q", i+1, j+1, c.Capability, lines[1+j])
+			}
+			if len(lines[1+j]) > 100 {
+				t.Errorf("block %d row %d is %d characters wide", i+1, j+1, len(lines[1+j]))
+			}
+		}
+	}
+	for _, h := range []string{"path", "as_of latest", "as_of available"} {
+		if !columns[h] {
+			t.Errorf("no block has the column %q:\n%s", h, out)
+		}
+	}
+}

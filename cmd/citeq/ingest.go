@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/adapters"
 	"github.com/citeq/citeq/ingest/fetch"
@@ -33,6 +34,13 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// One ingest at a time writes a data directory: the lock is held from the first download
+	// to the last event queued, and another ingest is refused with the holder's pid.
+	store := &snapshots.Store{Dir: *data}
+	if err := store.Lock(); err != nil {
+		return err
+	}
+	defer store.Unlock()
 	if *doFetch {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
@@ -40,7 +48,6 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	store := &snapshots.Store{Dir: *data}
 	stale, err := store.CleanStale()
 	for _, p := range stale {
 		fmt.Fprintf(stdout, "removed %s, left by an interrupted ingest\n", p)
@@ -140,7 +147,10 @@ func fetchAll(ctx context.Context, raw, mirror string, keyFiles keyFileFlag, std
 			continue
 		}
 		for _, p := range pager.Paged() {
-			key, err := keyFiles.key(p.KeyEnv)
+			key, notice, err := keyFiles.key(p.KeyEnv)
+			if notice != "" {
+				fmt.Fprintf(stdout, "fetch %-45s %s\n", p.Dest, notice)
+			}
 			if err != nil {
 				fmt.Fprintf(stdout, "fetch %-45s FAILED: %v\n", p.Dest, err)
 				failed = append(failed, p.Dest)
@@ -276,18 +286,19 @@ func (k keyFileFlag) Set(v string) error {
 }
 
 // key is the API key named env: from the file --api-key-file gives for it, else from the
-// environment; "" when neither has one. The key is never printed.
-func (k keyFileFlag) key(env string) (string, error) {
+// environment; "" when neither has one. The key is never printed. A file that others than its
+// owner could have written is refused (access.ReadKeyFile); one others could read is used,
+// and notice warns of it.
+func (k keyFileFlag) key(env string) (key, notice string, err error) {
 	if path, ok := k[env]; ok {
-		b, err := os.ReadFile(path)
+		kf, err := access.ReadKeyFile(path, false)
 		if err != nil {
-			return "", fmt.Errorf("read the API key file for %s: %w", env, err)
+			return "", "", fmt.Errorf("read the API key file for %s: %w", env, err)
 		}
-		key := strings.TrimSpace(string(b))
-		if key == "" {
-			return "", fmt.Errorf("the API key file for %s (%s) is empty", env, path)
+		if kf.Secret == "" {
+			return "", kf.Notice, fmt.Errorf("the API key file for %s (%s) is empty", env, path)
 		}
-		return key, nil
+		return kf.Secret, kf.Notice, nil
 	}
-	return strings.TrimSpace(os.Getenv(env)), nil
+	return strings.TrimSpace(os.Getenv(env)), "", nil
 }

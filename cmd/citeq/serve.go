@@ -73,7 +73,10 @@ func runServe(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		gate.Operator = op.Key.ID
+		gate.Operator, gate.OperatorFile = op.Key.ID, *operatorKey
+		if op.Notice != "" {
+			log.Warn().Str("file", op.File).Msg("operator key: " + op.Notice)
+		}
 		printOperatorKey(stdout, op)
 		log.Info().Str("key_id", op.Key.ID).Str("file", op.File).Bool("created", op.Created).Msg("operator key: not limited by the free quota")
 	}

@@ -29,6 +29,7 @@ func All() []ingest.Adapter {
 		eia.DemandRollup{},
 		eia.Generation{},
 		eia.FuelCost{},
+		eia.FuelCostExcerpt{},
 		eia.GenerationAnnual{},
 	)
 

@@ -115,34 +115,95 @@ func (FuelCost) Build(p ingest.Plan) (*ingest.Build, error) {
 		return nil, err
 	}
 	asOf := monthEndOf(m[2], m[1])
-	var missing []string
-	hr, cols := fuelHeaderRow(sh)
-	if hr == 0 {
-		hr = fuelDefaultHeaderRow
-		cols = map[string]int{}
-		missing = append(missing, fmt.Sprintf("sheet %s: no row among the first ten holds %q (read at the layout's row %d and positions instead)", sh.Name, fuelRequired, hr))
-	}
-	col := func(h string) int {
-		if c := cols[foldLabel(h)]; c > 0 {
-			return c
-		}
-		for i, l := range fuelHeaders {
-			if l == h {
-				return i + 1
-			}
-		}
-		return 0
-	}
+	pg := readPage5Header(sh, fuelDefaultHeaderRow)
 	src := data.Source()
-	src.Release, src.HeaderRows = m[2]+"-"+m[1]+" "+m[3], map[string]int{sh.Name: hr}
+	src.Release, src.HeaderRows = m[2]+"-"+m[1]+" "+m[3], map[string]int{sh.Name: pg.hr}
 	src.Title = "EIA-923 Schedules 2, 3, 4, 5, page 5 Fuel Receipts and Costs, " + m[2] + " through month " + m[1] + " (" + m[3] + ")"
-	rows := ingest.NewRows(capability.PowerFuelCost)
-	var bad kit.Problems
-	var rec kit.Reconcile
 	year, _ := strconv.Atoi(m[2])
-	parsedQ, n := 0.0, 0
-	for r := hr + 1; r <= sh.NumRows(); r++ {
-		if sh.Cell(r, col("Plant Id")).Kind != grid.Number {
+	rows := ingest.NewRows(capability.PowerFuelCost)
+	read := pg.receipts(rows, data, name, year)
+	facts, err := rows.Finish(asOf)
+	if err != nil {
+		return nil, err
+	}
+	return &ingest.Build{
+		AsOf: asOf, Rows: facts, Sources: []snapshots.Source{src}, Cells: rows.Cells(),
+		Checks:   read.gates(sh.Name, pg),
+		Ranges:   fuelRanges,
+		Required: fuelRequiredFields,
+	}, nil
+}
+
+// fuelRanges and fuelRequiredFields are the range and required-column gates of every build
+// of power.fuel_cost.
+var (
+	fuelRanges         = map[string]snapshots.Range{"month": {Min: 1, Max: 12}, "quantity": {Min: 0, Max: 1e9}}
+	fuelRequiredFields = []string{"year", "eia_plant_id", "source_record_key"}
+)
+
+// page5 is page 5 of the EIA-923 workbook, or a copy of its rows, as found: the sheet, its
+// header row, each header label's column, and the headers not found.
+type page5 struct {
+	sh      *grid.Sheet
+	hr      int
+	cols    map[string]int
+	missing []string
+}
+
+// readPage5Header finds page 5's header row (fuelHeaderRow), or reads the sheet at row
+// layoutRow and the layout's positions when none holds every required label, which is
+// reported.
+func readPage5Header(sh *grid.Sheet, layoutRow int) page5 {
+	pg := page5{sh: sh}
+	pg.hr, pg.cols = fuelHeaderRow(sh)
+	if pg.hr == 0 {
+		pg.hr, pg.cols = layoutRow, map[string]int{}
+		pg.missing = append(pg.missing, fmt.Sprintf("sheet %s: no row among the first ten holds %q (read at the layout's row %d and positions instead)", sh.Name, fuelRequired, layoutRow))
+	}
+	return pg
+}
+
+// col is the column of header h: where the header row has it, else its place in the layout.
+func (pg page5) col(h string) int {
+	if c := pg.cols[foldLabel(h)]; c > 0 {
+		return c
+	}
+	for i, l := range fuelHeaders {
+		if l == h {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// page5Read is what reading page 5's receipts found.
+type page5Read struct {
+	bad kit.Problems
+	rec kit.Reconcile
+	// receipts is the number of receipts read, withheld those whose FUEL_COST is EIA's mark.
+	receipts, withheld int
+}
+
+// isReceipt reports whether a row of page 5 is a receipt: its Plant Id is a whole number (a
+// number cell in the workbook, its digits in a CSV copy); banner, header and note rows are not.
+func isReceipt(plantID grid.Cell) bool {
+	v, err := kit.Int(plantID)
+	return err == nil && v != nil
+}
+
+// withheldMark is what page 5 writes in FUEL_COST where the cost is not published.
+const withheldMark = "."
+
+// receipts adds one row per receipt (a row whose Plant Id is a number) below the header row,
+// each cited to the file's row and keyed by the source, year and row; it reconciles the
+// rows and QUANTITY read with a second reading of the sheet.
+func (pg page5) receipts(rows *ingest.Rows, data *ingest.File, name string, year int) *page5Read {
+	sh, col := pg.sh, pg.col
+	out := &page5Read{}
+	bad := &out.bad
+	parsedQ := 0.0
+	for r := pg.hr + 1; r <= sh.NumRows(); r++ {
+		if !isReceipt(sh.Cell(r, col("Plant Id"))) {
 			continue
 		}
 		row := rows.Add(ingest.Lineage{SourceID: data.SourceID, File: name, Sheet: sh.Name, Row: r, SHA256: data.SHA256})
@@ -196,6 +257,15 @@ func (FuelCost) Build(p ingest.Plan) (*ingest.Build, error) {
 		number("average_ash_content_pct", "Average Ash Content")
 		number("average_mercury_content_ppm", "Average Mercury Content")
 		cost := number("fuel_cost_cents_per_mmbtu", "FUEL_COST")
+		switch costCell := strings.TrimSpace(sh.Cell(r, col("FUEL_COST")).Value); {
+		case cost != nil:
+			row.Set("fuel_cost_status", "published")
+		case costCell == withheldMark:
+			row.Set("fuel_cost_status", "withheld")
+			out.withheld++
+		case costCell == "":
+			row.Set("fuel_cost_status", "blank")
+		}
 		text("regulated", "Regulated")
 		text("operator_name", "Operator Name")
 		integer("operator_id", "Operator Id")
@@ -204,8 +274,8 @@ func (FuelCost) Build(p ingest.Plan) (*ingest.Build, error) {
 		text("secondary_transportation_mode", "Secondary Transportation Mode")
 		text("natural_gas_supply_contract_type", "Natural Gas Supply Contract Type")
 		text("natural_gas_delivery_contract_type", "Natural Gas Delivery Contract Type")
-		number("moisture_content_pct", "Moisture Content")
-		number("chlorine_content_ppm", "Chlorine Content")
+		number("moisture_content", "Moisture Content")
+		number("chlorine_content", "Chlorine Content")
 		text("balancing_authority_code", "Balancing Authority Code")
 		if g, ok := group.(string); ok {
 			if u, ok := quantityUnits[strings.ToLower(g)]; ok {
@@ -226,12 +296,12 @@ func (FuelCost) Build(p ingest.Plan) (*ingest.Build, error) {
 			parsedQ += qf
 		}
 		row.Key(fmt.Sprintf("%s:%d:%d", data.SourceID, year, r))
-		n++
+		out.receipts++
 	}
-	// A second reading: rows with a numeric Plant Id, QUANTITY summed from the cells.
+	// A second reading: rows whose Plant Id is digits, QUANTITY summed from the cells.
 	sn, sq := 0, 0.0
-	for r := hr + 1; r <= sh.NumRows(); r++ {
-		if sh.Cell(r, col("Plant Id")).Kind != grid.Number {
+	for r := pg.hr + 1; r <= sh.NumRows(); r++ {
+		if _, err := strconv.ParseUint(strings.TrimSpace(sh.Cell(r, col("Plant Id")).Value), 10, 64); err != nil {
 			continue
 		}
 		sn++
@@ -239,19 +309,16 @@ func (FuelCost) Build(p ingest.Plan) (*ingest.Build, error) {
 			sq += x
 		}
 	}
-	rec.Sheet(sh.Name, n, parsedQ, sn, sq, "units of quantity")
-	facts, err := rows.Finish(asOf)
-	if err != nil {
-		return nil, err
+	out.rec.Sheet(sh.Name, out.receipts, parsedQ, sn, sq, "units of quantity")
+	return out
+}
+
+// gates are the generic gates of a page 5 read: its header row, its cells, and the
+// reconciliation with the second reading.
+func (rd *page5Read) gates(sheet string, pg page5) []snapshots.Gate {
+	return []snapshots.Gate{
+		kit.Failures(kit.GateHeaders, pg.missing, fmt.Sprintf("sheet %s has its header row at row %d", sheet, pg.hr)),
+		rd.bad.Gate(kit.GateCells, fmt.Sprintf("every numeric cell parses or is a published blank (%d receipts, FUEL_COST withheld on %d)", rd.receipts, rd.withheld)),
+		rd.rec.Gate(),
 	}
-	return &ingest.Build{
-		AsOf: asOf, Rows: facts, Sources: []snapshots.Source{src}, Cells: rows.Cells(),
-		Checks: []snapshots.Gate{
-			kit.Failures(kit.GateHeaders, missing, fmt.Sprintf("sheet %s has its header row at row %d", sh.Name, hr)),
-			bad.Gate(kit.GateCells, "every numeric cell parses or is a published blank"),
-			rec.Gate(),
-		},
-		Ranges:   map[string]snapshots.Range{"month": {Min: 1, Max: 12}, "quantity": {Min: 0, Max: 1e9}},
-		Required: []string{"year", "eia_plant_id", "source_record_key"},
-	}, nil
 }

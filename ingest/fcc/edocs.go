@@ -1,170 +1,121 @@
 package fcc
 
 import (
-	"encoding/json"
+	"encoding/xml"
 	"fmt"
-	"net/url"
-	"path"
 	"regexp"
-	"strconv"
 	"strings"
 
-	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest/fetch"
 )
 
-// The weekly notices are found through the FCC's EDOCS public API, whose search answers in
-// JSON. What is confirmed, and what is not:
+// The weekly notices are found through the FCC's EDOCS public API. What is confirmed, and
+// what is not:
 //
-//   - Confirmed (from public code that calls it): the API lives under
-//     https://api2.fcc.gov/api/exp/v1.0.0/edocspublic/; GET documents?reportNumber=<report>
-//     answers a notice's EDOCS record id without a key; documents/<id> gives the address of
-//     its text on https://docs.fcc.gov/public/attachments/ (DOC-<id>A1.txt); the Space
-//     Bureau's code is SB (rss/bureaus/SB lists its releases); the text attachment is
-//     published for the bureau's SAT and SES notices.
-//   - Not confirmed (no response body of this API was seen in any source): the names of the
-//     search parameters for bureau, document type, release date and paging, and the JSON
-//     field names of the answer. EDOCSListingURL and edocsPage below state the layout this
-//     reader is built for; when the API's real layout is seen, these are the two places to
-//     change. The tests serve listings written in this assumed layout.
+//   - Confirmed, from public code that calls the API (its addresses and what each answers;
+//     no answer body of the API was seen): the API lives under
+//     https://api2.fcc.gov/api/exp/v1.0.0/edocspublic/, without a key. rss/bureaus/SB is the
+//     Space Bureau's RSS feed of its releases (the International Bureau's, IB, is inactive
+//     since 2023), each item linking https://www.fcc.gov/edoc/<id>. documents/<id> answers a
+//     document's metadata, with the address of its text on
+//     https://docs.fcc.gov/public/attachments/; documents?reportNumber=<report> (SES-02821)
+//     answers a notice's record id. The text of a notice without a DA number is
+//     https://docs.fcc.gov/public/attachments/DOC-<id>A1.txt (DA-<da number>A1.txt for one
+//     with a DA number), and docs.fcc.gov answers an unknown id with an HTML page and status
+//     200, which the download refuses as HTML.
+//   - Not confirmed: the wording of the feed's item titles (the walk takes an item whose
+//     title says Accepted for Filing or Actions Taken and not earth station, and reads a
+//     report number from the title when it carries one); how far back the feed reaches (one
+//     source reports no per-item date, so the walk cannot ask for the releases since
+//     2025-06-18: it downloads what the feed lists when it runs, and a notice that has left
+//     the feed is not found by it); the JSON layouts of documents/<id> and of
+//     documents?reportNumber=, which the walk therefore does not call (EDOCSDocumentURL and
+//     EDOCSReportURL build their addresses for a notice looked up by hand). The tests serve a
+//     synthetic feed in the RSS 2.0 layout (testdata/fcc_edocs).
 const (
 	// EDOCSAPI is the base of the EDOCS public API.
 	EDOCSAPI = "https://api2.fcc.gov/api/exp/v1.0.0/edocspublic/"
-	// edocsPageLength is the documents asked per page of the listing.
-	edocsPageLength = 100
+	// EDOCSFeedURL is the Space Bureau's RSS feed of its releases.
+	EDOCSFeedURL = EDOCSAPI + "rss/bureaus/SB"
+	// edocsAttachments is where EDOCS serves a document's attachments.
+	edocsAttachments = "https://docs.fcc.gov/public/attachments/"
 )
 
-// EDOCSListingURL is the first page of the listing: the Space Bureau's public notices
-// released from the contract's first notice date on (parameter names assumed, see above).
-func EDOCSListingURL() string {
-	return edocsPageURL(0)
-}
+// EDOCSDocumentURL is the address of a document's metadata (its layout not confirmed).
+func EDOCSDocumentURL(id string) string { return EDOCSAPI + "documents/" + id }
 
-func edocsPageURL(offset int) string {
-	q := url.Values{}
-	q.Set("bureau", "SB")
-	q.Set("docType", "Public Notice")
-	q.Set("releaseDateFrom", capability.SatelliteNoticesFrom)
-	q.Set("offset", strconv.Itoa(offset))
-	q.Set("limit", strconv.Itoa(edocsPageLength))
-	return EDOCSAPI + "documents?" + q.Encode()
-}
+// EDOCSReportURL is the address of the lookup of a notice by its report number (SAT-01905),
+// which answers its record id (the answer's layout not confirmed).
+func EDOCSReportURL(report string) string { return EDOCSAPI + "documents?reportNumber=" + report }
 
-// ListingFile is where the listing's first page is stored (later pages beside it).
-const ListingFile = "edocs_sb_public_notices.json"
+// EDOCSTextURL is the address of the text of the notice with EDOCS record id, when the
+// notice has no DA number.
+func EDOCSTextURL(id string) string { return edocsAttachments + "DOC-" + id + "A1.txt" }
 
-// edocsPage is one page of the listing, in the layout assumed (see above): the documents
-// matching the search (total), the position of this page's first document (offset) and the
-// page's documents, each with its EDOCS id, title, report number, release date and
-// attachments (each an address and a file type).
-type edocsPage struct {
-	Total     *int            `json:"total"`
-	Offset    *int            `json:"offset"`
-	Documents []edocsDocument `json:"documents"`
-}
+// ListingFile is where the feed is stored when ingest --fetch walks it.
+const ListingFile = "edocs_sb_rss.xml"
 
-type edocsDocument struct {
-	ID           json.Number       `json:"id"`
-	Title        string            `json:"title"`
-	ReportNumber string            `json:"reportNumber"`
-	ReleaseDate  string            `json:"releaseDate"`
-	Attachments  []edocsAttachment `json:"attachments"`
-}
-
-type edocsAttachment struct {
-	URL      string `json:"url"`
-	FileType string `json:"fileType"`
+// edocsFeed is the RSS 2.0 feed: its items' titles, links and descriptions.
+type edocsFeed struct {
+	XMLName xml.Name `xml:"rss"`
+	Items   []struct {
+		Title       string `xml:"title"`
+		Link        string `xml:"link"`
+		GUID        string `xml:"guid"`
+		Description string `xml:"description"`
+	} `xml:"channel>item"`
 }
 
 var (
 	satReport   = regexp.MustCompile(`^SAT-\d{5}$`)
-	reportInAny = regexp.MustCompile(`\b(SAT-\d{5})\b`)
-	isoDate     = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}`)
-	attachment  = regexp.MustCompile(`^https://docs\.fcc\.gov/public/attachments/([A-Za-z0-9][A-Za-z0-9-]*)\.(txt|pdf)$`)
+	reportInAny = regexp.MustCompile(`\b((?:SAT|SES)-\d{5})\b`)
+	edocLink    = regexp.MustCompile(`^https?://(?:www\.)?fcc\.gov/edoc/(\d+)/?$`)
 	earthTitle  = regexp.MustCompile(`(?i)\bearth[ -]station`)
 )
 
-// spaceStationNotice says whether a listed document is a weekly space-station notice: a
-// report number SAT-nnnnn (the SES- series are the earth-station notices), a title that says
-// "Accepted for Filing" or "Actions Taken", and no mention of earth stations in the title.
-func spaceStationNotice(d edocsDocument) (report string, ok bool) {
-	report = strings.TrimSpace(d.ReportNumber)
-	if report == "" {
-		if m := reportInAny.FindStringSubmatch(d.Title); m != nil {
-			report = m[1]
-		}
+// spaceStationNotice says whether a feed item is a weekly space-station notice: a title that
+// says "Accepted for Filing" or "Actions Taken" and does not mention earth stations, and no
+// report number but a SAT- one (the SES- series are the earth-station notices). It returns
+// the report number the title or description carries ("" when neither does).
+func spaceStationNotice(title, description string) (report string, ok bool) {
+	if m := reportInAny.FindStringSubmatch(title + " " + description); m != nil {
+		report = m[1]
 	}
-	if !satReport.MatchString(report) || earthTitle.MatchString(d.Title) {
+	if report != "" && !satReport.MatchString(report) || earthTitle.MatchString(title) {
 		return report, false
 	}
-	return report, acceptedType.MatchString(d.Title) || actionsType.MatchString(d.Title)
+	return report, acceptedType.MatchString(title) || actionsType.MatchString(title)
 }
 
-// readEDOCSPage reads one page of the listing: the text of each weekly space-station notice
-// released from the contract's first date on, to be stored as <report>_<document>.txt in
-// NoticesFolder, and the next page's address.
-func readEDOCSPage(body []byte, pageURL string) ([]fetch.Source, string, error) {
-	var p edocsPage
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.UseNumber()
-	if err := dec.Decode(&p); err != nil {
-		return nil, "", fmt.Errorf("not an EDOCS documents answer: %w", err)
-	}
-	if p.Total == nil || p.Offset == nil || p.Documents == nil {
-		return nil, "", fmt.Errorf("not an EDOCS documents answer: total, offset or documents missing")
+// readEDOCSFeed reads the Space Bureau's feed: the text of each weekly space-station notice
+// it lists, to be stored in NoticesFolder as <report>_DOC-<id>A1.txt, or DOC-<id>A1.txt when
+// the item names no report number (the notice's text gives it). The feed is one page.
+func readEDOCSFeed(body []byte, _ string) ([]fetch.Source, string, error) {
+	var feed edocsFeed
+	if err := xml.Unmarshal(body, &feed); err != nil {
+		return nil, "", fmt.Errorf("not an RSS feed: %w", err)
 	}
 	var out []fetch.Source
-	for i, d := range p.Documents {
-		report, ok := spaceStationNotice(d)
+	for i, it := range feed.Items {
+		report, ok := spaceStationNotice(it.Title, it.Description)
 		if !ok {
 			continue
 		}
-		if !isoDate.MatchString(d.ReleaseDate) {
-			return nil, "", fmt.Errorf("document %d (%s, %s): release date %q is not a date", *p.Offset+i+1, d.ID, report, d.ReleaseDate)
+		link := strings.TrimSpace(it.Link)
+		m := edocLink.FindStringSubmatch(link)
+		if m == nil {
+			m = edocLink.FindStringSubmatch(strings.TrimSpace(it.GUID))
 		}
-		if d.ReleaseDate[:10] < capability.SatelliteNoticesFrom {
-			continue // the search's date, checked again
+		if m == nil {
+			return nil, "", fmt.Errorf("item %d (%q) links %q, not a document of https://www.fcc.gov/edoc/<id>", i+1, it.Title, link)
 		}
-		var text, pdf string
-		for _, a := range d.Attachments {
-			m := attachment.FindStringSubmatch(a.URL)
-			if m == nil {
-				continue
-			}
-			switch m[2] {
-			case "txt":
-				if text == "" {
-					text = a.URL
-				}
-			case "pdf":
-				pdf = a.URL
-			}
+		name := "DOC-" + m[1] + "A1.txt"
+		if report != "" {
+			name = report + "_" + name
 		}
-		if text == "" {
-			what := "no attachment"
-			if pdf != "" {
-				what = "only its PDF (" + pdf + ")"
-			}
-			return nil, "", fmt.Errorf("%s of %s (EDOCS %s) lists %s: the notices are read from their text attachment", report, d.ReleaseDate[:10], d.ID, what)
-		}
-		doc := strings.TrimSuffix(path.Base(text), ".txt")
-		out = append(out, fetch.Source{URL: text, Kind: fetch.TEXT, Dest: NoticesFolder + "/" + report + "_" + doc + ".txt"})
+		out = append(out, fetch.Source{URL: EDOCSTextURL(m[1]), Kind: fetch.TEXT, Dest: NoticesFolder + "/" + name})
 	}
-	next := ""
-	if read := *p.Offset + len(p.Documents); read < *p.Total {
-		if len(p.Documents) == 0 {
-			return nil, "", fmt.Errorf("the page at offset %d lists no document, though the search reports %d", *p.Offset, *p.Total)
-		}
-		u, err := url.Parse(pageURL)
-		if err != nil {
-			return nil, "", fmt.Errorf("page address %q: %w", pageURL, err)
-		}
-		q := u.Query()
-		q.Set("offset", strconv.Itoa(read))
-		u.RawQuery = q.Encode()
-		next = u.String()
-	}
-	return out, next, nil
+	return out, "", nil
 }
 
 // noticeName reads the name a downloaded notice is stored under, <report>_<document>.txt:

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,13 +17,16 @@ import (
 	"github.com/citeq/citeq/internal/testenv"
 )
 
-// edocsMirror serves, at the official paths, the synthetic EDOCS listing of testdata/fcc_edocs
-// (pages by their offset) and the notices' texts it names: the three synthetic weekly
-// notices of the fixtures and a synthetic earth-station notice. pages maps an offset to the
-// page file; a page missing from it is answered with status.
+// edocsMirror serves, at the official paths, the synthetic Space Bureau feed of
+// testdata/fcc_edocs and the notices' texts it links: the three synthetic weekly notices of
+// the fixtures and a synthetic earth-station notice. A feed or text not in feed or texts is
+// answered with status; soft names texts answered as docs.fcc.gov answers an unknown id (an
+// HTML page with status 200).
 type edocsMirror struct {
 	root   string // the repository
-	pages  map[string]string
+	feed   string
+	texts  map[string]string
+	soft   map[string]bool
 	status int
 	mu     sync.Mutex
 	asked  []string
@@ -32,39 +34,26 @@ type edocsMirror struct {
 
 func (m *edocsMirror) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
-	m.asked = append(m.asked, r.URL.Path+"?"+r.URL.RawQuery)
+	m.asked = append(m.asked, r.URL.Path)
 	m.mu.Unlock()
-	root := m.root
-	texts := map[string]string{
-		"/public/attachments/DOC-SYNTH01A1.txt": "testdata/fixtures/space/fcc_sat_notices/2025-06-20_SAT-01901.txt",
-		"/public/attachments/DOC-SYNTH02A1.txt": "testdata/fcc_edocs/DOC-SYNTH02A1.txt",
-		"/public/attachments/DOC-SYNTH03A1.txt": "testdata/fixtures/space/fcc_sat_notices/2025-06-25_SAT-01903.txt",
-		"/public/attachments/DOC-SYNTH05A1.txt": "testdata/fixtures/space/fcc_sat_notices/2025-06-27_SAT-01905.txt",
-	}
 	var file string
 	switch {
-	case r.URL.Path == "/api/exp/v1.0.0/edocspublic/documents":
-		q := r.URL.Query()
-		if q.Get("bureau") != "SB" || q.Get("releaseDateFrom") != "2025-06-18" || q.Get("limit") == "" {
-			http.Error(w, "the request lost its parameters", http.StatusBadRequest)
-			return
-		}
-		page, ok := m.pages[q.Get("offset")]
-		if !ok {
-			http.Error(w, "unavailable", m.status)
-			return
-		}
-		file = "testdata/fcc_edocs/" + page
-		w.Header().Set("Content-Type", "application/json")
+	case r.URL.Path == "/api/exp/v1.0.0/edocspublic/rss/bureaus/SB":
+		file = m.feed
+		w.Header().Set("Content-Type", "application/rss+xml")
+	case m.soft[r.URL.Path]:
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<!DOCTYPE html><html><body>The document you are trying to retrieve is invalid.</body></html>"))
+		return
 	default:
-		file = texts[r.URL.Path]
+		file = m.texts[r.URL.Path]
 		w.Header().Set("Content-Type", "text/plain")
 	}
 	if file == "" {
-		http.NotFound(w, r)
+		http.Error(w, "unavailable", m.status)
 		return
 	}
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+	b, err := os.ReadFile(filepath.Join(m.root, filepath.FromSlash(file)))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -72,8 +61,15 @@ func (m *edocsMirror) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
-func fullListing(t *testing.T) *edocsMirror {
-	return &edocsMirror{root: testenv.RepoRoot(t), pages: map[string]string{"0": "listing_0.json", "2": "listing_2.json", "4": "listing_4.json"}, status: http.StatusServiceUnavailable}
+func fullFeed(t *testing.T) *edocsMirror {
+	return &edocsMirror{root: testenv.RepoRoot(t), feed: "testdata/fcc_edocs/rss_bureaus_SB.xml", status: http.StatusServiceUnavailable,
+		soft: map[string]bool{},
+		texts: map[string]string{
+			"/public/attachments/DOC-9000001A1.txt": "testdata/fixtures/space/fcc_sat_notices/2025-06-20_SAT-01901.txt",
+			"/public/attachments/DOC-9000002A1.txt": "testdata/fcc_edocs/DOC-9000002A1.txt",
+			"/public/attachments/DOC-9000003A1.txt": "testdata/fixtures/space/fcc_sat_notices/2025-06-25_SAT-01903.txt",
+			"/public/attachments/DOC-9000005A1.txt": "testdata/fixtures/space/fcc_sat_notices/2025-06-27_SAT-01905.txt",
+		}}
 }
 
 // fetchNotices runs the notices' Known sources against the mirror into raw.
@@ -116,17 +112,17 @@ func names(m map[string]int64) []string {
 	return out
 }
 
-// TestNoticesDiscovery: ingest --fetch walks the EDOCS listing page by page, downloads the
-// text of each weekly space-station notice under a name carrying its report number and
-// document, never the earth-station notice nor the document without report number, and the
-// adapter builds from them citing each notice's official text address. A second run
-// changes nothing.
+// TestNoticesDiscovery: ingest --fetch reads the Space Bureau's feed, downloads the text
+// of each weekly space-station notice it links (DOC-<id>A1.txt) under a name carrying its
+// report number when the item gives one, never the earth-station notice nor the release of
+// another kind, and the adapter builds from them citing each notice's official text address.
+// A second run changes nothing.
 func TestNoticesDiscovery(t *testing.T) {
 	known := (fcc.Notices{}).Known()
-	if len(known) != 1 || known[0].Kind != fetch.LISTING || !strings.HasPrefix(known[0].URL, fcc.EDOCSAPI+"documents?") {
+	if len(known) != 1 || known[0].Kind != fetch.LISTING || known[0].URL != fcc.EDOCSFeedURL || known[0].Listing.PageKind != fetch.TEXT {
 		t.Fatalf("known %+v", known)
 	}
-	m := fullListing(t)
+	m := fullFeed(t)
 	srv := httptest.NewServer(m)
 	defer srv.Close()
 	raw := t.TempDir()
@@ -134,10 +130,7 @@ func TestNoticesDiscovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{
-		"SAT-01901_DOC-SYNTH01A1.txt", "SAT-01903_DOC-SYNTH03A1.txt", "SAT-01905_DOC-SYNTH05A1.txt",
-		fcc.ListingFile, "edocs_sb_public_notices_p2.json", "edocs_sb_public_notices_p3.json",
-	}
+	want := []string{"SAT-01901_DOC-9000001A1.txt", "DOC-9000003A1.txt", "SAT-01905_DOC-9000005A1.txt", fcc.ListingFile}
 	sort.Strings(want)
 	first := folderFiles(t, raw)
 	if got := names(first); strings.Join(got, " ") != strings.Join(want, " ") {
@@ -147,12 +140,12 @@ func TestNoticesDiscovery(t *testing.T) {
 		t.Errorf("result %+v", res[0])
 	}
 	for _, a := range m.asked {
-		if strings.Contains(a, "SYNTH02") || strings.Contains(a, "SYNTH04") || strings.HasSuffix(a, ".pdf?") {
+		if strings.Contains(a, "9000002") || strings.Contains(a, "9000004") {
 			t.Errorf("asked for %s", a)
 		}
 	}
-	// Three listing pages (offsets 0, 2, 4) and three notices.
-	if len(m.asked) != 6 {
+	// The feed and three notices.
+	if len(m.asked) != 4 {
 		t.Errorf("requests %v", m.asked)
 	}
 
@@ -164,14 +157,13 @@ func TestNoticesDiscovery(t *testing.T) {
 	for _, s := range b.Sources {
 		cited[s.File] = s.URL
 	}
-	for _, doc := range []string{"01", "03", "05"} {
-		name := "SAT-019" + doc + "_DOC-SYNTH" + doc + "A1.txt"
-		if u := cited[name]; u != "https://docs.fcc.gov/public/attachments/DOC-SYNTH"+doc+"A1.txt" {
+	for name, id := range map[string]string{"SAT-01901_DOC-9000001A1.txt": "9000001", "DOC-9000003A1.txt": "9000003", "SAT-01905_DOC-9000005A1.txt": "9000005"} {
+		if u := cited[name]; u != "https://docs.fcc.gov/public/attachments/DOC-"+id+"A1.txt" {
 			t.Errorf("%s cites %q", name, u)
 		}
 	}
 
-	// The second run finds the same listing: nothing is written.
+	// The second run finds the same feed: nothing is written.
 	m.asked = nil
 	res, err = fetchNotices(t, raw, srv)
 	if err != nil {
@@ -191,65 +183,66 @@ func TestNoticesDiscovery(t *testing.T) {
 	}
 }
 
-// TestNoticesListingErrors: a listing page the API does not answer, and a notice listed
-// with its PDF alone, fail the fetch; nothing is stored from the failed walk.
-func TestNoticesListingErrors(t *testing.T) {
-	t.Run("a page fails", func(t *testing.T) {
-		m := fullListing(t)
-		delete(m.pages, "2")
-		srv := httptest.NewServer(m)
-		defer srv.Close()
-		raw := t.TempDir()
-		_, err := fetchNotices(t, raw, srv)
-		if err == nil || !errors.Is(err, fetch.ErrRefused) || !strings.Contains(err.Error(), "503") {
-			t.Fatalf("err %v", err)
-		}
-		if got := folderFiles(t, raw); len(got) != 0 {
-			t.Errorf("files written: %v", names(got))
-		}
-	})
-	t.Run("a notice without its text", func(t *testing.T) {
-		dir := t.TempDir()
-		b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "fcc_edocs", "listing_4.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pdfOnly := strings.ReplaceAll(string(b), "DOC-SYNTH05A1.txt\", \"fileType\": \"txt\"", "DOC-SYNTH05A1.pdf\", \"fileType\": \"pdf\"")
-		if pdfOnly == string(b) {
-			t.Fatal("the listing page did not change")
-		}
-		if err := os.WriteFile(filepath.Join(dir, "listing_4.json"), []byte(pdfOnly), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		m := fullListing(t)
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Query().Get("offset") == "4" {
-				w.Write([]byte(pdfOnly))
-				return
+// TestNoticesFeedErrors: a feed the API does not answer, a notice whose text docs.fcc.gov
+// answers with its HTML page for an unknown id, and a notice item that links no document fail
+// the fetch; the feed is not stored from the failed walk.
+func TestNoticesFeedErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(m *edocsMirror)
+		want []string
+	}{
+		{"the feed fails", func(m *edocsMirror) { m.feed = "" }, []string{"503"}},
+		{"a notice's text is the soft not-found page", func(m *edocsMirror) { m.soft["/public/attachments/DOC-9000005A1.txt"] = true },
+			[]string{"DOC-9000005A1.txt", "HTML"}},
+		{"a notice item links no document", func(m *edocsMirror) {
+			b, err := os.ReadFile(filepath.Join(m.root, "testdata", "fcc_edocs", "rss_bureaus_SB.xml"))
+			if err != nil {
+				t.Fatal(err)
 			}
-			m.ServeHTTP(w, r)
-		}))
-		defer srv.Close()
-		raw := t.TempDir()
-		_, err = fetchNotices(t, raw, srv)
-		if err == nil || !strings.Contains(err.Error(), "SAT-01905") || !strings.Contains(err.Error(), "only its PDF") {
-			t.Fatalf("err %v", err)
-		}
-		if got := folderFiles(t, raw); len(got) != 0 {
-			t.Errorf("files written: %v", names(got))
-		}
-	})
+			dir := t.TempDir()
+			edited := strings.Replace(string(b), "https://www.fcc.gov/edoc/9000003", "https://www.fcc.gov/document/space-station-actions-taken", 1)
+			if err := os.WriteFile(filepath.Join(dir, "feed.xml"), []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m.root, m.feed = "/", filepath.ToSlash(filepath.Join(dir, "feed.xml"))
+			for k, v := range m.texts {
+				m.texts[k] = filepath.ToSlash(filepath.Join(testenv.RepoRoot(t), v))
+			}
+		}, []string{"Actions Taken", "not a document of https://www.fcc.gov/edoc/<id>"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := fullFeed(t)
+			tc.edit(m)
+			srv := httptest.NewServer(m)
+			defer srv.Close()
+			raw := t.TempDir()
+			_, err := fetchNotices(t, raw, srv)
+			if err == nil {
+				t.Fatal("the fetch succeeded")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err %v does not say %q", err, w)
+				}
+			}
+			if _, ok := folderFiles(t, raw)[fcc.ListingFile]; ok {
+				t.Error("the feed of a failed walk was stored")
+			}
+		})
+	}
 }
 
-// TestListingURL: the listing asks the Space Bureau's public notices from the contract's
-// first date on, page by page.
-func TestListingURL(t *testing.T) {
-	u, err := url.Parse(fcc.EDOCSListingURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	if u.Host != "api2.fcc.gov" || q.Get("bureau") != "SB" || q.Get("releaseDateFrom") != "2025-06-18" || q.Get("offset") != "0" || q.Get("limit") == "" {
-		t.Errorf("listing %s", u)
+// TestEDOCSAddresses: the addresses public code calls EDOCS at.
+func TestEDOCSAddresses(t *testing.T) {
+	for got, want := range map[string]string{
+		fcc.EDOCSFeedURL:                "https://api2.fcc.gov/api/exp/v1.0.0/edocspublic/rss/bureaus/SB",
+		fcc.EDOCSDocumentURL("416467"):  "https://api2.fcc.gov/api/exp/v1.0.0/edocspublic/documents/416467",
+		fcc.EDOCSReportURL("SES-02821"): "https://api2.fcc.gov/api/exp/v1.0.0/edocspublic/documents?reportNumber=SES-02821",
+		fcc.EDOCSTextURL("416467"):      "https://docs.fcc.gov/public/attachments/DOC-416467A1.txt",
+	} {
+		if got != want {
+			t.Errorf("%s, want %s", got, want)
+		}
 	}
 }

@@ -32,34 +32,79 @@ const (
 	noDataAsOf    = "1900-01-01" // dates a build that read nothing; its gates reject it
 )
 
-// The layout of the export's tables: 0-based field positions in the order of ibfs.txt, the
-// schema the FCC publishes beside IBFS.zip. The export has no header row; the live records
-// carry more trailing fields than the schema documents, which are not read.
-const (
-	mainFields = 53 // fields of table MAIN in ibfs.txt
+// IBFSColumn is a column of a table of the export as ibfs.txt, the schema the FCC publishes
+// beside IBFS.zip, declares it: its name and its Sybase type.
+type IBFSColumn struct{ Name, Type string }
 
-	mFilingKey      = 0
-	mCallSign       = 2
-	mFileNumber     = 3
-	mSubsystem      = 4
-	mStatusCode     = 5
-	mStatusDate     = 6
-	mLastAction     = 7
-	mLastActionDate = 8
-	mDateFiled      = 10
-	mDateGrant      = 12
-	mDateDeny       = 13
-	mDateDismiss    = 14
-	mDateSurrender  = 15
-	mDateExpire     = 17
-	mDateLastUpdate = 18
-	mAppType        = 25
-	mDescription    = 40
-	mAddressKey     = 41
+// MainLayout and AddressLayout are tables MAIN (the filing docket) and ADDRESS of ibfs.txt
+// (schema of 20 November 1998, Sybase DDL "Model_7"), every column in the schema's order: a
+// record's n-th field is the n-th column. The export has no header row. The live dump's MAIN
+// records carry about 71 fields, the 18 or so beyond the schema's 53 at the end; they are not
+// read (a record with fewer than the schema's fields is a layout failure). TestLayoutIsTheSchemas
+// compares these lists with ibfs.txt column by column.
+var (
+	MainLayout = []IBFSColumn{
+		{"filing_key", "int"}, {"filing_state", "tinyint"}, {"callsign", "char(10)"}, {"file_number", "char(19)"},
+		{"subsystem_code", "char(3)"}, {"status_code", "char(5)"}, {"status_date", "datetime"}, {"last_action", "char(3)"},
+		{"last_action_date", "datetime"}, {"mts_number", "int"}, {"date_filed", "datetime"}, {"mellon_date", "datetime"},
+		{"date_grant", "datetime"}, {"date_deny", "datetime"}, {"date_dismiss", "datetime"}, {"date_surrender", "datetime"},
+		{"date_begin", "datetime"}, {"date_expire", "datetime"}, {"date_last_update", "datetime"}, {"aff_pub_notice_sw", "char(1)"},
+		{"aff_pub_notice_date", "datetime"}, {"act_pub_notice_sw", "char(1)"}, {"act_pub_notice_date", "datetime"},
+		{"submission_id", "char(12)"}, {"fee_control_number", "varchar(20)"}, {"app_type_code", "char(3)"},
+		{"filing_other_text", "varchar(40)"}, {"keyword1", "char(6)"}, {"keyword2", "char(6)"}, {"tower_cleared_sw", "char(1)"},
+		{"date_blocked", "datetime"}, {"blocked_reason_code", "char(4)"}, {"blocked_reason", "text"},
+		{"type_applicant_code", "char(3)"}, {"applicant_other_text", "varchar(40)"}, {"class_of_station_code", "char(3)"},
+		{"class_other_text", "varchar(40)"}, {"signer_name", "varchar(50)"}, {"signer_title", "varchar(50)"},
+		{"date_signed", "datetime"}, {"description", "text"}, {"address_key", "int"}, {"address_attention", "varchar(80)"},
+		{"address_phone_num", "char(25)"}, {"address_fax_num", "char(25)"}, {"address_e_mail", "varchar(40)"},
+		{"contact_key", "int"}, {"contact_attention", "varchar(80)"}, {"contact_relationship", "varchar(20)"},
+		{"contact_phone_num", "char(25)"}, {"contact_fax_num", "char(25)"}, {"contact_e_mail", "varchar(40)"},
+		{"other_purpose_text", "varchar(40)"},
+	}
+	AddressLayout = []IBFSColumn{
+		{"address_key", "int"}, {"address_id", "char(12)"}, {"address_name", "varchar(80)"}, {"dba_name", "varchar(80)"},
+		{"street1", "varchar(80)"}, {"street2", "varchar(80)"}, {"city", "varchar(40)"}, {"state_code", "char(2)"},
+		{"zipcode", "char(10)"}, {"country_code", "char(3)"},
+	}
+)
 
-	addressFields = 10 // fields of table ADDRESS in ibfs.txt
-	aAddressKey   = 0
-	aAddressName  = 2
+// position is the 0-based field of column name in layout; it panics on a name the layout
+// lacks (a typo caught at start-up).
+func position(layout []IBFSColumn, name string) int {
+	for i, c := range layout {
+		if c.Name == name {
+			return i
+		}
+	}
+	panic("fcc: no column " + name + " in the IBFS layout")
+}
+
+// The fields read, by their columns' names in ibfs.txt.
+var (
+	mainFields = len(MainLayout)
+
+	mFilingKey      = position(MainLayout, "filing_key")
+	mCallSign       = position(MainLayout, "callsign")
+	mFileNumber     = position(MainLayout, "file_number")
+	mSubsystem      = position(MainLayout, "subsystem_code")
+	mStatusCode     = position(MainLayout, "status_code")
+	mStatusDate     = position(MainLayout, "status_date")
+	mLastAction     = position(MainLayout, "last_action")
+	mLastActionDate = position(MainLayout, "last_action_date")
+	mDateFiled      = position(MainLayout, "date_filed")
+	mDateGrant      = position(MainLayout, "date_grant")
+	mDateDeny       = position(MainLayout, "date_deny")
+	mDateDismiss    = position(MainLayout, "date_dismiss")
+	mDateSurrender  = position(MainLayout, "date_surrender")
+	mDateExpire     = position(MainLayout, "date_expire")
+	mDateLastUpdate = position(MainLayout, "date_last_update")
+	mAppType        = position(MainLayout, "app_type_code")
+	mDescription    = position(MainLayout, "description")
+	mAddressKey     = position(MainLayout, "address_key")
+
+	addressFields = len(AddressLayout)
+	aAddressKey   = position(AddressLayout, "address_key")
+	aAddressName  = position(AddressLayout, "address_name")
 )
 
 // Filings ingests space.satellite_filings from the IBFS export's MAIN and ADDRESS tables.

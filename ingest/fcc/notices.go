@@ -35,11 +35,12 @@ func (Notices) Version() string { return "fcc-notices/1" }
 // Folders implements ingest.Adapter.
 func (Notices) Folders() []string { return []string{NoticesFolder} }
 
-// Known implements ingest.Adapter: the EDOCS listing of the Space Bureau's public notices
-// since the contract's first date, from which ingest --fetch downloads the text of every
-// weekly space-station notice (edocs.go).
+// Known implements ingest.Adapter: the Space Bureau's EDOCS feed, from which ingest --fetch
+// downloads the text of every weekly space-station notice it lists (edocs.go says what of it
+// is confirmed).
 func (Notices) Known() []fetch.Source {
-	return []fetch.Source{{URL: EDOCSListingURL(), Kind: fetch.LISTING, Dest: NoticesFolder + "/" + ListingFile, Listing: &fetch.Listing{Read: readEDOCSPage}}}
+	return []fetch.Source{{URL: EDOCSFeedURL, Kind: fetch.LISTING, Dest: NoticesFolder + "/" + ListingFile,
+		Listing: &fetch.Listing{Read: readEDOCSFeed, PageKind: fetch.TEXT}}}
 }
 
 // noticeSource is the source id and official address of a notice file found in the folder:

@@ -2,6 +2,7 @@ package ferc
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -245,7 +246,7 @@ func (fl *filing) build(rows *ingest.Rows, bad *kit.Problems, lists *factLists) 
 		row.SetCell("value", cols.col("value"), v)
 		row.Set("respondent_name", nilIfEmpty(fl.legalName)).Set("report_year", fl.year).Set("report_period", nilIfEmpty(fl.period)).
 			Set("submission_type", nilIfEmpty(fl.submission)).Set("attestation_date", nilIfEmpty(fl.attestation)).
-			Set("plant_key", fl.respondent+" | "+plant).Set("plant_kind", nilIfEmpty(kinds[plant])).
+			Set("plant_key", fl.respondent+" | "+plant).Set("plant_entry", plantEntry(plant)).Set("plant_kind", nilIfEmpty(kinds[plant])).
 			Set("part", c.part).Set("line_label", c.label)
 		if c.line > 0 {
 			row.Set("line", c.line)
@@ -270,4 +271,30 @@ func nilIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// Kinds of entry on the plant name axis (plant_entry).
+const (
+	entryPlant       = "plant"
+	entryTotal       = "filer_total"
+	entryPlaceholder = "placeholder"
+)
+
+var (
+	totalWord = regexp.MustCompile(`(?i)\btotals?\b`)
+	anyLetter = regexp.MustCompile(`\pL`)
+)
+
+// plantEntry says what a plant name as filed stands for: a name without a letter ("0", "$—")
+// is a placeholder the filer's tool wrote for an empty column; a name with the word total
+// ("ROCKPORT TOTAL AEG", "ROCKPORT TOTAL PLANT") is the filer's own total of other columns
+// or of a whole plant it owns a share of; any other name is a plant (or unit) as filed.
+func plantEntry(name string) string {
+	switch {
+	case !anyLetter.MatchString(name):
+		return entryPlaceholder
+	case totalWord.MatchString(name):
+		return entryTotal
+	}
+	return entryPlant
 }

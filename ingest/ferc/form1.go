@@ -29,7 +29,11 @@ const (
 	sourceID = "ferc1"
 	// Publisher is the agency every adapter of this package cites.
 	Publisher = "Federal Energy Regulatory Commission"
-	folder    = "ferc/form1"
+	// folder holds filings named <document>-<instance> (FERC's eForms document number, then
+	// the instance's own name), xbrlFolder filings under the names FERC's XBRL RSS feed
+	// archive gives them, where ingest --fetch stores the known filings. Both are read alike.
+	folder     = "ferc/form1"
+	xbrlFolder = "ferc/form1_xbrl"
 )
 
 var (
@@ -46,29 +50,50 @@ var (
 func (Form1) Capability() *capability.Capability { return capability.PowerPlantCosts }
 
 // Version implements Adapter.
-func (Form1) Version() string { return "ferc1-402/1" }
+func (Form1) Version() string { return "ferc1-402/2" }
 
 // Folders implements Adapter.
-func (Form1) Folders() []string { return []string{folder} }
+func (Form1) Folders() []string { return []string{folder, xbrlFolder} }
 
 // downloadURL is the eForms address of a filing's instance document.
 func downloadURL(document, name string) string {
 	return "https://ecollection.ferc.gov/api/DownloadDocument/" + document + "/1?filename=" + url.QueryEscape(name)
 }
 
-// Known implements Adapter: two 2023 filings, each from its eForms download address (FERC's
-// RSS feed, https://ecollection.ferc.gov/api/rssfeed, lists every filing with its address).
+// knownFiling is a filing ingest --fetch downloads: its eForms document number, the
+// instance's name on eForms, and the name it is stored under in xbrlFolder (the name FERC's
+// XBRL RSS feed archive gives it: respondent, form, period, report year and the feed's
+// publication time).
+type knownFiling struct{ document, instance, stored string }
+
+// knownFilings are the four filings of ferc/form1_xbrl, each at the eForms address FERC's XBRL
+// RSS feed gave for it (https://ecollection.ferc.gov/api/rssfeed lists every filing): AEP
+// Generating Company 2023, Evergy Kansas Central 2023, and Southern Indiana Gas & Electric
+// 2021, its original filing and the refiling that supersedes it.
+var knownFilings = []knownFiling{
+	{"232550", "wk-20231231.xml", "AEP_Generating_Company_form1_Q4_2023_1712707904.xbrl"},
+	{"245982", "wk-20231231.xml", "Evergy_Kansas_Central_Inc_form1_Q4_2023_1713550549.xbrl"},
+	{"142021", "wk-20211231.xml", "Southern_Indiana_Gas_and_Electric_Company_Inc_form1_Q4_2021_1650316090.xbrl"},
+	{"156387", "wk-20211231.xml", "Southern_Indiana_Gas_and_Electric_Company_Inc_form1_Q4_2021_1666384204.xbrl"},
+}
+
+// Known implements Adapter: the known filings, each from its eForms download address.
 func (Form1) Known() []fetch.Source {
 	var out []fetch.Source
-	for _, d := range []struct{ document, name string }{{"232550", "wk-20231231.xml"}, {"258652", "wk-20231231.xml"}} {
-		out = append(out, fetch.Source{URL: downloadURL(d.document, d.name), Kind: fetch.TEXT, Dest: folder + "/" + d.document + "-" + d.name})
+	for _, k := range knownFilings {
+		out = append(out, fetch.Source{URL: downloadURL(k.document, k.instance), Kind: fetch.TEXT, Dest: xbrlFolder + "/" + k.stored})
 	}
 	return out
 }
 
-// sourceURL is the address a file is cited with: its eForms download when its name carries
-// the document number.
+// sourceURL is the address a file is cited with: its eForms download when it is a known
+// filing or its name carries the document number.
 func sourceURL(name string) string {
+	for _, k := range knownFilings {
+		if k.stored == name {
+			return downloadURL(k.document, k.instance)
+		}
+	}
 	if m := documentName.FindStringSubmatch(name); m != nil {
 		return downloadURL(m[1], m[2])
 	}

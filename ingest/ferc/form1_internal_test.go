@@ -1,18 +1,13 @@
 package ferc
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/citeq/citeq/capability"
 )
-
-// fixtureDir is the fixtures' folder, from this package's directory.
-var fixtureDir = filepath.Join("..", "..", "testdata", "fixtures", "ferc", "form1")
 
 func TestConceptsAreTheCapabilitys(t *testing.T) {
 	var ours []string
@@ -82,15 +77,29 @@ func TestLatest(t *testing.T) {
 
 func TestKnownAndSourceURL(t *testing.T) {
 	for _, k := range (Form1{}).Known() {
-		name := filepath.Base(k.Dest)
-		if got := sourceURL(name); got != k.URL {
-			t.Errorf("%s is cited at %s but downloaded from %s", name, got, k.URL)
-		}
-		if _, err := os.Stat(filepath.Join(fixtureDir, name)); err != nil {
-			t.Errorf("no fixture for %s: %v", k.Dest, err)
+		if got := sourceURL(filepath.Base(k.Dest)); got != k.URL {
+			t.Errorf("%s is cited at %s but downloaded from %s", k.Dest, got, k.URL)
 		}
 	}
-	if got := sourceURL("Some_Company_form1_Q4_1650309683.xbrl"); !strings.HasPrefix(got, "https://ecollection.ferc.gov/") {
-		t.Errorf("fallback address %s", got)
+	// A fixture is named as a filing added by its document number: <document>-<instance>.
+	for name, want := range map[string]string{
+		"232550-wk-20231231.xml":                "https://ecollection.ferc.gov/api/DownloadDocument/232550/1?filename=wk-20231231.xml",
+		"Some_Company_form1_Q4_1650309683.xbrl": "https://ecollection.ferc.gov/ (an eForms filing; the file name does not carry its document number)",
+	} {
+		if got := sourceURL(name); got != want {
+			t.Errorf("sourceURL(%s) = %s, want %s", name, got, want)
+		}
+	}
+}
+
+func TestPlantEntry(t *testing.T) {
+	for name, want := range map[string]string{
+		"ROCKPORT UNIT 1 AEG": entryPlant, "ROCKPORT TOTAL AEG": entryTotal, "ROCKPORT TOTAL PLANT": entryTotal,
+		"Total Steam": entryTotal, "Totals": entryTotal, "Subtotaling": entryPlant, "Jeffrey (JEC)": entryPlant, "Warrick Unit #4": entryPlant,
+		"0": entryPlaceholder, "$—": entryPlaceholder, " 12 ": entryPlaceholder, "Broadway 1": entryPlant,
+	} {
+		if got := plantEntry(name); got != want {
+			t.Errorf("plantEntry(%q) = %s, want %s", name, got, want)
+		}
 	}
 }

@@ -8,7 +8,9 @@
 // that fails any check is refused with an error that says what was received
 // and what to do, and the destination is left untouched. A download whose
 // bytes equal the existing destination leaves the destination alone and is
-// reported as unchanged.
+// reported as unchanged. A redirect leaves neither the host asked nor its
+// publisher's own hosts, nor goes from https to http, and a download that
+// comes too slowly, or not whole by its deadline, is cut off (pace.go).
 package fetch
 
 import (
@@ -84,8 +86,19 @@ type Options struct {
 	Mirror string
 	// Client sends the requests. Nil means a client with connect, TLS
 	// handshake and response-header timeouts. With any client, a download
-	// that receives no data for two minutes is abandoned.
+	// that receives no data for two minutes is abandoned, and a redirect is
+	// followed only to the host asked or another host of the same publisher
+	// (PublisherDomains), never from https to http: the client's own
+	// CheckRedirect is not used.
 	Client *http.Client
+	// Deadline is the most one file may take, from its request to its last
+	// byte; zero or negative means DefaultDeadline.
+	Deadline time.Duration
+	// MinRate is the fewest bytes a download must receive in every
+	// RateWindow once its body flows; zero or negative means DefaultMinRate
+	// and DefaultRateWindow.
+	MinRate    int64
+	RateWindow time.Duration
 	// Progress, when non-nil, receives a progress bar per file showing the
 	// bytes received and the total when the server announces it.
 	Progress io.Writer
@@ -218,23 +231,35 @@ func Fetch(ctx context.Context, rawDir string, src Source, opt Options) (Result,
 	}
 	res.Bytes, res.SHA256 = size, sum
 
-	same, err := sameContent(dest, size, sum)
+	changed, err := replace(final, dest, size, sum)
 	if err != nil {
-		return res, fmt.Errorf("fetch %s: compare with existing file: %w", name, err)
-	}
-	if same {
-		res.Status = StatusUnchanged
-		return res, nil
-	}
-	if err := os.Chmod(final, 0o644); err != nil {
 		return res, fmt.Errorf("fetch %s: %w", name, err)
 	}
-	if err := os.Rename(final, dest); err != nil {
-		return res, fmt.Errorf("fetch %s: replace destination: %w", name, err)
+	res.Status = StatusUnchanged
+	if changed {
+		syncDir(dir)
+		res.Status = StatusDownloaded
 	}
-	syncDir(dir)
-	res.Status = StatusDownloaded
 	return res, nil
+}
+
+// replace renames tmp, of size bytes with SHA-256 sum, over dest, unless dest already holds
+// those bytes; it reports whether dest changed.
+func replace(tmp, dest string, size int64, sum string) (bool, error) {
+	same, err := sameContent(dest, size, sum)
+	if err != nil {
+		return false, fmt.Errorf("compare with existing file: %w", err)
+	}
+	if same {
+		return false, nil
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return false, err
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		return false, fmt.Errorf("replace destination: %w", err)
+	}
+	return true, nil
 }
 
 // checkSource rejects sources that cannot be fetched at all.
@@ -289,14 +314,12 @@ func resolveURL(raw, mirror string) (string, error) {
 
 // download GETs u into a new temporary file in dir and returns its path
 // (also on error, when one was created, so that the caller can remove it).
-// It refuses non-2xx statuses, HTML content types, bodies over maxBytes and
-// bodies shorter than their Content-Length.
+// It refuses non-2xx statuses, HTML content types, bodies over maxBytes,
+// bodies shorter than their Content-Length, a redirect to another host or
+// from https to http, and a body that comes too slowly (pace).
 func download(ctx context.Context, u, dir string, src Source, opt Options, maxBytes int64) (string, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	errStalled := fmt.Errorf("no data received for %v", stallTimeout)
-	watchdog := time.AfterFunc(stallTimeout, func() { cancel(errStalled) })
-	defer watchdog.Stop()
+	ctx, pc := startPace(ctx, u, opt)
+	defer pc.stop()
 
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -307,16 +330,13 @@ func download(ctx context.Context, u, dir string, src Source, opt Options, maxBy
 		ua = DefaultUserAgent
 	}
 	req.Header.Set("User-Agent", ua)
-	client := opt.Client
-	if client == nil {
-		client = defaultClient
-	}
-	resp, err := client.Do(req)
+	resp, err := guarded(opt.Client, req.URL).Do(req)
 	if err != nil {
-		if cause := context.Cause(ctx); cause == errStalled {
-			err = cause
+		var re *RefusedError
+		if errors.As(err, &re) {
+			return "", re
 		}
-		return "", fmt.Errorf("download %s: %w", u, err)
+		return "", fmt.Errorf("download %s: %w", u, pc.cause(ctx, err))
 	}
 	defer resp.Body.Close()
 
@@ -344,18 +364,21 @@ func download(ctx context.Context, u, dir string, src Source, opt Options, maxBy
 			Advice: "check the URL, or raise Options.MaxBytes if the file really is this large"}
 	}
 
-	body := &activityReader{r: resp.Body, t: watchdog, d: stallTimeout}
-	tmp, n, copyErr, err := saveBody(dir, src, opt, resp.ContentLength, body, maxBytes)
+	tmp, n, copyErr, err := saveBody(dir, src, opt, resp.ContentLength, pc.body(resp.Body, resp.ContentLength), maxBytes)
 	switch {
 	case err != nil:
 		return tmp, err
 	case n > maxBytes:
 		return tmp, overCap(u, "the body", maxBytes)
-	case errors.Is(copyErr, io.ErrUnexpectedEOF) && resp.ContentLength >= 0:
-		return tmp, truncated(u, n, resp.ContentLength)
 	case copyErr != nil:
-		if cause := context.Cause(ctx); cause == errStalled {
+		if cause := pc.cause(ctx, nil); cause != nil {
+			var re *RefusedError
+			if errors.As(cause, &re) {
+				return tmp, re
+			}
 			copyErr = cause
+		} else if errors.Is(copyErr, io.ErrUnexpectedEOF) && resp.ContentLength >= 0 {
+			return tmp, truncated(u, n, resp.ContentLength)
 		}
 		return tmp, fmt.Errorf("download %s: failed after %d bytes: %w", u, n, copyErr)
 	case resp.ContentLength >= 0 && n != resp.ContentLength:
@@ -414,21 +437,6 @@ func overCap(u, what string, maxBytes int64) error {
 	return &RefusedError{URL: u,
 		Reason: fmt.Sprintf("%s is larger than the size cap of %s", what, humanBytes(maxBytes)),
 		Advice: "check the URL, or raise Options.MaxBytes if the file really is this large"}
-}
-
-// activityReader resets a stall watchdog whenever data arrives.
-type activityReader struct {
-	r io.Reader
-	t *time.Timer
-	d time.Duration
-}
-
-func (a *activityReader) Read(p []byte) (int, error) {
-	n, err := a.r.Read(p)
-	if n > 0 {
-		a.t.Reset(a.d)
-	}
-	return n, err
 }
 
 // extractMember checks that the downloaded file archive is a zip archive

@@ -115,11 +115,13 @@ func downloadFTP(ctx context.Context, u *url.URL, dir string, src Source, opt Op
 	if u.Port() == "" {
 		addr = net.JoinHostPort(u.Hostname(), "21")
 	}
+	ctx, pc := startPace(ctx, u.String(), opt)
+	defer pc.stop()
 	var d net.Dialer
 	d.Timeout = 30 * time.Second
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return "", fmt.Errorf("download %s: %w", u, err)
+		return "", fmt.Errorf("download %s: %w", u, pc.cause(ctx, err))
 	}
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
@@ -167,10 +169,12 @@ func downloadFTP(ctx context.Context, u *url.URL, dir string, src Source, opt Op
 		return "", err
 	}
 	defer data.Close()
+	stopData := context.AfterFunc(ctx, func() { _ = data.SetDeadline(time.Unix(1, 0)) })
+	defer stopData()
 	if _, _, err := f.cmd([]int{125, 150}, "RETR %s", path); err != nil {
 		return "", err
 	}
-	tmp, n, copyErr, err := saveBody(dir, src, opt, size, deadlineReader{data, stallTimeout}, maxBytes)
+	tmp, n, copyErr, err := saveBody(dir, src, opt, size, pc.body(deadlineReader{data, stallTimeout}, size), maxBytes)
 	data.Close()
 	switch {
 	case err != nil:
@@ -178,7 +182,13 @@ func downloadFTP(ctx context.Context, u *url.URL, dir string, src Source, opt Op
 	case n > maxBytes:
 		return tmp, overCap(f.u, "the file", maxBytes)
 	case copyErr != nil:
-		if ctx.Err() != nil {
+		if cause := pc.cause(ctx, nil); cause != nil {
+			var re *RefusedError
+			if errors.As(cause, &re) {
+				return tmp, re
+			}
+			copyErr = cause
+		} else if ctx.Err() != nil {
 			copyErr = ctx.Err()
 		}
 		return tmp, fmt.Errorf("download %s: failed after %d bytes: %w", f.u, n, copyErr)

@@ -12,8 +12,9 @@ import (
 )
 
 // LISTING is the kind of a Source that is a publisher's listing read page by page (a JSON
-// document per page): Fetch walks its pages with Source.Listing, downloads every file the
-// pages name, and stores the pages beside Source.Dest.
+// document per page, or text such as an RSS feed: Listing.PageKind): Fetch walks its pages
+// with Source.Listing, downloads every file the pages name, and stores the pages beside
+// Source.Dest.
 const LISTING Kind = "listing"
 
 // Listing reads the pages of a listing Source. The files a page names are downloaded by Fetch
@@ -22,6 +23,8 @@ type Listing struct {
 	// Read reads one page, fetched from the official address pageURL: the files it names to
 	// download, and the official address of the next page ("" after the last page).
 	Read func(page []byte, pageURL string) (files []Source, next string, err error)
+	// PageKind is the kind every page is checked as: JSON when empty, TEXT for a feed.
+	PageKind Kind
 }
 
 // ListingPageDest is where page n (1, 2, ...) of a listing whose first page goes to dest is
@@ -68,6 +71,10 @@ func fetchListing(ctx context.Context, rawDir string, src Source, opt Options) (
 	}()
 	var files []Source
 	seen := map[string]bool{}
+	pageKind := src.Listing.PageKind
+	if pageKind == "" {
+		pageKind = JSON
+	}
 	for pageURL := src.URL; pageURL != ""; {
 		n := len(pages) + 1
 		if n > maxPages {
@@ -77,7 +84,7 @@ func fetchListing(ctx context.Context, rawDir string, src Source, opt Options) (
 			return res, fmt.Errorf("fetch %s: page %d asks for %s again: the listing does not advance", src.Dest, n, pageURL)
 		}
 		seen[pageURL] = true
-		page := Source{URL: pageURL, Kind: JSON, Dest: ListingPageDest(src.Dest, n)}
+		page := Source{URL: pageURL, Kind: pageKind, Dest: ListingPageDest(src.Dest, n)}
 		u, err := resolveURL(pageURL, opt.Mirror)
 		if err != nil {
 			return res, fmt.Errorf("fetch %s: %w", page.Dest, err)
@@ -87,7 +94,7 @@ func fetchListing(ctx context.Context, rawDir string, src Source, opt Options) (
 			pages = append(pages, listingPage{src: page, tmp: tmp})
 		}
 		if err == nil {
-			err = checkFile(tmp, JSON, u, "")
+			err = checkFile(tmp, pageKind, u, "")
 		}
 		if err != nil {
 			return res, fmt.Errorf("fetch %s: page %d of the listing: %w (nothing was replaced)", page.Dest, n, err)
@@ -146,20 +153,11 @@ func fetchListing(ctx context.Context, rawDir string, src Source, opt Options) (
 		if i == 0 {
 			res.Bytes, res.SHA256 = size, sum
 		}
-		same, err := sameContent(dest, size, sum)
+		moved, err := replace(p.tmp, dest, size, sum)
 		if err != nil {
-			return res, fmt.Errorf("fetch %s: compare with existing file: %w", p.src.Dest, err)
-		}
-		if same {
-			continue
-		}
-		if err := os.Chmod(p.tmp, 0o644); err != nil {
 			return res, fmt.Errorf("fetch %s: %w", p.src.Dest, err)
 		}
-		if err := os.Rename(p.tmp, dest); err != nil {
-			return res, fmt.Errorf("fetch %s: replace destination: %w", p.src.Dest, err)
-		}
-		changed = true
+		changed = changed || moved
 	}
 	syncDir(dir)
 	if err := removeStaleListingPages(res.Path, kept); err != nil {

@@ -37,6 +37,9 @@ type Pages struct {
 	// Count reads a page body: the total rows the API reports for the request, and the rows
 	// the page holds.
 	Count func(body []byte) (total, rows int, err error)
+	// MaxPages is the most pages one walk reads; zero or negative means DefaultMaxPages. A
+	// first page reporting more rows than MaxPages pages of Length hold stops the walk there.
+	MaxPages int
 }
 
 // ErrNoKey is matched (with errors.Is) by the error of FetchPages called without a key.
@@ -52,14 +55,22 @@ func (p Pages) PageDest(offset int) string {
 	return strings.TrimSuffix(p.Dest, ext) + "_" + strconv.Itoa(offset) + ext
 }
 
-// maxPages bounds a walk, whatever total a server reports.
+// maxPages bounds a listing's walk, whatever its pages say.
 const maxPages = 10000
 
+// DefaultMaxPages is the most pages a paged walk reads when Pages.MaxPages is zero or
+// negative: 1,000 pages (5,000,000 rows of the EIA API's 5,000).
+const DefaultMaxPages = 1000
+
 // FetchPages downloads every page of p into rawDir with key: the page at offset 0, then at
-// offset+rows, until the rows read reach the page's total. Each page is checked as a JSON
-// document and replaces its destination only once it checks out (a page equal to the file
-// there leaves it alone). Page files of an earlier walk beyond the last page are removed, so
-// the folder holds exactly the pages of one walk. It returns one Result per page.
+// offset+rows, until the rows read reach the page's total. The first page's total must be a
+// count that the walk can read within p.MaxPages pages; a later page that reports another
+// total, or holds no row before it, stops the walk. Each page is checked as a JSON document
+// and held in a temporary file; only once the whole walk has succeeded do the pages replace
+// their destinations (a page equal to the file there leaves it alone), and page files of an
+// earlier walk beyond the last page are removed, so that the folder holds exactly the pages
+// of one walk, and a walk that fails leaves the pages of the last one as they were. It
+// returns one Result per page stored.
 func FetchPages(ctx context.Context, rawDir string, p Pages, key string, opt Options) ([]Result, error) {
 	name := p.Dest
 	if key == "" {
@@ -72,12 +83,21 @@ func FetchPages(ctx context.Context, rawDir string, p Pages, key string, opt Opt
 	if err != nil {
 		return nil, fmt.Errorf("fetch %s: bad URL %q: %w", name, p.URL, err)
 	}
-	var results []Result
-	kept := map[string]bool{}
+	limit := p.MaxPages
+	if limit <= 0 {
+		limit = DefaultMaxPages
+	}
+	var staged []stagedPage
+	defer func() {
+		for _, sp := range staged {
+			os.Remove(sp.tmp) // a no-op once renamed
+		}
+	}()
+	const kept = " (nothing was replaced: the pages of the last walk are kept)"
 	total := -1
 	for offset, n := 0, 0; total < 0 || offset < total; n++ {
-		if n >= maxPages {
-			return results, fmt.Errorf("fetch %s: more than %d pages; check the request", name, maxPages)
+		if n >= limit {
+			return nil, fmt.Errorf("fetch %s: %d pages read and the rows still short of the %d the API reports (%d read): the walk stops at %d pages; check the request%s", name, n, total, offset, limit, kept)
 		}
 		q := base.Query()
 		q.Set("offset", strconv.Itoa(offset))
@@ -88,90 +108,113 @@ func FetchPages(ctx context.Context, rawDir string, p Pages, key string, opt Opt
 		keyed := *base
 		keyed.RawQuery = q.Encode()
 		src := Source{URL: keyed.String(), Kind: JSON, Dest: p.PageDest(offset)}
-		res, body, err := fetchPage(ctx, rawDir, src, key, shown.String()+" ("+p.KeyParam+" omitted)", opt)
-		if err != nil {
-			return results, redact(err, key, p.KeyParam)
+		sp, body, err := stagePage(ctx, rawDir, src, key, shown.String()+" ("+p.KeyParam+" omitted)", opt)
+		if sp.tmp != "" {
+			staged = append(staged, sp)
 		}
-		res.Source.URL = shown.String()
+		if err != nil {
+			return nil, redact(fmt.Errorf("%w%s", err, kept), key, p.KeyParam)
+		}
+		staged[len(staged)-1].res.Source.URL = shown.String()
 		pageTotal, rows, err := p.Count(body)
 		if err != nil {
-			return results, fmt.Errorf("fetch %s: the page at offset %d does not read as the API's response (%v); it was stored as %s", name, offset, err, src.Dest)
+			return nil, fmt.Errorf("fetch %s: the page at offset %d does not read as the API's response (%v)%s", name, offset, err, kept)
 		}
-		results = append(results, res)
-		kept[filepath.Base(src.Dest)] = true
 		if total < 0 {
+			switch {
+			case pageTotal < 0:
+				return nil, fmt.Errorf("fetch %s: the API reports %d rows in all, not a count of rows; check the request%s", name, pageTotal, kept)
+			case int64(pageTotal) > int64(limit)*int64(p.Length):
+				return nil, fmt.Errorf("fetch %s: the API reports %d rows in all, which would take more than %d pages of %d rows, the most a walk reads; check the request (narrow it, e.g. by date or facet)%s", name, pageTotal, limit, p.Length, kept)
+			}
 			total = pageTotal
 		} else if pageTotal != total {
-			return results, fmt.Errorf("fetch %s: the page at offset %d reports %d rows in all, the first page %d: the data changed during the walk; fetch again", name, offset, pageTotal, total)
+			return nil, fmt.Errorf("fetch %s: the page at offset %d reports %d rows in all, the first page %d: the data changed during the walk; fetch again%s", name, offset, pageTotal, total, kept)
 		}
 		if rows == 0 && offset < total {
-			return results, fmt.Errorf("fetch %s: the page at offset %d holds no row, though the API reports %d in all", name, offset, total)
+			return nil, fmt.Errorf("fetch %s: the page at offset %d holds no row, though the API reports %d in all%s", name, offset, total, kept)
 		}
 		offset += rows
 	}
-	return results, removeStalePages(rawDir, p, kept)
+	results := make([]Result, 0, len(staged))
+	names := map[string]bool{}
+	for _, sp := range staged {
+		res, err := sp.store()
+		if err != nil {
+			return results, err
+		}
+		results = append(results, res)
+		names[filepath.Base(res.Path)] = true
+	}
+	if len(staged) > 0 {
+		syncDir(filepath.Dir(staged[0].res.Path))
+	}
+	return results, removeStalePages(rawDir, p, names)
 }
 
-// fetchPage downloads one page like Fetch does, except that the key is taken out of a body
-// that echoes it before the body is stored. It returns the page's bytes as stored.
-func fetchPage(ctx context.Context, rawDir string, src Source, key, shown string, opt Options) (Result, []byte, error) {
-	res := Result{Source: src}
+// stagedPage is one page of a walk, checked and waiting in its temporary file.
+type stagedPage struct {
+	res Result
+	tmp string
+}
+
+// stagePage downloads one page like Fetch does into a temporary file beside its
+// destination, except that the key is taken out of a body that echoes it, and leaves it
+// there. It returns the page (its tmp set once a file was made, also on error) and its bytes
+// as they will be stored.
+func stagePage(ctx context.Context, rawDir string, src Source, key, shown string, opt Options) (stagedPage, []byte, error) {
+	sp := stagedPage{res: Result{Source: src}}
 	u, err := resolveURL(src.URL, opt.Mirror)
 	if err != nil {
-		return res, nil, err
+		return sp, nil, err
 	}
 	dest := filepath.Join(rawDir, filepath.FromSlash(src.Dest))
-	res.Path = dest
+	sp.res.Path = dest
 	dir := filepath.Dir(dest)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return res, nil, fmt.Errorf("fetch %s: create directory: %w", src.Dest, err)
+		return sp, nil, fmt.Errorf("fetch %s: create directory: %w", src.Dest, err)
 	}
 	maxBytes := opt.MaxBytes
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	tmp, err := download(ctx, u, dir, src, opt, maxBytes)
-	if tmp != "" {
-		defer os.Remove(tmp)
-	}
+	sp.tmp, err = download(ctx, u, dir, src, opt, maxBytes)
 	if err != nil {
-		return res, nil, fmt.Errorf("fetch %s: %w", src.Dest, err)
+		return sp, nil, fmt.Errorf("fetch %s: %w", src.Dest, err)
 	}
-	if err := checkFile(tmp, JSON, shown, ""); err != nil {
-		return res, nil, fmt.Errorf("fetch %s: %w", src.Dest, err)
+	if err := checkFile(sp.tmp, JSON, shown, ""); err != nil {
+		return sp, nil, fmt.Errorf("fetch %s: %w", src.Dest, err)
 	}
-	body, err := os.ReadFile(tmp)
+	body, err := os.ReadFile(sp.tmp)
 	if err != nil {
-		return res, nil, fmt.Errorf("fetch %s: %w", src.Dest, err)
+		return sp, nil, fmt.Errorf("fetch %s: %w", src.Dest, err)
 	}
 	if clean := scrubKey(body, key); !bytes.Equal(clean, body) {
 		body = clean
-		if err := os.WriteFile(tmp, body, 0o600); err != nil {
-			return res, nil, fmt.Errorf("fetch %s: %w", src.Dest, err)
+		if err := os.WriteFile(sp.tmp, body, 0o600); err != nil {
+			return sp, nil, fmt.Errorf("fetch %s: %w", src.Dest, err)
 		}
 	}
-	size, sum, err := hashFile(tmp)
+	size, sum, err := hashFile(sp.tmp)
 	if err != nil {
-		return res, nil, fmt.Errorf("fetch %s: hash download: %w", src.Dest, err)
+		return sp, nil, fmt.Errorf("fetch %s: hash download: %w", src.Dest, err)
 	}
-	res.Bytes, res.SHA256 = size, sum
-	same, err := sameContent(dest, size, sum)
+	sp.res.Bytes, sp.res.SHA256 = size, sum
+	return sp, body, nil
+}
+
+// store moves a staged page into place, unless its destination already holds its bytes.
+func (sp stagedPage) store() (Result, error) {
+	res := sp.res
+	changed, err := replace(sp.tmp, res.Path, res.Bytes, res.SHA256)
 	if err != nil {
-		return res, nil, fmt.Errorf("fetch %s: compare with existing file: %w", src.Dest, err)
+		return res, fmt.Errorf("fetch %s: %w", res.Source.Dest, err)
 	}
-	if same {
-		res.Status = StatusUnchanged
-		return res, body, nil
+	res.Status = StatusUnchanged
+	if changed {
+		res.Status = StatusDownloaded
 	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return res, nil, fmt.Errorf("fetch %s: %w", src.Dest, err)
-	}
-	if err := os.Rename(tmp, dest); err != nil {
-		return res, nil, fmt.Errorf("fetch %s: replace destination: %w", src.Dest, err)
-	}
-	syncDir(dir)
-	res.Status = StatusDownloaded
-	return res, body, nil
+	return res, nil
 }
 
 // scrubKey takes every occurrence of key out of body (a response that echoes its request's

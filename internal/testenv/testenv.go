@@ -13,12 +13,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/adapters"
+	"github.com/citeq/citeq/internal/flock"
 	"github.com/citeq/citeq/snapshots"
 )
 
@@ -123,10 +123,10 @@ func sharedData(root, raw string) (string, error) {
 		return "", fmt.Errorf("shared test data: %w", err)
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := flock.Lock(lock); err != nil {
 		return "", fmt.Errorf("shared test data: lock: %w", err)
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer flock.Unlock(lock)
 
 	dir := filepath.Join(base, key)
 	done := filepath.Join(base, key+".done")

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/citeq/citeq/capability"
@@ -213,8 +212,8 @@ func runDuckDB(bin string, qs []Query, parquet string, threads, warmup, runs int
 	if err := dec.Decode(&out); err != nil {
 		return nil, fmt.Errorf("duckdb output: %w", err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		out.PeakRSSBytes = ru.Maxrss << 10 // KiB on Linux
+	if rss, ok := childPeakRSS(cmd.ProcessState); ok {
+		out.PeakRSSBytes = rss
 	}
 	if len(out.Queries) != len(qs) {
 		return nil, fmt.Errorf("duckdb answered %d queries of %d", len(out.Queries), len(qs))

@@ -20,7 +20,8 @@ const (
 	// GateMapped fails when a raw status, generation type or progress value has no
 	// normalized meaning in the operator's tables; it names the values.
 	GateMapped = "values_mapped"
-	// GateDefects passes and names the known defects of the file handled as data.
+	// GateDefects names the known defects of the file handled as data; it fails when a row
+	// declared a placeholder holds data.
 	GateDefects = "known_defects"
 )
 
@@ -43,8 +44,10 @@ type build struct {
 	sources                                               []snapshots.Source
 	bad                                                   kit.Problems
 	missingSheets, headerFaults, headersOK, defects, read []string
-	unmapped                                              map[string]int
-	rc                                                    kit.Reconcile
+	// defectFaults are rows declared known defects that the file contradicts.
+	defectFaults []string
+	unmapped     map[string]int
+	rc           kit.Reconcile
 }
 
 // Build implements ingest.Adapter: the plan's first data file is the operator's own, the
@@ -91,13 +94,17 @@ func (a Adapter) Build(p ingest.Plan) (*ingest.Build, error) {
 	if len(bd.defects) == 0 {
 		bd.defects = []string{"none found"}
 	}
+	defects := snapshots.Gate{Name: GateDefects, Passed: true, Detail: strings.Join(bd.defects, "; ")}
+	if len(bd.defectFaults) > 0 {
+		defects = snapshots.Gate{Name: GateDefects, Detail: strings.Join(bd.defectFaults, "; ")}
+	}
 	b.Checks = append(b.Checks,
 		kit.Failures(kit.GateComplete, bd.missingSheets, "every sheet read: "+strings.Join(bd.read, "; ")),
 		kit.Failures(kit.GateHeaders, bd.headerFaults, strings.Join(bd.headersOK, "; ")),
 		bd.bad.Gate(kit.GateCells, fmt.Sprintf("%d project rows parsed", len(facts))),
 		bd.rc.Gate(),
 		kit.Failures(GateMapped, notMapped, "every raw status, generation type and progress value of the files is mapped"),
-		snapshots.Gate{Name: GateDefects, Passed: true, Detail: strings.Join(bd.defects, "; ")},
+		defects,
 	)
 	return b, nil
 }
@@ -137,6 +144,7 @@ func (op *Operator) buildFile(f *ingest.File, wb *grid.Workbook, bd *build) {
 			bd.headersOK = append(bd.headersOK, fmt.Sprintf("%s %s: %d columns", name, spec.Name, len(sr.extra)))
 		}
 		n, sum := 0, 0.0
+		states := &stateFixes{}
 		seen := map[string]int{}
 		var repeated []string
 		for r := sr.first; r <= sh.NumRows(); r++ {
@@ -160,6 +168,7 @@ func (op *Operator) buildFile(f *ingest.File, wb *grid.Workbook, bd *build) {
 			row.Set("sheet", spec.Name)
 			row.Key(fmt.Sprintf("%s!%s!%d:%s", f.SourceID, spec.Name, r, key))
 			op.setRow(row, sh, r, sr, &bd.bad, bd.unmapped)
+			op.nameDefects(sr.published(row), fmt.Sprintf("%s %s row %d (%s)", name, spec.Name, r, key), bd, states)
 			n++
 			if v, ok := row.Get("requested_mw").(float64); ok {
 				sum += v
@@ -169,6 +178,7 @@ func (op *Operator) buildFile(f *ingest.File, wb *grid.Workbook, bd *build) {
 			bd.defects = append(bd.defects, fmt.Sprintf("%s %s: %d rows repeat a queue id of an earlier row, kept as published, e.g. %s",
 				name, spec.Name, len(repeated), strings.Join(repeated[:min(3, len(repeated))], ", ")))
 		}
+		bd.defects = append(bd.defects, states.named()...)
 		sheetN, sheetSum := op.secondReading(sh, sr)
 		bd.rc.Sheet(name+" "+spec.Name, n, sum, sheetN, sheetSum, "MW")
 	}
@@ -293,4 +303,78 @@ func (op *Operator) secondReading(sh *grid.Sheet, sr *sheetRead) (int, float64) 
 		}
 	}
 	return n, sum
+}
+
+// nameDefects names in the known_defects gate the row's known defect and state correction
+// (where says which row it is); a declared placeholder that holds data is a fault.
+func (op *Operator) nameDefects(r Published, where string, bd *build, states *stateFixes) {
+	switch op.knownDefect(r) {
+	case capability.QueuePlaceholder:
+		why := op.Placeholders[r.text("queue_id")]
+		var held []string
+		for _, f := range []string{"queue_date", "county", "poi", "generation_type_raw"} {
+			if r.Get(f) != nil {
+				held = append(held, fmt.Sprintf("%s %v", f, r.Get(f)))
+			}
+		}
+		if s := op.publishedState(r); s != "" {
+			held = append(held, "state "+s)
+		}
+		if mw, ok := r.Get("requested_mw").(float64); ok && mw != 0 {
+			held = append(held, fmt.Sprintf("requested_mw %g", mw))
+		}
+		if len(held) > 0 {
+			bd.defectFaults = append(bd.defectFaults, fmt.Sprintf("%s is declared a placeholder (%s) but holds %s: it may be a project; take it out of the operator's Placeholders", where, why, strings.Join(held, ", ")))
+			return
+		}
+		bd.defects = append(bd.defects, fmt.Sprintf("%s is a placeholder, not a project (%s): kept as published with known_defect placeholder, no normalized status and not counted", where, why))
+	case capability.QueueNoID:
+		bd.defects = append(bd.defects, fmt.Sprintf("%s is a project published without a queue id: kept and counted with known_defect no_queue_id, not matched between snapshots", where))
+	}
+	if op.MovedTo != nil && op.MovedTo.MatchString(r.text("queue_id")) {
+		states.moved = append(states.moved, r.text("queue_id"))
+	}
+	if code, why := op.state(r); why != "" {
+		states.add(fmt.Sprintf("state %q is %s (%s), the published text kept in its column", op.publishedState(r), code, why), where)
+	}
+}
+
+// stateFixes collects the rows of one sheet whose state was normalized, by correction, and
+// the queue ids marked as moved to another queue.
+type stateFixes struct {
+	order []string
+	rows  map[string][]string
+	moved []string
+}
+
+func (s *stateFixes) add(fix, where string) {
+	if s.rows == nil {
+		s.rows = map[string][]string{}
+	}
+	if _, ok := s.rows[fix]; !ok {
+		s.order = append(s.order, fix)
+	}
+	s.rows[fix] = append(s.rows[fix], where)
+}
+
+// named is each correction with its rows, for the known_defects gate.
+func (s *stateFixes) named() []string {
+	var out []string
+	for _, fix := range s.order {
+		rows := s.rows[fix]
+		out = append(out, fmt.Sprintf("%s on %s: %s", fix, plural(len(rows), "row"), strings.Join(rows, ", ")))
+	}
+	if n := len(s.moved); n > 0 {
+		out = append(out, fmt.Sprintf("%s marked as moved to a transition cycle (e.g. %s), kept with moved_to_cycle true: those projects are counted in the cycle queue too",
+			plural(n, "queue id"), strings.Join(s.moved[:min(3, n)], ", ")))
+	}
+	return out
+}
+
+// plural is n with its noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -25,7 +25,7 @@ var caisoTypes = map[string]string{
 // CAISO is CAISO's Public Queue Report (publicqueuereport-MMDDYYYY.xlsx).
 var CAISO = &Operator{
 	Cap:       capability.QueueCAISO,
-	Version:   "queue-caiso/1",
+	Version:   "queue-caiso/2",
 	SourceID:  "caiso_queue",
 	Publisher: caisoPublisher,
 	URL:       caisoURL,
@@ -65,6 +65,7 @@ var CAISO = &Operator{
 	Hint:       mmddyyyy,
 	// The report's own address (the dated names are those of the files kept).
 	Download: caisoURL, DownloadName: "PublicQueueReport.xlsx", DownloadKind: fetch.XLSX,
+	DefaultKind: "generation",
 }
 
 var mmddyyyyName = regexp.MustCompile(`(\d{2})(\d{2})(\d{4})`)
@@ -82,7 +83,7 @@ func mmddyyyy(name string) string {
 // Public Queue Report: it joins the snapshot of the latest report.
 var CAISOCluster15 = &Operator{
 	Cap:       capability.QueueCAISO,
-	Version:   "queue-caiso-c15/1",
+	Version:   "queue-caiso-c15/2",
 	SourceID:  "caiso_cluster15",
 	Publisher: caisoPublisher,
 	URL:       "https://www.caiso.com/library/interconnection-queue-reports",
@@ -104,7 +105,8 @@ var CAISOCluster15 = &Operator{
 		"Cluster 15": {Norm: "active", Progress: "cluster_study"},
 		"Withdrawn":  {Norm: "withdrawn"},
 	},
-	Types:     caisoTypes,
-	MoreTypes: []string{"generation_fuel_2", "generation_fuel_3"},
-	Blank:     []string{"N/A"},
+	Types:       caisoTypes,
+	MoreTypes:   []string{"generation_fuel_2", "generation_fuel_3"},
+	Blank:       []string{"N/A"},
+	DefaultKind: "generation",
 }

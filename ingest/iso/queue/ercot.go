@@ -18,7 +18,7 @@ const (
 // ERCOT is ERCOT's monthly GIS report (GIS_Report_<Month><Year>.xlsx).
 var ERCOT = &Operator{
 	Cap:        capability.QueueERCOT,
-	Version:    "queue-ercot/1",
+	Version:    "queue-ercot/2",
 	SourceID:   "ercot_gis_queue",
 	Publisher:  "Electric Reliability Council of Texas (ERCOT)",
 	URL:        "https://www.ercot.com/misapp/GetReports.do?reportTypeId=15933",
@@ -69,6 +69,7 @@ var ERCOT = &Operator{
 		"SOL": "solar", "WIN": "wind", "GAS": "natural_gas", "OIL": "oil", "OTH": "other", "OTH / BA": "battery_storage",
 		"Solar": "solar", "Wind": "wind", "Gas": "natural_gas", "Other": "other",
 	},
+	DefaultKind: "generation",
 }
 
 var ercotPeriod = regexp.MustCompile(`GIM Activity:.*\bto\s+(.+)$`)

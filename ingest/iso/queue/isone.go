@@ -9,7 +9,7 @@ import (
 // ISONE is ISO New England's queue export (QueueReport_<date>.xlsx).
 var ISONE = &Operator{
 	Cap:       capability.QueueISONE,
-	Version:   "queue-isone/1",
+	Version:   "queue-isone/2",
 	SourceID:  "isone_queue",
 	Publisher: "ISO New England",
 	URL:       "https://irtt.iso-ne.com/reports/external",
@@ -35,7 +35,7 @@ var ISONE = &Operator{
 		"In Service":           {Norm: "operational", Progress: "operational"},
 		"Suspended":            {Norm: "suspended"},
 		BlankStatus + " / *":   {Norm: "withdrawn"},
-		BlankStatus:            {Norm: "active"},
+		BlankStatus:            {Norm: "active", Inferred: true},
 	},
 	ProgressField: "ia_status_raw",
 	Progress: map[string]string{
@@ -50,5 +50,7 @@ var ISONE = &Operator{
 		"NG RFO": "natural_gas", "JF NG": "natural_gas", "BLQ WDS": "biomass", "BLQ DFO KER WDS": "biomass",
 		"DFO WDS": "biomass", "DFO SUB": "coal", "BIT RFO": "coal", "DFO KER": "oil", "JF KER": "oil",
 	},
-	Blank: []string{"N/A"},
+	Blank:     []string{"N/A"},
+	KindField: "type",
+	Kinds:     map[string]string{"G": "generation", "ETU": "transmission", "TS": "transmission"},
 }

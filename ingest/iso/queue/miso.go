@@ -10,7 +10,7 @@ import (
 // MISO is MISO's GI Interactive Queue export (GI_Interactive_Queue_YYYY-MM.csv).
 var MISO = &Operator{
 	Cap:       capability.QueueMISO,
-	Version:   "queue-miso/1",
+	Version:   "queue-miso/2",
 	SourceID:  "miso_queue",
 	Publisher: "Midcontinent ISO (MISO)",
 	URL:       "https://www.misoenergy.org/planning/resource-utilization/GI_Queue/gi-interactive-queue/",
@@ -53,5 +53,10 @@ var MISO = &Operator{
 		"Combined Cycle": "natural_gas", "Diesel": "oil", "Hydro": "hydro", "Waste Heat Recovery": "waste_heat",
 		"High Voltage DC": "transmission", "Coal": "coal", "Nuclear": "nuclear",
 	},
-	Skip: map[string]string{"AA1234": "MISO's test row (status \"fish mango watermelon\"), not a project"},
+	Skip:         map[string]string{"AA1234": "MISO's test row (status \"fish mango watermelon\"), not a project"},
+	Placeholders: map[string]string{"MSG KEEP": "status Active with no queue date, place, fuel, facility or MW: MISO's placeholder row"},
+	NoID:         []string{"N/A"},
+	StateFixes: []StateFix{{County: "Desha", Published: "AK", State: "AR",
+		Why: "Desha County is in Arkansas; AK is Alaska, where MISO has no territory"}},
+	DefaultKind: "generation",
 }

@@ -61,7 +61,7 @@ func nyisoDate(s string) (string, bool) {
 // NYISO is NYISO's Interconnection Queue workbook (NYISO-Interconnection-Queue_YYYY-MM.xlsx).
 var NYISO = &Operator{
 	Cap:       capability.QueueNYISO,
-	Version:   "queue-nyiso/1",
+	Version:   "queue-nyiso/2",
 	SourceID:  "nyiso_queue",
 	Publisher: "New York ISO (NYISO)",
 	URL:       "https://www.nyiso.com/documents/20142/1407078/NYISO-Interconnection-Queue.xlsx",
@@ -94,9 +94,11 @@ var NYISO = &Operator{
 		"status_raw":          {"S"},
 		"in_service_date":     {"Proposed In-Service/Initial Backfeed Date", "Proposed In-Service"},
 	},
-	Required:     []string{"queue_id", "status_raw", "requested_mw"},
-	Statuses:     nyisoStatus,
-	Types:        nyisoTypes,
-	Blank:        []string{"N/A", "TBD"},
-	DateFallback: nyisoDate,
+	Required:      []string{"queue_id", "status_raw", "requested_mw"},
+	Statuses:      nyisoStatus,
+	Types:         nyisoTypes,
+	Blank:         []string{"N/A", "TBD"},
+	DateFallback:  nyisoDate,
+	DefaultKind:   "generation",
+	KindNeedsType: true,
 }

@@ -25,6 +25,9 @@ type Status struct {
 	// Progress is the normalized interconnection progress it implies ("" when it implies
 	// none and the operator's progress column, if any, says).
 	Progress string
+	// Inferred marks a status the operator does not publish but that is inferred (ISO-NE's
+	// blank status without a withdrawal date): the row's status_inferred is true.
+	Inferred bool
 }
 
 // Sheet is one sheet an operator publishes.
@@ -106,8 +109,31 @@ type Operator struct {
 	// named in the known_defects gate (the natural key then includes the row).
 	RepeatedIDs bool
 	// Skip lists queue ids of rows that are not projects (known defects), with the reason;
-	// they are named in the known_defects gate.
+	// they are dropped and named in the known_defects gate.
 	Skip map[string]string
+	// Placeholders lists queue ids of rows the operator publishes as placeholders, not
+	// projects, with the reason: they are kept as published, with known_defect placeholder
+	// and no normalized status, kind or type (so not counted), and named in the
+	// known_defects gate, which fails if such a row holds a date, place, fuel or MW.
+	Placeholders map[string]string
+	// NoID lists the operator's marks for a project published without a queue id (N/A):
+	// such rows are counted, with known_defect no_queue_id, and never matched between
+	// snapshots.
+	NoID []string
+	// StateFixes correct state codes the operator publishes wrongly for a county; a state's
+	// full name is its code for every operator. Each is named in the known_defects gate.
+	StateFixes []StateFix
+	// KindField names a field holding the operator's own mark of what a request is, mapped
+	// by Kinds to capability.QueueKinds (a mark Kinds does not know fails values_mapped).
+	// Without a mark, a generation type transmission or load is that kind, and any other
+	// row DefaultKind ("": none), or none where KindNeedsType and the row has no type.
+	KindField     string
+	Kinds         map[string]string
+	DefaultKind   string
+	KindNeedsType bool
+	// MovedTo matches a queue id the operator marks as moved to another queue (PJM's
+	// "AE1-070 - moved to TC1"): the row's moved_to_cycle is true.
+	MovedTo *regexp.Regexp
 	// DateFallback reads a text date kit.Date does not (e.g. "03-2026"): a date, or "" with
 	// true for text the operator writes where no date is known ("I/S", "TBD"); nil: none.
 	DateFallback func(s string) (string, bool)

@@ -21,10 +21,13 @@ var pjmTypes = map[string]string{
 	"Solar,Storage,Hybrid": "hybrid", "Solar,Battery,Hybrid": "hybrid", "Wind,Solar,Hybrid": "hybrid", "Solar,Wind,Hybrid": "hybrid",
 }
 
+// pjmKinds maps PJM's Project Type (both exports) to the request kind.
+var pjmKinds = map[string]string{"Generation Interconnection": "generation", "Merchant Transmission": "transmission"}
+
 // PJM is PJM's New Services Queue export (PlanningQueues_YYYY-MM.xlsx).
 var PJM = &Operator{
 	Cap:       capability.QueuePJM,
-	Version:   "queue-pjm/1",
+	Version:   "queue-pjm/2",
 	SourceID:  "pjm_queue",
 	Publisher: pjmPublisher,
 	URL:       "https://www.pjm.com/planning/service-requests/serial-service-request-status",
@@ -52,14 +55,17 @@ var PJM = &Operator{
 		"Canceled":    {Norm: "withdrawn"},
 		"Deactivated": {Norm: "withdrawn"},
 	},
-	Types: pjmTypes,
-	Blank: []string{"N/A"},
+	Types:     pjmTypes,
+	Blank:     []string{"N/A"},
+	KindField: "project_type",
+	Kinds:     pjmKinds,
+	MovedTo:   regexp.MustCompile(`(?i)\s-\s*moved to\s+TC\d+\s*$`),
 }
 
 // PJMCycle is PJM's cycle projects export (CycleProjects-All.xlsx).
 var PJMCycle = &Operator{
 	Cap:       capability.QueuePJMCycle,
-	Version:   "queue-pjm-cycle/1",
+	Version:   "queue-pjm-cycle/2",
 	SourceID:  "pjm_cycle_queue",
 	Publisher: pjmPublisher,
 	URL:       "https://www.pjm.com/planning/service-requests/cycle-service-request-status",
@@ -87,6 +93,8 @@ var PJMCycle = &Operator{
 		"PHASE 2": "cluster_study", "PHASE 3": "cluster_study", "DP1": "cluster_study", "DP2": "cluster_study",
 		"FINAL AGREEMENT": "ia_pending",
 	},
-	Types: pjmTypes,
-	Blank: []string{"N/A"},
+	Types:     pjmTypes,
+	Blank:     []string{"N/A"},
+	KindField: "project_type",
+	Kinds:     pjmKinds,
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/citeq/citeq/ingest/kit"
 )
 
-// setRow sets every published column of row r and the normalized fields.
+// setRow sets every published column of row r, the normalized fields read from one cell,
+// then the derived fields (DerivedFields), and counts the raw values no table maps.
 func (op *Operator) setRow(row *ingest.Row, sh *grid.Sheet, r int, sr *sheetRead, bad *kit.Problems, unmapped map[string]int) {
 	cols := make([]int, 0, len(sr.extra))
 	for c := range sr.extra {
@@ -23,119 +24,58 @@ func (op *Operator) setRow(row *ingest.Row, sh *grid.Sheet, r int, sr *sheetRead
 	}
 	names := make([]string, 0, len(sr.norm))
 	for f := range sr.norm {
-		names = append(names, f)
+		if !isDerived(f) {
+			names = append(names, f)
+		}
 	}
 	sort.Strings(names)
 	for _, f := range names {
 		op.setCell(row, f, sh, r, sr.norm[f], bad)
 	}
-	raw, _ := row.Get("status_raw").(string)
-	if raw == "" && sr.spec.Status != "" {
-		raw = sr.spec.Status
-		if sr.norm["status_raw"] == 0 {
-			row.Set("status_raw", raw)
+	pub := sr.published(row)
+	for _, d := range DerivedFields {
+		if _, ok := op.Cap.Field(d.Field); ok {
+			row.Set(d.Field, d.Value(op, pub))
 		}
 	}
-	key := raw
-	if key == "" && sr.norm["status_raw"] > 0 {
-		key = BlankStatus
-	}
-	st, ok := op.Statuses[sr.spec.Name+"|"+key]
-	if detail := row.Get(op.StatusDetail); !ok && op.StatusDetail != "" && detail != nil {
-		if st, ok = op.Statuses[fmt.Sprintf("%s / %v", key, detail)]; !ok {
-			st, ok = op.Statuses[key+" / *"]
-		}
-	}
-	if !ok {
-		st, ok = op.Statuses[key]
-	}
-	switch {
-	case ok:
-		row.Set("status", st.Norm)
-	case key == "":
-		// no status column: headers_present says so
-	default:
+	if _, ok, key := op.status(pub); !ok && key != "" {
 		unmapped[fmt.Sprintf("status %q on sheet %s", key, sr.spec.Name)]++
 	}
-	types := map[string]bool{}
-	for i, f := range append([]string{"generation_type_raw"}, op.MoreTypes...) {
-		t, _ := row.Get(f).(string)
-		if t == "" {
-			continue
+	_, types := op.generationType(pub)
+	_, progress := op.progress(pub)
+	_, kind := op.requestKind(pub)
+	for _, v := range append(types, progress, kind) {
+		if v != "" {
+			unmapped[v]++
 		}
-		n, ok := op.Types[t]
-		if d, _ := row.Get(op.TypeDetail).(string); i == 0 && op.TypeDetail != "" && d != "" {
-			if dn, dok := op.Types[t+" / "+d]; dok {
-				n, ok = dn, true
-			}
-		}
-		if !ok {
-			unmapped[fmt.Sprintf("generation type %q", t)]++
-			continue
-		}
-		if n != "" {
-			types[n] = true
-			if i == 0 {
-				row.Set("generation_type", n)
-			}
-		}
-	}
-	if len(types) > 1 {
-		row.Set("generation_type", "hybrid")
-	}
-	progress := st.Progress
-	if st.Norm == "withdrawn" {
-		progress = "withdrawn"
-	}
-	if progress == "" && op.ProgressField != "" {
-		if v, _ := row.Get(op.ProgressField).(string); v != "" {
-			if p, ok := op.Progress[v]; ok {
-				progress = p
-			} else {
-				unmapped[fmt.Sprintf("%s %q", op.ProgressField, v)]++
-			}
-		}
-	}
-	if progress != "" {
-		row.Set("ia_progress", progress)
 	}
 }
 
-// setCell reads the cell of row r, column c, as field f's type.
+// isDerived reports whether normalized field f is derived (DerivedFields), never read from
+// one cell as it stands.
+func isDerived(f string) bool {
+	for _, d := range DerivedFields {
+		if d.Field == f && f != "status_raw" {
+			return true
+		}
+	}
+	return false
+}
+
+// setCell reads the cell of row r, column c, as field f's type (ReadCell), recording the
+// column where the value is the cell's own.
 func (op *Operator) setCell(row *ingest.Row, f string, sh *grid.Sheet, r, c int, bad *kit.Problems) {
-	fd, _ := op.Cap.Field(f)
-	cell := sh.Cell(r, c)
-	where := fmt.Sprintf("%s!%s%d", sh.Name, grid.ColumnName(c), r)
-	switch fd.Type {
-	case capability.Number:
-		v, err := kit.Number(cell, op.Blank...)
-		if err != nil {
-			bad.Add("%s (%s): %v", where, f, err)
+	v, fromCell, err := op.ReadCell(f, sh.Cell(r, c))
+	if err != nil {
+		bad.Add("%s!%s%d (%s): %v", sh.Name, grid.ColumnName(c), r, f, err)
+		if fd, _ := op.Cap.Field(f); fd.Type == capability.Date {
+			return
 		}
+	}
+	if fromCell {
 		row.SetCell(f, c, v)
-	case capability.Date:
-		if kit.Blank(cell, op.Blank...) {
-			row.Set(f, nil)
-			return
-		}
-		if v, err := kit.Date(cell); err == nil {
-			if v == "1900-01-01" || v == "1899-12-31" {
-				v = nil // the publisher's mark for an unknown date
-			}
-			row.SetCell(f, c, v)
-			return
-		}
-		if v, ok := textDate(cell.Value, op.DateFallback); ok {
-			if v == "" {
-				row.Set(f, nil)
-			} else {
-				row.Set(f, v)
-			}
-			return
-		}
-		bad.Add("%s (%s): %q is not a date", where, f, cell.Value)
-	default:
-		row.SetCell(f, c, kit.Text(cell, op.Blank...))
+	} else {
+		row.Set(f, v)
 	}
 }
 
@@ -154,4 +94,9 @@ func textDate(s string, fallback func(string) (string, bool)) (string, bool) {
 		return fallback(s)
 	}
 	return "", false
+}
+
+// published is row as the derived fields read it.
+func (sr *sheetRead) published(row *ingest.Row) Published {
+	return Published{Sheet: sr.spec, Get: row.Get, Has: func(f string) bool { return sr.norm[f] > 0 }}
 }

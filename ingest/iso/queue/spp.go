@@ -15,7 +15,7 @@ const sppCSVURL = "https://opsportal.spp.org/Studies/GenerateActiveCsv"
 // SPPCSV is the CSV as SPP publishes it, which ingest --fetch downloads.
 var SPP = &Operator{
 	Cap:         capability.QueueSPP,
-	Version:     "queue-spp/1",
+	Version:     "queue-spp/2",
 	SourceID:    "spp_queue",
 	Publisher:   "Southwest Power Pool (SPP)",
 	URL:         "https://github.com/selormdzakpasu/gen_interconnection_queues/blob/40114adcfc2a97eceb89a63c9e7c320d5af52c17/Queues/SPP%20GI_ActiveRequest.xlsx",
@@ -52,6 +52,7 @@ var SPP = &Operator{
 		"Thermal / Combined Cycle": "natural_gas", "Thermal / CC": "natural_gas", "Thermal / NG/CT": "natural_gas",
 		"Thermal / CT/ST": "natural_gas", "Thermal / Diesel/Gas": "natural_gas", "Thermal / Steam Turbine": "other",
 	},
+	DefaultKind: "generation",
 }
 
 // SPPCSV is SPP's GI Active Request list as SPP publishes it (GI_ActiveRequest.csv from the
@@ -61,7 +62,7 @@ var SPPCSV = sppCSV()
 
 func sppCSV() *Operator {
 	o := *SPP
-	o.Version = "queue-spp-csv/1"
+	o.Version = "queue-spp-csv/2"
 	o.URL, o.Derived, o.OriginalURL = sppCSVURL, false, ""
 	o.File = regexp.MustCompile(`^GI_ActiveRequest.*\.csv$`)
 	o.AsOf = printedDate(grid.CSVSheetName, regexp.MustCompile(`^Last Updated On`))

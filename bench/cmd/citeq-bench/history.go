@@ -124,7 +124,7 @@ func historyDataset(real []*Dataset, pick, dataDir, cache string, n int, seed ui
 // buildCiteq builds the citeq binary into the cache.
 func buildCiteq(goCmd, root, cache string) (string, error) {
 	bin := filepath.Join(cache, "citeq")
-	cmd := exec.Command(goCmd, "build", "-o", bin, "./cmd/citeq")
+	cmd := exec.Command(goCmd, "build", "-tags", "nomsgpack", "-o", bin, "./cmd/citeq")
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // openFile is a table's Parquet file while it is open: its mapping and two readers over it,
@@ -17,6 +18,10 @@ type openFile struct {
 	rdr      *file.Reader
 	cellsMu  sync.Mutex
 	cellsRdr *file.Reader
+	// arrow decodes columns into Arrow arrays, made on first use (every decoding shares it:
+	// it holds the schema's Arrow form, which takes as long to build as a small column).
+	arrowMu  sync.Mutex
+	arrowRdr *pqarrow.FileReader
 	// bytes is what the open file is charged against the budget: an estimate of the heap its
 	// parsed metadata takes (about ten times the footer's bytes, measured on the snapshots'
 	// files).
@@ -51,6 +56,24 @@ func (f *openFile) cells() (*file.Reader, error) {
 		f.cellsRdr = r
 	}
 	return f.cellsRdr, nil
+}
+
+// arrow is the Arrow reader of the file, which reads the leaf columns dict as dictionaries.
+func (f *openFile) arrow(dict []int) (*pqarrow.FileReader, error) {
+	f.arrowMu.Lock()
+	defer f.arrowMu.Unlock()
+	if f.arrowRdr == nil {
+		props := pqarrow.ArrowReadProperties{BatchSize: 1 << 16}
+		for _, i := range dict {
+			props.SetReadDict(i, true)
+		}
+		fr, err := pqarrow.NewFileReader(f.rdr, props, memory.DefaultAllocator)
+		if err != nil {
+			return nil, err
+		}
+		f.arrowRdr = fr
+	}
+	return f.arrowRdr, nil
 }
 
 func (f *openFile) close() error { return f.m.src.close() }

@@ -20,7 +20,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // Kind is how a column is held in memory.
@@ -189,8 +188,10 @@ type Table struct {
 	Rows  int
 	path  string
 	slots map[string]*slot // fixed at Open
-	// groupRows are the rows of each row group.
+	// groupRows are the rows of each row group; dictCols the leaf columns held as
+	// dictionary codes.
 	groupRows []int
+	dictCols  []int
 	// file is the open Parquet file (file.go).
 	file *fileState
 	// id names the table in the page cache; starts holds the first row of each data page
@@ -240,6 +241,9 @@ func Open(path string, specs []Spec) (*Table, error) {
 			return nil, fmt.Errorf("columnar: %s has no column %q", path, s.Name)
 		}
 		sl := &slot{spec: s, index: i, nulls: statsNulls(md, i)}
+		if s.Dict {
+			t.dictCols = append(t.dictCols, i)
+		}
 		sl.col.init(t.pinned)
 		t.slots[s.Name] = sl
 	}
@@ -360,11 +364,7 @@ func (t *Table) decode(s *slot) (*Column, error) {
 		return nil, fmt.Errorf("columnar: %s: %w", t.path, err)
 	}
 	defer t.file.done()
-	props := pqarrow.ArrowReadProperties{BatchSize: 1 << 16}
-	if s.spec.Dict {
-		props.SetReadDict(s.index, true)
-	}
-	fr, err := pqarrow.NewFileReader(f.rdr, props, memory.DefaultAllocator)
+	fr, err := f.arrow(t.dictCols)
 	if err != nil {
 		return nil, fmt.Errorf("columnar: %s: %w", t.path, err)
 	}

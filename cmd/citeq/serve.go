@@ -38,7 +38,7 @@ func runServe(args []string, stdout io.Writer) error {
 	operatorKey := fs.String("operator-key", "", "keep the operator's key in this file (created with mode 0600 when absent or no longer live, printed once): its queries are not limited by the free quota of this server; citeq query, describe and verify send it by themselves to a server on this machine when it is var/operator.key (make run uses it)")
 	warmRows := fs.Int("warm-rows", 16<<20, "after start and after each reload, decode in the background every queryable column of the snapshots with at most this many rows, newest first and up to three quarters of the tables' share of --memory-budget (0: none; the others decode a column when a query first needs it)")
 	budget := bytesize.Size(service.DefaultMemoryBudget)
-	fs.Var(&budget, "memory-budget", "the server's memory: half for decoded columns (least recently used dropped first), a sixteenth each for record pages and cached answers, and the Go heap's soft limit at seven eighths unless GOMEMLIMIT is set; e.g. 512MiB, 4GiB; 0: no bound")
+	fs.Var(&budget, "memory-budget", "the server's memory: half for decoded columns (least recently used dropped first), a sixteenth each for record pages and cached answers, and the Go heap's soft limit at seven eighths less 48 MiB unless GOMEMLIMIT is set; e.g. 512MiB, 4GiB; 0: no bound")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

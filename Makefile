@@ -6,7 +6,7 @@ ADDR     ?= 127.0.0.1:8080
 BIN      ?= bin/citeq
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build run ingest serve test lint bench load answers-dump fuzz soak misleading clean
+.PHONY: build run ingest serve test lint bench bench-evidence load answers-dump fuzz soak misleading clean
 
 # A first build downloads the modules (go names each one) and compiles 679 packages: about two
 # minutes on a quiet 2-core machine, four under load, so each package is named as it compiles
@@ -46,6 +46,12 @@ lint:
 
 bench: build
 	CITEQ_RAW=$(abspath $(RAW)) GO=$(GO) $(GO) run ./bench/cmd/citeq-bench $(BENCHFLAGS)
+
+# The aggregate evidence under load: 20 parallel median_price verifications over a 3M-row
+# scale-up of power.price_ercot (peak RSS growth) and (other) citations with 30,000 excluded
+# groups (bench/RESULTS.md, "Aggregate evidence under load"); BENCHFLAGS as for bench.
+bench-evidence:
+	CITEQ_RAW=$(abspath $(RAW)) $(GO) run ./bench/cmd/citeq-bench aggregate-evidence $(BENCHFLAGS)
 
 # The service's answer to every served snapshot's total, records, each dimension and each pair
 # of them and a top 3 with (other), plus the capabilities document and the schemas, one line

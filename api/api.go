@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"github.com/citeq/citeq/access"
@@ -43,6 +44,8 @@ type Config struct {
 	// client address counted for callers without a key; none by default, so the counted
 	// address is the connection's.
 	TrustedProxies []string
+	// Metrics are further collectors /metrics exports (the sync loop's).
+	Metrics []prometheus.Collector
 }
 
 // New returns the HTTP handler of the service, without accounts.
@@ -66,7 +69,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 	if err := r.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("trusted proxies: %w", err)
 	}
-	m := newMetrics(svc)
+	m := newMetrics(svc, cfg.Metrics...)
 	r.Use(requestLog(log), m.middleware, gin.CustomRecovery(func(c *gin.Context, err any) {
 		log.Error().Interface("panic", err).Str("path", c.Request.URL.Path).Msg("recovered")
 		writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the server failed on this request; it has been logged — retry, and report the X-Request-Id if it persists"})
@@ -143,6 +146,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 		c.Request.Header.Set(mcp.ClientAddrHeader, c.ClientIP())
 		mcpHTTP.ServeHTTP(c.Writer, c.Request)
 	}
+	registerServerCard(r)
 	r.POST("/mcp", mcpHandler)
 	r.GET("/mcp", mcpHandler)
 	r.DELETE("/mcp", mcpHandler)
@@ -259,6 +263,9 @@ func etagMatch(header, etag string) bool {
 
 func writeErr(c *gin.Context, e *service.Error) {
 	c.Set("error_code", e.Code)
+	if e.RetryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
 	c.Data(e.Status, "application/json", e.Body())
 }
 

@@ -59,7 +59,7 @@ func TestBadInput(t *testing.T) {
 		{"q with pairs", "GET", q + "?q=%7B%7D&state=TX", "", 400, "invalid_request", "do not combine"},
 		{"unknown capability", "POST", "/v1/power/nothing/query", `{}`, 404, "capability_not_found", "/v1/capabilities"},
 		{"unknown capability schema", "GET", "/v1/space/rockets/schema", "", 404, "capability_not_found", "/v1/capabilities"},
-		{"defined but not served", "POST", "/v1/space/satellite-filings/query", `{}`, 404, "capability_not_served", "citeq ingest"},
+		{"defined but not served", "POST", "/v1/space/satellite-filings/query", `{}`, 404, "capability_not_served", "/v1/space/satellite-filings/schema) says why"},
 		{"derived, inputs share no month", "POST", "/v1/power/capacity-factor/query", `{}`, 400, "invalid_parameter", "No month is on both sides"},
 		{"wrong method", "DELETE", q, "", 405, "method_not_allowed", "POST or GET"},
 		{"prices unknown atom", "POST", "/v1/natural-gas/prices/query", `{"filters":{"atom":"brent"}}`, 400, "invalid_filter", "henry_hub_daily_spot"},

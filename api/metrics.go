@@ -24,7 +24,7 @@ type metrics struct {
 	toolCalls *prometheus.CounterVec
 }
 
-func newMetrics(svc *service.Service) *metrics {
+func newMetrics(svc *service.Service, extra ...prometheus.Collector) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -46,6 +46,7 @@ func newMetrics(svc *service.Service) *metrics {
 	}, func() float64 { return float64(len(svc.SnapshotsServed())) })
 	m.reg.MustRegister(m.requests, m.latency, m.errors, m.toolCalls, snapshots, &snapshotCollector{svc: svc}, memoryCollector{},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.reg.MustRegister(extra...)
 	return m
 }
 

@@ -86,6 +86,9 @@ type Field struct {
 	// row key, sheet name, ...): it is served in records but left out of compact renderings
 	// such as the command line's records table. The common fields are bookkeeping.
 	Bookkeeping bool `json:"-"`
+	// Cell, when set, says how ingest reads the field from the cells of its row where that is
+	// not the literal cell of one column (cells.go); the aggregate evidence reads it so too.
+	Cell *CellRule `json:"-"`
 	// From names the published field this one is mapped from (generation_type from
 	// generation_type_raw): where this one is null, the published one tells a cell the
 	// publisher left blank from a published value the mapping gives no value.
@@ -93,6 +96,10 @@ type Field struct {
 	// Nulls says what a null value of the field means when it is not a cell the publisher
 	// left blank (a sector's total has no parent line); empty: a null is a blank cell.
 	Nulls string `json:"nulls,omitempty"`
+	// Key, when set, names the shared vocabulary of the field's values (JoinKeys): a code
+	// that means the same in every capability declaring it, or a name-only key that says the
+	// field is a printed name, not a code.
+	Key JoinKey `json:"join_key,omitempty"`
 }
 
 // Floor is the first value of a filter a capability answers, and why the values before it
@@ -153,6 +160,10 @@ type Metric struct {
 	Denominator string `json:"denominator,omitempty"`
 	// Percentile is the percentile (strictly between 0 and 100) a Percentile metric takes.
 	Percentile float64 `json:"percentile,omitempty"`
+	// NotRecomputable, when set, says why the metric cannot be recomputed from the cells its
+	// citations cite (a period's sum over hours its row does not cite): the aggregate evidence
+	// refuses it with this reason, and the schema shows it.
+	NotRecomputable string `json:"not_recomputable,omitempty"`
 	// OnePeriod, when set, says the metric adds values of one period only (seasonally
 	// adjusted annual rates are a pace, not amounts: the rates of twelve months do not add up
 	// to a year): over rows of several periods (Capability.Periods) it is null, and a

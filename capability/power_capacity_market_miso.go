@@ -25,7 +25,7 @@ var PowerCapacityMarketMISO = register(&Capability{
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (miso_pra_results)"},
 		{Name: "sheet_name", Type: String, Bookkeeping: true, Description: "page of the posting the atom is printed on (Page <n>); csv for a transcription, whose row names the page in original_page"},
-		{Name: "iso", Type: String, Description: "MISO"},
+		{Name: "iso", Key: KeyISO, Type: String, Description: "MISO"},
 		{Name: "auction_label", Type: String, Filter: true, GroupBy: true, Description: "the auction, '<planning year> PRA' (e.g. 2025-2026 PRA)",
 			Floor: &Floor{Value: misoFirstAuction + " PRA", Reason: misoFloorReason}},
 		{Name: "planning_year", Type: String, Filter: true, GroupBy: true, Description: "planning year, two years joined by a hyphen (2025-2026), June 1 to May 31",

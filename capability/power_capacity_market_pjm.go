@@ -28,7 +28,7 @@ var PowerCapacityMarketPJM = register(&Capability{
 		{Name: "lda_path", Type: String, Description: "the LDA's nesting from the RTO down, e.g. RTO > MAAC > EMAAC > PS > PSNORTH"},
 		{Name: "document", Type: String, Filter: true, GroupBy: true, Enum: []string{"bra_results", "planning_parameters"},
 			Description: "the workbook the value was printed in: the BRA results workbook or the BRA planning-parameter workbook of the delivery year"},
-		{Name: "value", Type: Number, Description: "the value as printed"},
+		{Name: "value", Type: Number, Description: "the value as printed", Cell: &CellRule{ColumnBy: "source_column"}},
 		{Name: "unit", Type: String, Filter: true, GroupBy: true, Description: "USD/MW-day UCAP, USD/MW-day ICAP, MW UCAP, MW or ratio"},
 		{Name: "row_label", Type: String, Description: "the text in column A of the cited row, as printed (the LDA on the Summary sheet, 'Reliability Requirement', 'IRM', ...)"},
 		{Name: "column_label", Type: String, Description: "the header of the value's column, as printed"},

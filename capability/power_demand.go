@@ -16,7 +16,7 @@ var PowerDemand = register(&Capability{
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia930)"},
 		{Name: "as_of", Type: Date, Description: "snapshot date"},
-		{Name: "respondent", Type: String, Filter: true, GroupBy: true, Description: "EIA-930 respondent (region) code read from the series id, e.g. CAL"},
+		{Name: "respondent", Key: KeyBalancingAuthority, Type: String, Filter: true, GroupBy: true, Description: "EIA-930 respondent (region) code read from the series id, e.g. CAL"},
 		{Name: "respondent_name", Type: String, Description: "region name as the file's title gives it, e.g. California (region)"},
 		{Name: "series_id", Type: String, Filter: true, GroupBy: true, Description: "EIA series id, e.g. EBA.CAL-ALL.D.H"},
 		{Name: "period_raw", Type: String, Bookkeeping: true, Description: "the hour as published, e.g. '02/19/2022 19H' (UTC, hour ending)"},
@@ -57,6 +57,15 @@ var PowerDemand = register(&Capability{
 var demandHourEnding = Instants{From: "hour_ending_utc", To: "hour_ending_utc",
 	Convention: "hour_ending_utc is the UTC end of the published hour (the hour 18:00-19:00Z is 2022-02-19T19:00:00Z); a timestamp bound keeps the hours ending at or after _from and at or before _to, so the hours of the UTC day D end from D T01:00:00Z to D+1 T00:00:00Z"}
 
+// rollupNotCited and rollupHoursExpected are why the sums and hours of power.demand_rollup are
+// not recomputed from the cells its citations cite.
+const (
+	rollupNotCited = "a period's row cites one line of the hourly CSV, the line of its peak hour, while its sum and hours cover every hour of the period: " +
+		"recompute them from power.demand, whose rows cite every hour (query power.demand over the period's hours and verify that aggregate)"
+	rollupHoursExpected = "the hours a period has come from the calendar and the region's time zone, not from a cell; " +
+		"the hours present are recomputed from power.demand, whose rows cite every hour of the period"
+)
+
 // PowerDemandRollup is power.demand_rollup: daily and monthly sums, means and peaks of the
 // hourly rows of power.demand, in UTC and in the region's local time.
 var PowerDemandRollup = register(&Capability{
@@ -74,7 +83,7 @@ var PowerDemandRollup = register(&Capability{
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia930)"},
 		{Name: "as_of", Type: Date, Description: "snapshot date"},
-		{Name: "respondent", Type: String, Filter: true, GroupBy: true, Description: "EIA-930 respondent (region) code, e.g. CAL"},
+		{Name: "respondent", Key: KeyBalancingAuthority, Type: String, Filter: true, GroupBy: true, Description: "EIA-930 respondent (region) code, e.g. CAL"},
 		{Name: "respondent_name", Type: String, Description: "region name as the file's title gives it"},
 		{Name: "series_id", Type: String, Filter: true, Description: "EIA series id of the hourly values"},
 		{Name: "granularity", Type: String, Filter: true, GroupBy: true, Enum: []string{"day", "month"}, Description: "day or month"},
@@ -99,12 +108,17 @@ var PowerDemandRollup = register(&Capability{
 		{Name: "source_row_number", Type: Integer, Description: "1-based CSV line of the period's peak hour (the line this row cites)"},
 	},
 	Metrics: []Metric{
-		{Name: "demand_mwh", Unit: "MWh", Agg: Sum, Column: "demand_mwh", UnitColumn: "rollup_basis", Additive: true, Description: "sum of the periods' demand (null over a set that mixes rollup bases)"},
-		{Name: "mean_mwh", Unit: "MWh per hour", Agg: Ratio, Column: "demand_mwh", Denominator: "hours_present", Description: "sum of demand divided by the sum of hours present: the mean hourly demand over the hours present, never an average of means"},
+		{Name: "demand_mwh", Unit: "MWh", Agg: Sum, Column: "demand_mwh", UnitColumn: "rollup_basis", Additive: true, Description: "sum of the periods' demand (null over a set that mixes rollup bases)",
+			NotRecomputable: rollupNotCited},
+		{Name: "mean_mwh", Unit: "MWh per hour", Agg: Ratio, Column: "demand_mwh", Denominator: "hours_present", Description: "sum of demand divided by the sum of hours present: the mean hourly demand over the hours present, never an average of means",
+			NotRecomputable: rollupNotCited},
 		{Name: "peak_mwh", Unit: "MWh per hour", Agg: Max, Column: "peak_mwh", Description: "largest hourly value in the matched periods"},
-		{Name: "hours_present", Unit: "hours", Agg: Sum, Column: "hours_present", UnitColumn: "rollup_basis", Additive: true, Description: "hours with a published value"},
-		{Name: "hours_expected", Unit: "hours", Agg: Sum, Column: "hours_expected", UnitColumn: "rollup_basis", Additive: true, Description: "hours the matched periods have"},
-		{Name: "hours_missing", Unit: "hours", Agg: Sum, Column: "hours_missing", UnitColumn: "rollup_basis", Additive: true, Description: "hours expected but not published"},
+		{Name: "hours_present", Unit: "hours", Agg: Sum, Column: "hours_present", UnitColumn: "rollup_basis", Additive: true, Description: "hours with a published value",
+			NotRecomputable: rollupNotCited},
+		{Name: "hours_expected", Unit: "hours", Agg: Sum, Column: "hours_expected", UnitColumn: "rollup_basis", Additive: true, Description: "hours the matched periods have",
+			NotRecomputable: rollupHoursExpected},
+		{Name: "hours_missing", Unit: "hours", Agg: Sum, Column: "hours_missing", UnitColumn: "rollup_basis", Additive: true, Description: "hours expected but not published",
+			NotRecomputable: rollupHoursExpected},
 		{Name: "period_count", Unit: "count", Agg: Count, Additive: true, Description: "number of periods"},
 	},
 	DateRanges: []DateRange{{Name: "period", Column: "period_start_date", Instants: &Instants{From: "first_hour_ending_utc", To: "last_hour_ending_utc",

@@ -45,9 +45,10 @@ var PowerPlantCosts = register(&Capability{
 		{Name: "report_period", Type: String, Description: "ReportPeriod of the filing (Q4 for the annual Form 1)"},
 		{Name: "submission_type", Type: String, Filter: true, GroupBy: true, Description: "SubmissionType as filed: O original, R resubmission"},
 		{Name: "attestation_date", Type: Date, Description: "AttestationDate of the filing (the date its officer certified it)"},
-		{Name: "plant_name", Type: String, Filter: true, GroupBy: true,
+		{Name: "plant_name", Key: NamePlant, Type: String, Filter: true, GroupBy: true,
 			Description: "the plant's name as filed (the typed member of PlantNameAxis); never normalized or matched to an EIA plant id"},
-		{Name: "plant_key", Type: String, Description: "respondent_id and plant_name joined by ' | ': what distinct_plant_count counts"},
+		{Name: "plant_key", Type: String, Description: "respondent_id and plant_name joined by ' | ': what distinct_plant_count counts",
+			Cell: &CellRule{Join: []string{"respondent_id", "plant_name"}, Sep: " | "}},
 		{Name: "plant_entry", Type: String, Filter: true, GroupBy: true, Enum: []string{"plant", "filer_total", "placeholder"},
 			Description: "what the plant name as filed stands for, read from the name: filer_total when it has the word total (ROCKPORT TOTAL AEG, the filer's total of its units; ROCKPORT TOTAL PLANT, the whole plant the filer owns a share of), " +
 				"placeholder when it has no letter (0: a column the filer's tool left empty), plant otherwise (a plant or unit, or the filer's share of one, as filed)"},

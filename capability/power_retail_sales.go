@@ -31,15 +31,15 @@ var PowerRetailSales = register(&Capability{
 		{Name: "sheet_name", Bookkeeping: true, Type: String, Description: "source sheet: States or Territories"},
 		{Name: "region_scope", Type: String, Filter: true, GroupBy: true, Enum: []string{"us_state_or_dc", "us_territory"},
 			Description: "us_state_or_dc for rows of sheet States (50 states and DC), us_territory for sheet Territories; the agency's U.S. totals are over us_state_or_dc"},
-		{Name: "utility_number", Type: Integer, Filter: true, Description: "Utility Number (EIA utility id; 99999 marks the agency's adjustment lines, 88888 withheld respondents)"},
-		{Name: "utility_name", Type: String, Filter: true, Description: "Utility Name as published"},
+		{Name: "utility_number", Key: KeyEIAUtilityID, Type: Integer, Filter: true, Description: "Utility Number (EIA utility id; 99999 marks the agency's adjustment lines, 88888 withheld respondents)"},
+		{Name: "utility_name", Key: NameUtility, Type: String, Filter: true, Description: "Utility Name as published"},
 		{Name: "part", Type: String, Filter: true, GroupBy: true, Enum: []string{"A", "B", "C", "D"},
 			Description: "Part of the form: A full-service (bundled), B energy-only, C delivery-only, D bundled service by a retail power marketer"},
 		{Name: "service_type", Type: String, Filter: true, GroupBy: true, Description: "Service Type as published (Bundled, Energy, Delivery)"},
 		{Name: "data_type", Type: String, Filter: true, GroupBy: true, Enum: []string{"O", "I"}, Description: "Data Type: O observed, I imputed"},
-		{Name: "state", Type: String, Filter: true, GroupBy: true, Description: "State (two-letter code; territory code on sheet Territories)"},
+		{Name: "state", Key: KeyState, Type: String, Filter: true, GroupBy: true, Description: "State (two-letter code; territory code on sheet Territories)"},
 		{Name: "ownership", Type: String, Filter: true, GroupBy: true, Description: "Ownership as published (Investor Owned, Cooperative, Municipal, Retail Power Marketer, Behind the Meter, ...; null on adjustment lines)"},
-		{Name: "ba_code", Type: String, Filter: true, GroupBy: true, Codebook: "ba_code", Description: "BA Code: balancing authority as published (NA where none)"},
+		{Name: "ba_code", Key: KeyBalancingAuthority, Type: String, Filter: true, GroupBy: true, Codebook: "ba_code", Description: "BA Code: balancing authority as published (NA where none)"},
 		{Name: "counted_in_sales_totals", Type: Boolean, Filter: true,
 			Description: "false for Part C (delivery-only) lines, whose sales and customers repeat those of Part B; the sales and customers metrics count only true lines"},
 		{Name: "counted_in_customer_totals", Type: Boolean, Filter: true,
@@ -61,6 +61,15 @@ var PowerRetailSales = register(&Capability{
 	},
 })
 
+// RetailSalesNotCounted are the EIA-861 lines whose sales are not counted in totals: Part C
+// (delivery-only) lines repeat the energy a Part B line sells.
+var RetailSalesNotCounted = Unless{"part": {"C"}}
+
+// RetailCustomersNotCounted are the lines whose customers are not counted in totals: Part C
+// lines, and Behind the Meter respondents (third-party owners of rooftop solar), whom the
+// agency leaves out of state and U.S. customer counts.
+var RetailCustomersNotCounted = Unless{"part": {"C"}, "ownership": {"Behind the Meter"}}
+
 // retailSectorFields are the published revenue, sales and customer columns of each sector and
 // the counted sales and customers beside them.
 func retailSectorFields() []Field {
@@ -70,8 +79,10 @@ func retailSectorFields() []Field {
 			Field{Name: s + "_revenue_kusd", Type: Number, Description: s + " revenues (thousand USD), as published"},
 			Field{Name: s + "_sales_mwh", Type: Number, Description: s + " sales (MWh), as published"},
 			Field{Name: s + "_customers", Type: Number, Description: s + " customers (count), as published"},
-			Field{Name: s + "_sales_mwh_counted", Type: Number, Description: s + " sales (MWh) counted in totals: as published, null on Part C lines"},
-			Field{Name: s + "_customers_counted", Type: Number, Description: s + " customers counted in totals: as published, null on Part C lines and Behind the Meter respondents"},
+			Field{Name: s + "_sales_mwh_counted", Type: Number, Description: s + " sales (MWh) counted in totals: as published, null on Part C lines",
+				Cell: &CellRule{CopyOf: s + "_sales_mwh", Unless: RetailSalesNotCounted}},
+			Field{Name: s + "_customers_counted", Type: Number, Description: s + " customers counted in totals: as published, null on Part C lines and Behind the Meter respondents",
+				Cell: &CellRule{CopyOf: s + "_customers", Unless: RetailCustomersNotCounted}},
 		)
 	}
 	return out

@@ -105,6 +105,9 @@ func (c *Capability) Validate() error {
 		if f.Codebook != "" && f.Type != String {
 			bad("field %s has a codebook but is of type %s", f.Name, f.Type)
 		}
+		if err := validJoinKey(f.Key); err != nil {
+			bad("field %s: %v", f.Name, err)
+		}
 		if f.Description == "" {
 			bad("field %s has no description", f.Name)
 		}
@@ -238,6 +241,7 @@ func (c *Capability) Validate() error {
 	if len(c.Metrics) == 0 {
 		bad("no metrics")
 	}
+	c.validateCells(fields, bad)
 	ranges := map[string]bool{}
 	for _, r := range c.DateRanges {
 		if ranges[r.Name] {

@@ -251,7 +251,7 @@ func runPlan(a Adapter, p Plan, rawDir string, store *snapshots.Store, log io.Wr
 		m.Sources = sourcesOf(p)
 	} else {
 		m.AsOf, m.Sources, m.Rows = b.AsOf, b.Sources, len(b.Rows)
-		attachCells(m.Sources, b.Cells)
+		attachCells(m.Sources, a.Capability(), b.Cells)
 		m.RowsBySheet = rowsBySheet(a.Capability(), b.Rows)
 		m.Gates = append(m.Gates, snapshots.Gate{Name: "source_parses", Passed: true, Detail: fmt.Sprintf("%d files read", len(p.Files))})
 		m.Gates = append(m.Gates, b.Checks...)
@@ -305,13 +305,37 @@ func sourcesOf(p Plan) []snapshots.Source {
 }
 
 // attachCells records in each source the column each field was read from, per sheet. A field
-// whose column varies from row to row on a sheet (a wide sheet) has no one column and is left
-// out, so nothing reads it from a column it was not read from.
-func attachCells(srcs []snapshots.Source, cells map[CellKey]map[string]int) {
+// whose column varies from row to row on a sheet has no one column and is left out, so
+// nothing reads it from a column it was not read from; a field whose column c's definition
+// says another field chooses (a wide sheet) is recorded with the column of each of that
+// field's values (CellsBy).
+func attachCells(srcs []snapshots.Source, c *capability.Capability, cells map[CellKey]map[string]int) {
+	for i := range srcs {
+		for k, byField := range cells {
+			if k.File != srcs[i].File || k.By == "" {
+				continue
+			}
+			for field, col := range byField {
+				f, _ := c.Field(field)
+				if srcs[i].CellsBy == nil {
+					srcs[i].CellsBy = map[string]map[string]snapshots.CellsBy{}
+				}
+				if srcs[i].CellsBy[k.Sheet] == nil {
+					srcs[i].CellsBy[k.Sheet] = map[string]snapshots.CellsBy{}
+				}
+				cb := srcs[i].CellsBy[k.Sheet][field]
+				if cb.Columns == nil {
+					cb = snapshots.CellsBy{By: f.Cell.ColumnBy, Columns: map[string]int{}}
+				}
+				cb.Columns[k.By] = col
+				srcs[i].CellsBy[k.Sheet][field] = cb
+			}
+		}
+	}
 	// The fields each sheet records on some row of its own: their column varies.
 	varies := map[CellKey]map[string]bool{}
 	for k, byField := range cells {
-		if k.Row == 0 {
+		if k.Row == 0 || k.By != "" {
 			continue
 		}
 		sk := CellKey{File: k.File, Sheet: k.Sheet}
@@ -324,7 +348,7 @@ func attachCells(srcs []snapshots.Source, cells map[CellKey]map[string]int) {
 	}
 	for i := range srcs {
 		for k, byField := range cells {
-			if k.File != srcs[i].File || k.Row != 0 {
+			if k.File != srcs[i].File || k.Row != 0 || k.By != "" {
 				continue
 			}
 			one := map[string]int{}

@@ -109,7 +109,7 @@ func TestRowsRefuseWhatTheDefinitionDoesNot(t *testing.T) {
 		})
 	}
 	rs := ingest.NewRows(capability.NaturalGasPrices)
-	rs.Add(lin).Key("RNGWHHD:2024-07-09").Set("year", 2024).SetCell("price", 2, 2.42)
+	rs.Add(lin).Key("RNGWHHD:2024-07-09").Set("year", 2024).SetCell("period", 1, "2024-07-09").Set("series_id", "RNGWHHD").SetCell("price", 2, 2.42)
 	rows, err := rs.Finish("2024-07-10")
 	if err != nil {
 		t.Fatal(err)
@@ -125,16 +125,39 @@ func TestRowsRefuseWhatTheDefinitionDoesNot(t *testing.T) {
 			t.Errorf("%s = %v (%T), want %v", k, got[k], got[k], v)
 		}
 	}
-	if col := rs.Cells()[ingest.CellKey{File: "f.xls", Sheet: "Data 1"}]["price"]; col != 2 {
-		t.Errorf("price read from column %d, want 2", col)
+	if col := rs.Cells()[ingest.CellKey{File: "f.xls", Sheet: "Data 1"}]["period"]; col != 1 {
+		t.Errorf("period read from column %d, want 1", col)
 	}
-	// A wide sheet: the same field read from another column on another row.
-	wide := lin
-	wide.Row = 8
-	rs.Add(wide).Key("RNGWHHD:2024-07-08").SetCell("price", 3, 2.10)
-	for row, want := range map[int]int{7: 2, 8: 3, 9: 2} {
-		if got := ingest.CellColumn(rs.Cells(), "f.xls", "Data 1", row, "price"); got != want {
-			t.Errorf("row %d: price column %d, want %d", row, got, want)
+	// The same field read from another column on another row.
+	other := lin
+	other.Row = 8
+	rs.Add(other).Key("RNGWHHD:2024-07-08").SetCell("period", 3, "2024-07-08")
+	for row, want := range map[int]int{7: 1, 8: 3, 9: 1} {
+		if got := ingest.CellColumn(rs.Cells(), "f.xls", "Data 1", row, "period"); got != want {
+			t.Errorf("row %d: period column %d, want %d", row, got, want)
+		}
+	}
+	// price's column is chosen by series_id (a wide sheet: one column per series): recorded
+	// by series, on the rows of every series of one sheet row.
+	rs.Add(lin).Key("N3045TX3:2024-07").Set("series_id", "N3045TX3").SetCell("price", 5, 3.1)
+	for by, want := range map[string]int{"RNGWHHD": 2, "N3045TX3": 5, "N3045CA3": 0} {
+		if got := ingest.CellColumnBy(rs.Cells(), "f.xls", "Data 1", by, "price"); got != want {
+			t.Errorf("series %s: price column %d, want %d", by, got, want)
+		}
+	}
+	if _, err := rs.Finish("2024-07-10"); err != nil {
+		t.Fatal(err)
+	}
+	// One series read from two columns of a sheet, or before its series is set, fails the build.
+	for name, fill := range map[string]func(*ingest.Row){
+		"two columns": func(r *ingest.Row) { r.Set("series_id", "RNGWHHD").SetCell("price", 4, 1.0) },
+		"no series":   func(r *ingest.Row) { r.SetCell("price", 4, 1.0) },
+	} {
+		rs2 := ingest.NewRows(capability.NaturalGasPrices)
+		rs2.Add(lin).Key("a").Set("series_id", "RNGWHHD").SetCell("price", 2, 2.42)
+		fill(rs2.Add(lin).Key("b"))
+		if _, err := rs2.Finish("2024-07-10"); err == nil || !strings.Contains(err.Error(), "price") {
+			t.Errorf("%s: %v, want the build to fail naming price", name, err)
 		}
 	}
 }

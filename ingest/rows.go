@@ -6,6 +6,7 @@ import (
 	"regexp"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/snapshots"
 )
 
@@ -19,10 +20,13 @@ type Lineage struct {
 	SHA256   string // of the raw file
 }
 
-// CellKey names one sheet of one raw file, or with Row set one row of it.
+// CellKey names one sheet of one raw file, or with Row set one row of it, or with By set the
+// cells of a wide sheet whose column is chosen by a value of another field (the field's
+// capability.CellRule.ColumnBy): By is that value.
 type CellKey struct {
 	File, Sheet string
-	Row         int // 0: the whole sheet
+	Row         int    // 0: the whole sheet
+	By          string // "": not a column chosen by a value
 }
 
 // Rows builds the fact rows of one capability. Cells are set by field name and checked
@@ -104,18 +108,38 @@ func (r *Row) Set(field string, v any) *Row {
 }
 
 // SetCell sets field to v read from 1-based column col of the row's sheet, and records the
-// column, so a test can compare every published value with the literal cell it cites. A
-// field read from one column on every row of a sheet is recorded once for the sheet; on a
-// sheet where the column varies by row, the rows that differ are recorded each. A sheet row
-// that holds several fact rows in different columns (a column per series) cannot be recorded
-// this way: set those values with Set and check them against their cells in the adapter's own
-// tests.
+// column, so a test can compare every published value with the literal cell it cites and the
+// aggregate evidence can re-read it. A field read from one column on every row of a sheet is
+// recorded once for the sheet; on a sheet where the column varies by row, the rows that
+// differ are recorded each. A field whose definition declares a column chosen by another
+// field (capability.CellRule.ColumnBy: a wide sheet, one column per line or series, so one
+// sheet row holds several fact rows) is recorded by that field's value on the row, which must
+// be set first; one value read from two columns of a sheet fails the build.
 func (r *Row) SetCell(field string, col int, v any) *Row {
 	r.Set(field, v)
 	if col <= 0 {
 		return r
 	}
 	k := CellKey{File: r.lin.File, Sheet: r.lin.Sheet}
+	if f := r.rs.cols[r.rs.idx[field]]; f.Cell != nil && f.Cell.ColumnBy != "" {
+		by := r.Get(f.Cell.ColumnBy)
+		if by == nil {
+			r.rs.fail(r, "field %s is read from the column its %s chooses, but %s is not set (set it before %s)", field, f.Cell.ColumnBy, f.Cell.ColumnBy, field)
+			return r
+		}
+		k.By = fmt.Sprint(by)
+		m := r.rs.cells[k]
+		if m == nil {
+			m = map[string]int{}
+			r.rs.cells[k] = m
+		}
+		if prev, ok := m[field]; ok && prev != col {
+			r.rs.fail(r, "field %s: %s %q is read from column %s here and from column %s on another row of the sheet", field, f.Cell.ColumnBy, k.By, grid.ColumnName(col), grid.ColumnName(prev))
+			return r
+		}
+		m[field] = col
+		return r
+	}
 	m := r.rs.cells[k]
 	if m == nil {
 		m = map[string]int{}
@@ -136,6 +160,12 @@ func (r *Row) SetCell(field string, col int, v any) *Row {
 		rm[field] = col
 	}
 	return r
+}
+
+// CellColumnBy is the column field was read from on a sheet of file where the value of the
+// field that chooses its column (capability.CellRule.ColumnBy) is by; 0 when none is recorded.
+func CellColumnBy(cells map[CellKey]map[string]int, file, sheet, by, field string) int {
+	return cells[CellKey{File: file, Sheet: sheet, By: by}][field]
 }
 
 // CellColumn is the column field was read from on row of file and sheet (0 when it was not

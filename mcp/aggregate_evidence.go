@@ -6,17 +6,18 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
 )
 
 // AggregateEvidenceTool is the name of the tool that verifies a whole aggregate.
 const AggregateEvidenceTool = "verify_aggregate_v1"
 
-// addAggregateEvidenceTool adds verify_aggregate_v1: the payload of POST
-// /v1/evidence/aggregate for the same arguments.
-func addAggregateEvidenceTool(s *sdk.Server, svc *service.Service, result func(tool, capID string) func([]byte, *service.Error) *sdk.CallToolResult) {
+// aggregateEvidence is verify_aggregate_v1: the payload of POST /v1/evidence/aggregate for
+// the same arguments.
+func (ts toolSet) aggregateEvidence(caps []*capability.Capability) toolDef {
 	var ids []string
-	for _, c := range svc.Served() {
+	for _, c := range caps {
 		if len(c.Inputs) == 0 { // a derived capability's citations are verified row by row
 			ids = append(ids, c.ID)
 		}
@@ -24,26 +25,32 @@ func addAggregateEvidenceTool(s *sdk.Server, svc *service.Service, result func(t
 	schema := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
-			"capability":     map[string]any{"type": "string", "enum": ids, "description": "the capability the citation comes from"},
-			"metric":         map[string]any{"type": "string", "description": "the metric to recompute (a metric of the capability)"},
-			"citation":       map[string]any{"type": "object", "description": "an aggregate citation, as a member of a query answer's citations"},
-			"lineage_filter": map[string]any{"type": "object", "description": "instead of citation: its lineage_filter (then give as_of)"},
-			"as_of":          map[string]any{"type": "string", "description": "with lineage_filter: the as_of of the answer"},
-			"value":          map[string]any{"type": "number", "description": "optional: the figure you read, to compare"},
+			"capability":     map[string]any{"enum": ids},
+			"metric":         map[string]any{"type": "string", "description": "a metric of the capability"},
+			"citation":       map[string]any{"type": "object", "description": "an aggregate citation of a query answer"},
+			"lineage_filter": map[string]any{"type": "object", "description": "instead of citation: its lineage_filter, with as_of"},
+			"as_of":          map[string]any{"type": "string"},
+			"value":          map[string]any{"type": "number", "description": "optional: the figure read, to compare"},
 		},
 		"required":             []string{"capability", "metric"},
 		"additionalProperties": false,
 	}
 	b, _ := json.Marshal(schema)
-	s.AddTool(&sdk.Tool{
-		Name:  AggregateEvidenceTool,
-		Title: "Verify a whole aggregate",
-		Description: "Step 4, for a whole number: re-open the raw file an aggregate citation names, re-hash it, read the literal cell of every cited row (its lineage_filter selects them, (other) included) in the column the field was read from, " +
-			"recompute the metric from those cells alone, and say whether it equals the figure served (recomputed, served, equal, rows). Same payload as POST " + service.AggregateEvidencePath + ".",
-		InputSchema:  json.RawMessage(b),
-		OutputSchema: outputSchema("the recomputed aggregate", "recomputed", "equal", "rows"),
-		Annotations:  readOnly(),
-	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		return result(AggregateEvidenceTool, "")(svc.AggregateEvidenceJSON(args(req))), nil
-	})
+	return toolDef{
+		tool: &sdk.Tool{
+			Name:  AggregateEvidenceTool,
+			Title: "Verify a whole aggregate",
+			Description: "Step 4, for a whole number: check every member of an aggregate citation against what the service cites for the rows its lineage_filter selects ((other) included; a forged member or a filter selecting nothing is an error naming it), " +
+				"re-open the raw file it names, re-hash it, read every cited row's cells by the rules ingest read them with, recompute the metric from those cells alone, and say whether it equals the figure served (recomputed, served, equal, rows). " +
+				"A metric the capability declares not recomputable is an error saying why. Free; a few run at once (over_capacity beyond: call again shortly); cancelling the call stops it. Same payload as POST " + service.AggregateEvidencePath + ".",
+			InputSchema:  json.RawMessage(b),
+			OutputSchema: outputSchema("recomputed", "equal", "rows"),
+			Annotations:  readOnly(),
+		},
+		handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			// The call's context: a cancelled call (notifications/cancelled) stops the verification.
+			body, e := ts.svc.AggregateEvidenceContext(ctx, args(req))
+			return ts.result(AggregateEvidenceTool, "", body, e), nil
+		},
+	}
 }

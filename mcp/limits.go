@@ -28,12 +28,15 @@ type Limits struct {
 	SessionIdle time.Duration
 	// MaxSessions is the most sessions open at once; an initialize beyond it is refused.
 	MaxSessions int
+	// MaxListens is the most 2026-07-28 subscriptions/listen requests open at once (each is
+	// a stream held open; it holds no place among MaxInFlight).
+	MaxListens int
 }
 
 // DefaultLimits are the MCP limits of citeq serve.
 func DefaultLimits() Limits {
 	return Limits{MaxBody: 1 << 20, MaxBatch: 10, MaxInFlight: 16, QueueWait: 5 * time.Second,
-		SessionIdle: 10 * time.Minute, MaxSessions: 1000}
+		SessionIdle: 10 * time.Minute, MaxSessions: 1000, MaxListens: 256}
 }
 
 // JSON-RPC error codes of transport errors.
@@ -58,10 +61,15 @@ func rpcError(w http.ResponseWriter, status, code int, message string) {
 	_, _ = w.Write(b)
 }
 
-// limit enforces l around the SDK's handler next, and answers every transport error as a
-// JSON-RPC error in application/json.
-func (h *Handler) limit(w http.ResponseWriter, r *http.Request, next http.Handler) {
+// limit enforces l around the SDK's handlers, routes a request of revision 2026-07-28 to the
+// stateless one and the others to the one with sessions, and answers every transport error
+// as a JSON-RPC error in application/json.
+func (h *Handler) limit(w http.ResponseWriter, r *http.Request) {
 	l := h.limits
+	next := h.legacy
+	if r.Method == http.MethodGet {
+		h.watch()
+	}
 	var body []byte
 	if r.Method == http.MethodPost {
 		var err error
@@ -84,12 +92,30 @@ func (h *Handler) limit(w http.ResponseWriter, r *http.Request, next http.Handle
 			rpcError(w, http.StatusBadRequest, rpcInvalidRequest, fmt.Sprintf("a batch of %d messages is over the limit of %d; send at most %d per POST, or one request at a time", n, l.MaxBatch, l.MaxBatch))
 			return
 		}
-		if r.Header.Get(sessionHeader) == "" && l.MaxSessions > 0 && h.sessions() >= l.MaxSessions {
+		modern, listen := modernRequest(r, body)
+		if modern {
+			next = h.modern
+		}
+		if !modern && r.Header.Get(sessionHeader) == "" && l.MaxSessions > 0 && h.sessions() >= l.MaxSessions {
 			rpcError(w, http.StatusServiceUnavailable, rpcServerBusy, fmt.Sprintf("the server holds its maximum of %d MCP sessions; retry later, and close sessions you no longer need (DELETE /mcp with their Mcp-Session-Id)", l.MaxSessions))
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
+		if listen {
+			select {
+			case h.listens <- struct{}{}:
+				defer func() { <-h.listens }()
+			default:
+				rpcError(w, http.StatusServiceUnavailable, rpcServerBusy, fmt.Sprintf("the server holds its maximum of %d open subscriptions/listen streams; retry later, and close the ones you no longer need", l.MaxListens))
+				return
+			}
+			h.watch()
+			jw := &jsonErrors{ResponseWriter: w}
+			next.ServeHTTP(jw, r)
+			jw.finish()
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), l.QueueWait)
 		select {
 		case h.inflight <- struct{}{}:
@@ -112,6 +138,47 @@ func (h *Handler) limit(w http.ResponseWriter, r *http.Request, next http.Handle
 
 // sessionHeader names the MCP session of a request.
 const sessionHeader = "Mcp-Session-Id"
+
+// modern is the first protocol revision of stateless requests.
+const modern = "2026-07-28"
+
+// modernRequest reports whether a POST is of revision 2026-07-28 or later (its
+// Mcp-Protocol-Version header, the protocol version in a request's _meta, or server/discover,
+// which only that revision has), and whether it opens a subscriptions/listen stream.
+func modernRequest(r *http.Request, body []byte) (isModern, listen bool) {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v >= modern {
+		isModern = true
+	}
+	type msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	var msgs []msg
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		_ = json.Unmarshal(body, &msgs)
+	} else {
+		var m msg
+		if json.Unmarshal(body, &m) == nil {
+			msgs = []msg{m}
+		}
+	}
+	for _, m := range msgs {
+		var v string
+		if raw, ok := m.Params.Meta["io.modelcontextprotocol/protocolVersion"]; ok && json.Unmarshal(raw, &v) == nil && v >= modern {
+			isModern = true
+		}
+		switch m.Method {
+		case "server/discover":
+			isModern = true
+		case "subscriptions/listen":
+			listen = true
+		}
+	}
+	return isModern, listen && isModern
+}
 
 // countMessages returns how many JSON-RPC messages body holds: 1 for an object, the length
 // of a batch.

@@ -25,18 +25,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 
 func session(t *testing.T) (*httptest.Server, *sdk.ClientSession) {
 	t.Helper()
-	svc, err := service.New(testenv.Data(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(api.New(svc, zerolog.Nop()))
-	t.Cleanup(srv.Close)
-	client := sdk.NewClient(&sdk.Implementation{Name: "citeq-test", Version: "v1"}, nil)
-	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	_, srv, cs := sessionWith(t)
 	return srv, cs
 }
 
@@ -63,9 +52,9 @@ func TestToolsListed(t *testing.T) {
 		}
 	}
 	// The query schema is generated from the definition: group_by and order_by enums, small
-	// codebooks as enums, date ranges.
+	// codebooks as enums (technology's 20-odd values are left to describe), date ranges.
 	schema, _ := json.Marshal(names["query_power_capacity_v1"].InputSchema)
-	for _, want := range []string{`"operating_date_from"`, `"retirement_date_to"`, `"distinct_plant_count"`, `"Batteries"`, `"canceled_or_postponed"`, `"balancing_authority_code"`} {
+	for _, want := range []string{`"operating_date_from"`, `"retirement_date_to"`, `"distinct_plant_count"`, `"retired"`, `"canceled_or_postponed"`, `"balancing_authority_code"`} {
 		if !bytes.Contains(schema, []byte(want)) {
 			t.Errorf("query schema lacks %s", want)
 		}
@@ -75,8 +64,11 @@ func TestToolsListed(t *testing.T) {
 	if !bytes.Contains(queueSchema, []byte(`"compare_as_of"`)) || bytes.Contains(schema, []byte(`"compare_as_of"`)) {
 		t.Errorf("compare_as_of in the queue tool's schema: %v, in power.capacity's: %v", bytes.Contains(queueSchema, []byte(`"compare_as_of"`)), bytes.Contains(schema, []byte(`"compare_as_of"`)))
 	}
-	if !strings.Contains(names["query_power_capacity_v1"].Description, "verify") {
-		t.Error("query tool description does not tell the flow")
+	if !strings.Contains(names["query_power_capacity_v1"].Description, "describe_power_capacity_v1") {
+		t.Error("query tool description does not say where the values are")
+	}
+	if bytes.Contains(schema, []byte(`"Batteries"`)) {
+		t.Error("the query schema lists a codebook of more than smallEnum values")
 	}
 }
 
@@ -153,8 +145,13 @@ func compare(t *testing.T, res *sdk.CallToolResult, want []byte, isErr bool) {
 	if res.IsError != isErr {
 		t.Fatalf("isError %v, want %v", res.IsError, isErr)
 	}
-	if len(res.Content) != 1 {
-		t.Fatalf("%d content items", len(res.Content))
+	if len(res.Content) == 0 {
+		t.Fatal("no content")
+	}
+	for _, c := range res.Content[1:] {
+		if l, ok := c.(*sdk.ResourceLink); !ok || !strings.HasPrefix(l.URI, "citeq://evidence/") {
+			t.Errorf("content after the text is not an evidence link: %#v", c)
+		}
 	}
 	text := res.Content[0].(*sdk.TextContent).Text
 	if text != string(want) {

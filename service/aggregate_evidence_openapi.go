@@ -7,6 +7,57 @@ func init() {
 
 const oaAggregateEvidenceOpID = "evidence_aggregate_post"
 
+// oaAggregateEvidenceCodes are the 400 codes of the aggregate evidence, with when each is sent.
+var oaAggregateEvidenceCodes = [][2]string{
+	{CodeInvalidRequest, "the body is not one JSON object of the documented members (anything after it is refused too), or lacks the citation"},
+	{CodeInvalidParameter, "a metric the capability lacks, or an as_of it does not serve"},
+	{CodeNotRecomputable, "the capability's definition declares the metric not recomputable from the cells its citations cite; the message gives the reason (the schema's not_recomputable)"},
+	{CodeEvidenceInvalid, "citation is not an aggregate citation, or has a member an aggregate citation does not"},
+	{CodeEvidenceLineage, "the lineage filter is malformed (an unknown member, a filter listing no value, a value the query would refuse, a null the snapshot does not hold, a date bound that is not a date, reversed bounds, an excluded group repeated or that no row under the filters holds) or selects no row"},
+	{CodeEvidenceSourceFile, "the citation's source_file is not its lineage filter's"},
+	{CodeEvidenceSHA256, "the citation's raw_file_sha256 is not its lineage filter's"},
+	{CodeEvidenceSourceID, "the citation's source_id is not the one the selected rows are cited with"},
+	{CodeEvidencePublisher, "the citation's publisher is not the file's"},
+	{CodeEvidenceSourceURL, "the citation's source_url is not the file's"},
+	{CodeEvidenceDerived, "the citation's derived or original_url is not the file's"},
+	{CodeEvidenceRowsCount, "the citation's source_rows_count is not the number of rows its lineage filter selects"},
+	{CodeEvidenceRowsSample, "the citation's source_rows_sample is not the first five selected rows in source order"},
+	{CodeEvidenceVerify, "the citation's verify is not the record citation of the first selected row"},
+	{CodeEvidenceSourceView, "the citation's source_view is not the file's title, release and the selected rows' sheets"},
+	{CodeEvidenceCellsUnknown, "the snapshot does not record the cell a field of a selected row was read from (written before snapshots recorded it)"},
+	{CodeEvidenceUnknownFile, "the service no longer holds the raw file"},
+	{CodeEvidenceFileName, "the hash is of a file with another name"},
+	{CodeEvidenceHash, "the stored file changed on disk since ingest"},
+	{CodeEvidenceUnreadable, "the stored file cannot be read or parsed"},
+	{CodeEvidenceSheet, "a cited sheet is not in the file"},
+	{CodeEvidenceRow, "a cited row is outside its sheet"},
+}
+
+// oaAggregateEvidenceBusy are its 503 codes.
+var oaAggregateEvidenceBusy = [][2]string{
+	{CodeOverCapacity, "the most verifications the service runs at once are running: send it again after Retry-After seconds"},
+	{CodeCancelled, "the request ended (client gone, an MCP call cancelled) before it was answered"},
+}
+
+// oaCodes are the codes of a code list.
+func oaCodes(list [][2]string) []string {
+	out := make([]string, len(list))
+	for i, c := range list {
+		out[i] = c[0]
+	}
+	return out
+}
+
+// oaWithHeaders adds response headers (of components/headers) to a response.
+func oaWithHeaders(resp Obj, names ...string) Obj {
+	for i, kv := range resp {
+		if kv.K == "headers" {
+			resp[i].V = oaHeaders(names...)
+		}
+	}
+	return resp
+}
+
 func oaAggregateEvidence(s *Service) (string, Obj) {
 	var ids []string
 	for _, c := range s.Served() {
@@ -26,8 +77,9 @@ func oaAggregateEvidence(s *Service) (string, Obj) {
 	column := oaObject("", Obj{
 		{"sheet", Obj{{"type", []string{"string", "null"}}}},
 		{"field", oaStr("")},
-		{"column", Obj{{"type", []string{"string", "null"}}, {"description", "column letter(s); null when the sheet has no column for the field"}}},
+		{"column", Obj{{"type", []string{"string", "null"}}, {"description", "column letter(s); null when the sheet has no column for the field, or for a rule the field is read by"}}},
 		{"header", Obj{{"type", []string{"string", "null"}}, {"description", "the column's header"}}},
+		{"by", Obj{{"type", "object"}, {"description", "on a sheet holding one column per line or series: the field choosing the column, and its value"}}},
 		{"note", oaStr("")},
 	}, "sheet", "field", "column", "header")
 	response := oaObject("A whole aggregate recomputed from the literal cells of the rows its citation cites.", Obj{
@@ -71,9 +123,9 @@ func oaAggregateEvidence(s *Service) (string, Obj) {
 	}
 	op := oaOp{
 		id: oaAggregateEvidenceOpID, tags: []string{"evidence"}, summary: "Verify a whole aggregate",
-		desc: "Verify a whole number: selects the rows the citation's lineage_filter cites (the (other) row's included: its excludes list the groups before it), re-opens the raw file by its sha256 and re-hashes it, reads every cited row's literal cell in the column each field was read from at ingest, recomputes the metric from those cells alone, and returns the recomputed figure, the row count and whether it equals the figure served. A mismatch is an answer (equal: false); a file that cannot be verified is a 400. Revalidated on every call (Cache-Control: no-cache).",
+		desc: "Verify a whole number: selects the rows the citation's lineage_filter cites (the (other) row's included: its excludes list the groups before it), checks every other member of the citation against what the service cites for those rows (a forged member is a 400 naming it), re-opens the raw file by its sha256 and re-hashes it, reads every cited row's cells by the rules ingest read them with (the column recorded at ingest, per line or series on a sheet holding one column each; the publisher's marks for no value; the capability's cell rules), recomputes the metric from those cells alone in one pass, and returns the recomputed figure, the row count and whether it equals the figure served. A metric the definition declares not recomputable is a 400 metric_not_recomputable with the reason. A mismatch is an answer (equal: false); a citation or file that cannot be verified is a 400. Free, like every verification (no key, no quota); at most a few run at once (503 over_capacity with Retry-After beyond). Revalidated on every call (Cache-Control: no-cache).",
 		body: body, ok: oaJSONOK("The aggregate, recomputed.", response, "ETag", "Cache-Control"), cached: true,
-		errs: []string{"400", "404", "413"},
+		errs: []string{"400", "404", "413", "503"},
 	}
 	return AggregateEvidencePath, Obj{{"post", op.build()}}
 }

@@ -30,7 +30,7 @@ func (s *Service) Capabilities() []byte {
 			{"as_of_available", dates},
 		}
 		entry = append(entry, s.answerable(c)...)
-		list = append(list, append(entry,
+		entry = append(entry,
 			KV{"endpoints", Obj{
 				{"schema", "/v1/" + c.Path + "/schema"},
 				{"query", "/v1/" + c.Path + "/query"},
@@ -38,7 +38,12 @@ func (s *Service) Capabilities() []byte {
 			KV{"mcp_tools", Obj{
 				{"describe", "describe_" + c.ToolName() + "_v1"},
 				{"query", "query_" + c.ToolName() + "_v1"},
-			}}))
+			}},
+			KV{"join_keys", joinKeysDoc(c)})
+		if fr := s.freshnessDoc(c, s.latest(c)); fr != nil {
+			entry = append(entry, KV{"freshness", fr})
+		}
+		list = append(list, entry)
 	}
 	if list == nil {
 		list = []Obj{}
@@ -47,6 +52,8 @@ func (s *Service) Capabilities() []byte {
 		{"capabilities", list},
 		{"flow", "discover (GET /v1/capabilities) → describe (GET /v1/<path>/schema) → query (POST or GET /v1/<path>/query) → verify (POST /v1/evidence/source-row with a citation's verify member)"},
 		{"evidence", "/v1/evidence/source-row"},
+		{"join_key_vocabulary", joinKeyVocabulary()},
+		{"mcp", Obj{{"endpoint", "/mcp"}, {"server_card", ServerCardPath}}},
 	})
 }
 
@@ -82,6 +89,12 @@ func (s *Service) Schema(p string) ([]byte, *Error) { return s.schema(p, false) 
 func (s *Service) SchemaCompact(p string) ([]byte, *Error) { return s.schema(p, true) }
 
 func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
+	return s.schemaAt(p, "latest", compact)
+}
+
+// schemaAt is the describe payload of capability path p with the codebooks and values of
+// its snapshot at (latest: the newest).
+func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
 	c := capability.ByPath(p)
 	if c == nil {
 		_, e := s.resolve(p)
@@ -90,7 +103,10 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 	var snap *Snapshot
 	_, dates := s.served(c.ID)
 	if len(dates) > 0 {
-		snap, _ = s.snapshot(c, "latest")
+		var e *Error
+		if snap, e = s.snapshot(c, at); e != nil {
+			return nil, e
+		}
 	}
 	var filters []Obj
 	filters = append(filters, Obj{{"name", "as_of"}, {"type", "date"}, {"description", "snapshot date; latest (default) resolves to the newest, and on:YYYY-MM-DD to the newest on or before that date (the snapshot in force then); every response states the date resolved"}, {"values", append([]string{"latest"}, dates...)}})
@@ -116,6 +132,9 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 			o = append(o, KV{"note", m.NullNote})
 		}
 		o = append(o, quantileDoc(m)...)
+		if why := c.NotRecomputed(m); why != "" {
+			o = append(o, KV{"not_recomputable", why})
+		}
 		if w := m.OnePeriod; w != nil {
 			o = append(o, KV{"one_period", Obj{{"reason", w.Reason}, {"instead", w.Instead}}})
 		}
@@ -130,12 +149,18 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 	}
 	var fields []Obj
 	for _, f := range c.Fields {
-		o := Obj{{"name", f.Name}, {"type", string(f.Type)}, {"description", f.Description}}
+		o := Obj{{"name", f.Name}, {"type", string(f.Type)}}
+		if !compact {
+			o = append(o, KV{"description", f.Description})
+		}
 		if f.From != "" {
 			o = append(o, KV{"from", f.From})
 		}
 		if f.Nulls != "" {
 			o = append(o, KV{"nulls", f.Nulls})
+		}
+		if f.Key != "" {
+			o = append(o, KV{"join_key", string(f.Key)})
 		}
 		if snap != nil && notPublished(snap, f.Name) {
 			o = append(o, KV{"published", false}, KV{"note", "null on every row: as_of " + snap.Manifest.AsOf + " does not publish it"})
@@ -204,6 +229,7 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 		}},
 		{"codebooks", codebooks},
 		{"partitions", orEmptyList(c.Partitions)},
+		{"join_keys", joinKeysDoc(c)},
 	}...)
 	if len(c.Repeats) > 0 {
 		doc = append(doc, KV{"repeats", c.Repeats})
@@ -218,6 +244,9 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 		doc = append(doc, KV{"inputs", snap.derived.inputs()})
 	}
 	doc = append(doc, KV{"rules", c.Rules}, KV{"sources", sources})
+	if fr := s.freshnessDoc(c, snap); fr != nil {
+		doc = append(doc, KV{"freshness", fr})
+	}
 	if snap == nil && c.Unserved != "" {
 		doc = append(doc, KV{"not_served_because", c.Unserved})
 	} else if snap == nil && len(c.Inputs) > 0 {
@@ -226,7 +255,7 @@ func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
 	if compact {
 		doc = append(doc, KV{"compact", Obj{
 			{"values_listed", CompactValues},
-			{"full", "filters list their first " + fmt.Sprint(CompactValues) + " values (values_first; distinct_values counts them all) and codebooks their first codes with descriptions only (codes_first; code_count counts them all); call describe_" + c.ToolName() + "_v1 with {\"full\": true}, or GET /v1/" + c.Path + "/schema, for every value and code"},
+			{"full", "filters list their first " + fmt.Sprint(CompactValues) + " values (values_first; distinct_values counts them all), codebooks their first codes with descriptions only (codes_first; code_count counts them all), and detail fields their name and type; call describe_" + c.ToolName() + "_v1 with {\"full\": true}, or GET /v1/" + c.Path + "/schema, for every value and code, or read the resource citeq://" + c.ID + "/latest/values/{field} for one filter's"},
 		}})
 	}
 	return mustJSON(doc), nil
@@ -274,6 +303,7 @@ func controlsDoc() []Obj {
 		{{"name", "order"}, {"type", "string"}, {"default", "desc"}, {"enum", []string{"desc", "asc"}}},
 		{{"name", "top_n"}, {"type", "integer"}, {"minimum", 1}, {"description", "keep the top N groups; needs group_by and order_by"}},
 		{{"name", "rollup_other"}, {"type", "boolean"}, {"default", true}, {"description", "with top_n: fold the remaining groups into (other); false drops them (summary.totals still covers them)"}},
+		{{"name", CursorParam}, {"type", "string"}, {"description", "the next page of an answer that pages (records past the page budget, the lists of compare_as_of): summary.next_cursor of the page before, with the same params"}},
 	}
 }
 
@@ -341,6 +371,9 @@ func (s *Service) SmallValues(c *capability.Capability, field string, max int) (
 	}
 	if len(f.Enum) > 0 {
 		return f.Enum, len(f.Enum) <= max
+	}
+	if _, dates := s.served(c.ID); len(dates) == 0 {
+		return nil, false
 	}
 	snap, e := s.snapshot(c, "latest")
 	if e != nil {

@@ -25,21 +25,7 @@ type comparison struct {
 // splitCompare takes compare_as_of out of raw (the other params are validated as usual) and
 // returns its value, "" when absent.
 func splitCompare(raw RawParams) (RawParams, string, *Error) {
-	v, ok := raw[CompareParam]
-	if !ok {
-		return raw, "", nil
-	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil || s == "" {
-		return nil, "", errf(400, CodeInvalidParameter, "%s must be a snapshot date YYYY-MM-DD (or latest), as a string; GET the schema for the served dates", CompareParam)
-	}
-	out := make(RawParams, len(raw))
-	for k, x := range raw {
-		if k != CompareParam {
-			out[k] = x
-		}
-	}
-	return out, s, nil
+	return splitString(raw, CompareParam, errf(400, CodeInvalidParameter, "%s must be a snapshot date YYYY-MM-DD (or latest), as a string; GET the schema for the served dates", CompareParam))
 }
 
 // prepareCompare validates a query with compare_as_of other: the query's snapshot (its
@@ -373,25 +359,31 @@ func (s *Service) compare(q *Prepared) ([]byte, *Error) {
 			left = append(left, b.obj())
 		}
 	}
+	summary := Obj{
+		{"projects_before", nBefore}, {"projects_after", nAfter},
+		{"entered", len(entered)}, {"left", len(left)}, {"status_changed", len(statusChanged)},
+		{"withdrawn_since", withdrawn}, {"mw_changed", len(mwChanged)}, {"unchanged", unchanged},
+		{"not_compared", len(notCompared)},
+		{"note", compareNote},
+	}
+	// The lists page (paging.go), the short ones first; the figures come with the first page.
+	lists, from, next := pageLists(q.params.offset, entered, left, notCompared, mwChanged, statusChanged)
+	if q.params.offset > 0 || next > 0 {
+		summary = append(summary, KV{"page", Obj{{"entered_from", from[0]}, {"left_from", from[1]}, {"status_changed_from", from[4]},
+			{"mw_changed_from", from[3]}, {"not_compared_from", from[2]}}})
+	}
+	summary = append(summary, pageSummary(q.params, next, next > 0)...)
 	out := Obj{
 		{"capability", c.ID},
 		{"as_of", q.snap.Manifest.AsOf},
 		{CompareParam, q.cmp.snap.Manifest.AsOf},
 		{"from_as_of", oldSnap.Manifest.AsOf},
 		{"to_as_of", newSnap.Manifest.AsOf},
-		{"summary", Obj{
-			{"projects_before", nBefore}, {"projects_after", nAfter},
-			{"entered", len(entered)}, {"left", len(left)}, {"status_changed", len(statusChanged)},
-			{"withdrawn_since", withdrawn}, {"mw_changed", len(mwChanged)}, {"unchanged", unchanged},
-			{"not_compared", len(notCompared)},
-			{"note", compareNote},
-		}},
-		{"figures", Obj{{oldSnap.Manifest.AsOf, rawJSON(oldBody)}, {newSnap.Manifest.AsOf, rawJSON(newBody)}}},
-		{"entered", entered},
-		{"left", left},
-		{"status_changed", statusChanged},
-		{"mw_changed", mwChanged},
-		{"not_compared", notCompared},
+		{"summary", summary},
 	}
+	if q.params.offset == 0 {
+		out = append(out, KV{"figures", Obj{{oldSnap.Manifest.AsOf, rawJSON(oldBody)}, {newSnap.Manifest.AsOf, rawJSON(newBody)}}})
+	}
+	out = append(out, KV{"entered", lists[0]}, KV{"left", lists[1]}, KV{"status_changed", lists[4]}, KV{"mw_changed", lists[3]}, KV{"not_compared", lists[2]})
 	return mustJSON(out), nil
 }

@@ -88,7 +88,10 @@ func oaCompareSchemas(c *capability.Capability) Obj {
 		{"unchanged", count("projects in both snapshots the filters select whose status and requested MW did not change")},
 		{"not_compared", count("rows the filters select that have no identity to match (known_defect)")},
 		{"note", oaStr("")},
-	}, "projects_before", "projects_after", "entered", "left", "status_changed", "withdrawn_since", "mw_changed", "unchanged", "not_compared", "note"), false)
+		{"page", oaObject("present when the lists page: where this page starts in each whole list", Obj{
+			{"entered_from", count("")}, {"left_from", count("")}, {"status_changed_from", count("")}, {"mw_changed_from", count("")}, {"not_compared_from", count("")},
+		}, "entered_from", "left_from", "status_changed_from", "mw_changed_from", "not_compared_from")},
+	}.with(oaPageMembers()...), "projects_before", "projects_after", "entered", "left", "status_changed", "withdrawn_since", "mw_changed", "unchanged", "not_compared", "note"), false)
 	response := oaWithAdditional(oaObject("What changed between two snapshots of "+c.ID+" (a query with compare_as_of).", Obj{
 		{"capability", Obj{{"type", "string"}, {"const", c.ID}}},
 		{"as_of", oaDate("the query's snapshot (latest resolved)")},
@@ -97,13 +100,13 @@ func oaCompareSchemas(c *capability.Capability) Obj {
 		{"to_as_of", oaDate("the newer of the two")},
 		{"summary", summary},
 		{"figures", oaWithDesc(Obj{{"type", "object"}, {"propertyNames", Obj{{"format", "date"}}}, {"additionalProperties", oaSref(pfx + "QueryResponse")}},
-			"the query's answer at each snapshot, keyed by as_of")},
+			"the query's answer at each snapshot, keyed by as_of (on the first page only)")},
 		{"entered", oaArray(oaSref(pfx+"CompareProject"), "projects in the newer snapshot only")},
 		{"left", oaArray(oaSref(pfx+"CompareProject"), "projects in the older snapshot only (removed from the operator's file)")},
 		{"status_changed", oaArray(oaSref(pfx+"CompareChange"), "projects whose normalized or raw status changed")},
 		{"mw_changed", oaArray(oaSref(pfx+"CompareChange"), "projects whose requested MW changed")},
 		{"not_compared", oaArray(oaSref(pfx+"CompareUnmatched"), "rows without an identity to match (known_defect), in either snapshot")},
-	}, "capability", "as_of", CompareParam, "from_as_of", "to_as_of", "summary", "figures", "entered", "left", "status_changed", "mw_changed", "not_compared"), false)
+	}, "capability", "as_of", CompareParam, "from_as_of", "to_as_of", "summary", "entered", "left", "status_changed", "mw_changed", "not_compared"), false)
 	return Obj{
 		{pfx + "CompareResponse", response},
 		{pfx + "CompareProject", project},

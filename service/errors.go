@@ -11,6 +11,13 @@ type Error struct {
 	Status  int    `json:"-"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Operator is what only the service's operator can act on (a snapshot to rebuild, a raw
+	// file to fetch again): it is logged when the error is made (Service.operatorErr), never
+	// sent to the client.
+	Operator string `json:"-"`
+	// RetryAfter, when positive, is how many seconds the client should wait before sending
+	// the request again (REST sends it as Retry-After).
+	RetryAfter int `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -48,6 +55,14 @@ const (
 	CodeEvidenceSourceID      = "evidence_source_id_mismatch"
 	CodeEvidenceSourceURL     = "evidence_source_url_mismatch"
 )
+
+// operatorErr gives e a note only the operator can act on and logs it, once, with the code
+// and the message the client gets; the client never sees the note.
+func (s *Service) operatorErr(e *Error, format string, args ...any) *Error {
+	e.Operator = fmt.Sprintf(format, args...)
+	s.log.Warn().Str("error_code", e.Code).Str("client_message", e.Message).Str("operator_note", e.Operator).Msg("a request was refused for a reason only the operator can fix")
+	return e
+}
 
 // cancelled is the error of a request whose context has ended, or nil.
 func cancelled(ctx context.Context) *Error {

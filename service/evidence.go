@@ -148,7 +148,7 @@ func (s *Service) verify(c Citation, outside bool, memo hashMemo) (Obj, *Error) 
 		return nil, errf(400, CodeEvidenceUnreadable, "the raw file %s cannot be read (%v); it cannot be verified", c.File, err)
 	}
 	if got != c.SHA256 {
-		return nil, errf(400, CodeEvidenceHash, "the stored copy of %s now hashes to %s, not the cited %s: it has changed on disk since ingest, so this row cannot be verified; re-fetch the file from %s and re-ingest", c.File, got, c.SHA256, orDash(c.SourceURL))
+		return nil, s.changedOnDisk(c.File, got, c.SHA256, c.SourceURL)
 	}
 	wb, err := s.evidence.get(got, path)
 	if err != nil {
@@ -203,6 +203,14 @@ func (s *Service) verify(c Citation, outside bool, memo hashMemo) (Obj, *Error) 
 	}
 	out = append(out, KV{"cells", cells}, KV{"cited_by", orEmptyObjs(citedBy)})
 	return out, nil
+}
+
+// changedOnDisk is the refusal of a raw file whose stored copy no longer hashes as cited: the
+// client learns that its figures cannot be verified here now, the operator (in the log) what
+// to do about it.
+func (s *Service) changedOnDisk(file, got, cited, url string) *Error {
+	return s.operatorErr(errf(400, CodeEvidenceHash, "this service's stored copy of %s no longer hashes to the cited %s (it hashes to %s), so nothing cited from it can be verified here now; the operator has been told. The publisher's file is at %s: its sha256 must be the cited one", file, cited, got, orDash(url)),
+		"the raw file %s with sha256 %s has changed on disk since ingest (it now hashes to %s): fetch it again from %s into the raw store and run citeq ingest", file, cited, got, orDash(url))
 }
 
 func orEmptyObjs(l []Obj) []Obj {

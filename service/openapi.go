@@ -224,6 +224,9 @@ func oaHeaderComponents() Obj {
 		{"X-Free-Queries-Remaining", Obj{
 			{"description", "How many of the 25 free queries the caller (its key, or without a key its client address) has left after this one, or `unlimited` on a paid plan."},
 			{"schema", Obj{{"type", "string"}, {"pattern", "^([0-9]+|unlimited)$"}}}}},
+		{"Retry-After", Obj{
+			{"description", "How many seconds to wait before sending the request again."},
+			{"schema", Obj{{"type", "integer"}, {"minimum", 1}}}}},
 		{"Cache-Control", Obj{
 			{"description", "How long the answer may be reused: a long, immutable lifetime for a query that pins as_of (its answer never changes), a short one for an answer over latest (a newer snapshot may be promoted), no-cache for evidence and for a query with include_evidence (re-verified on every call; cited_by grows when a later snapshot is built from the same file) and no-store for health."},
 			{"schema", Obj{{"type", "string"}}}}},
@@ -264,6 +267,10 @@ func oaErrorResponseName(status, opID string) string {
 		return "SubscriptionLimit"
 	case "413":
 		return "PayloadTooLarge"
+	case "503":
+		if opID == oaAggregateEvidenceOpID {
+			return "AggregateEvidenceUnavailable"
+		}
 	}
 	return "InternalError"
 }
@@ -305,21 +312,12 @@ func oaErrorResponses() Obj {
 		}), CodeEvidenceInvalid, "a citation needs raw_file_sha256, source_file, sheet and source_row; take them from a record's citation or an aggregate citation's verify member",
 			CodeInvalidRequest, CodeEvidenceInvalid, CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow,
 			CodeEvidenceSheetNotCited, CodeEvidenceRowNotCited, CodeEvidenceAsOf, CodeEvidenceSourceID, CodeEvidenceSourceURL)},
-		{"AggregateEvidenceBadRequest", resp(oaCodeList([][2]string{
-			{CodeInvalidRequest, "the body is not a JSON object of the documented members, or lacks the citation"},
-			{CodeInvalidParameter, "a metric the capability lacks, or an as_of it does not serve"},
-			{CodeEvidenceInvalid, "citation is not an aggregate citation"},
-			{CodeEvidenceLineage, "the lineage filter names a file, dimension or date column the snapshot lacks"},
-			{CodeEvidenceCellsUnknown, "the snapshot predates the record of the column each field is read from: rebuild it"},
-			{CodeEvidenceUnknownFile, "no raw file with that sha256"},
-			{CodeEvidenceFileName, "the hash is of a file with another name"},
-			{CodeEvidenceHash, "the stored file changed on disk since ingest"},
-			{CodeEvidenceUnreadable, "the stored file cannot be read or parsed"},
-			{CodeEvidenceSheet, "a cited sheet is not in the file"},
-			{CodeEvidenceRow, "a cited row is outside its sheet"},
-		}), CodeInvalidParameter, `metric "megawatts" is not a metric of power.capacity; valid: nameplate_mw, net_summer_mw, net_winter_mw, generator_count, distinct_plant_count, source_record_count`,
-			CodeInvalidRequest, CodeInvalidParameter, CodeEvidenceInvalid, CodeEvidenceLineage, CodeEvidenceCellsUnknown, CodeEvidenceUnknownFile,
-			CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow)},
+		{"AggregateEvidenceBadRequest", resp(oaCodeList(oaAggregateEvidenceCodes), CodeEvidenceRowsCount,
+			`the citation's source_rows_count is 1, but the rows its lineage_filter selects are cited with source_rows_count 3287: a citation is verified only as the service gives it; take it unchanged from the answer's citations`,
+			oaCodes(oaAggregateEvidenceCodes)...)},
+		{"AggregateEvidenceUnavailable", oaWithHeaders(resp(oaCodeList(oaAggregateEvidenceBusy), CodeOverCapacity,
+			"4 aggregate verifications are running, the most this service runs at once; send the request again in 2 seconds",
+			oaCodes(oaAggregateEvidenceBusy)...), "Retry-After")},
 		{"NotFound", resp(oaCodeList([][2]string{
 			{CodeNotFound, "no capability (or endpoint) at that path"},
 			{CodeNotServed, "the capability is defined but has no promoted snapshot (a query; its schema is described all the same)"},
@@ -383,6 +381,7 @@ func oaSharedParameters() Obj {
 		{"Order", q("order", "the ranking direction of order_by", oaOrderSchema())},
 		{"TopN", q("top_n", ctl["top_n"], oaTopNSchema())},
 		{"RollupOther", q("rollup_other", ctl["rollup_other"], oaBoolSchema(true))},
+		{"Cursor", q(CursorParam, ctl[CursorParam], Obj{{"type", "string"}})},
 	}
 }
 
@@ -447,7 +446,7 @@ func oaQueryParameters(c *capability.Capability) []Obj {
 		}
 	}
 	params = append(params,
-		oaPref("IncludeRecords"), oaPref("Limit"), oaPref("IncludeEvidence"),
+		oaPref("IncludeRecords"), oaPref("Limit"), oaPref("IncludeEvidence"), oaPref("Cursor"),
 		Obj{{"name", "order_by"}, {"in", "query"}, {"required", false}, {"description", oaControls()["order_by"]},
 			{"schema", Obj{{"type", "string"}, {"enum", c.MetricNames()}}}},
 		oaPref("Order"), oaPref("TopN"), oaPref("RollupOther"))
@@ -644,6 +643,7 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		KV{"order", oaWithDesc(oaOrderSchema(), "the ranking direction of order_by")},
 		KV{"top_n", oaWithDesc(oaTopNSchema(), ctl["top_n"])},
 		KV{"rollup_other", oaWithDesc(oaBoolSchema(true), ctl["rollup_other"])},
+		KV{CursorParam, oaWithDesc(Obj{{"type", "string"}}, ctl[CursorParam])},
 	)
 	params = append(params, topFilters...)
 	params = append(params, oaCompareProperty(c)...)
@@ -656,6 +656,7 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		KV{"include_records", Obj{{"type", "boolean"}}},
 		KV{"limit", oaInteger("given only with include_records")},
 		KV{"include_evidence", Obj{{"type", "boolean"}}},
+		KV{CursorParam, oaStr("given only for a page after the first")},
 	)
 
 	metrics := Obj{}
@@ -698,8 +699,9 @@ func (s *Service) oaCapabilitySchemas(c *capability.Capability) Obj {
 		{"notes", oaArray(oaSref("Note"), "")},
 		{"citation_refs", oaArray(oaSref("CitationRef"), "the citations of the whole matched set, keys of citations")},
 		{"records_returned", oaInteger("with include_records: the records returned")},
-		{"records_truncated", oaBoolean("with include_records: true when more records matched than limit")},
-	}, "group_count", "returned_group_count", "matched_source_rows", "totals", "units", "notes", "citation_refs")
+		{"records_truncated", oaBoolean("with include_records: true when more records matched than this page holds (limit, or the page budget)")},
+		{"records_offset", oaInteger("with cursor: the matched records before this page")},
+	}.with(oaPageMembers()...), "group_count", "returned_group_count", "matched_source_rows", "totals", "units", "notes", "citation_refs")
 
 	row := oaObject("One group (or the (other) row of top_n).", Obj{
 		{"group", oaSref(pfx + "Group")},
@@ -780,7 +782,7 @@ func oaQueryExample(c *capability.Capability) Obj {
 // notes, errors and the discover and describe payloads.
 func oaSharedSchemas(served []*capability.Capability) Obj {
 	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced, NoteNotCounted, NoteJoinUnmatched,
-		NoteNotAdditiveOverTime, NoteShareNotAveraged, NotePeriodsPresent, NoteUnequalCoverage, NoteValuesMissing, NoteNullGroupKey}
+		NoteNotAdditiveOverTime, NoteShareNotAveraged, NotePeriodsPresent, NoteUnequalCoverage, NoteValuesMissing, NoteNullGroupKey, NoteStale}
 	for _, c := range served {
 		for _, m := range c.Metrics {
 			if m.NullNote != "" && !slices.Contains(noteCodes, m.NullNote) {
@@ -839,7 +841,8 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"code", Obj{{"type", "string"}, {"enum", []string{CodeInvalidFilter, CodeInvalidParameter, CodeInvalidRequest, CodeEvidenceInvalid,
 					CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceUnreadable, CodeEvidenceSheet, CodeEvidenceRow,
 					CodeEvidenceSheetNotCited, CodeEvidenceRowNotCited, CodeEvidenceAsOf, CodeEvidenceSourceID, CodeEvidenceSourceURL,
-					CodeEvidenceLineage, CodeEvidenceCellsUnknown,
+					CodeEvidenceLineage, CodeEvidenceCellsUnknown, CodeNotRecomputable, CodeOverCapacity, CodeEvidencePublisher, CodeEvidenceSourceFile,
+					CodeEvidenceSHA256, CodeEvidenceDerived, CodeEvidenceRowsCount, CodeEvidenceRowsSample, CodeEvidenceVerify, CodeEvidenceSourceView,
 					CodeNotFound, CodeNotServed, oaCodeMethodNotAllowed, CodeInternal, CodeCancelled,
 					"api_key_required", "invalid_api_key", "api_key_revoked", "payment_required", "subscription_not_found", "subscription_limit_reached"}}}},
 				{"message", oaStr("")},
@@ -865,6 +868,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"repeating", oaObject(NoteMixedPartition+" on a dimension whose rows of some values repeat what rows of others count: those values, the values they repeat, and the metrics that leave them out", Obj{
 				{"values", oaArray(Obj{{"type", "string"}}, "")}, {"of", oaArray(Obj{{"type", "string"}}, "")}, {"left_out_of", oaArray(Obj{{"type", "string"}}, "")},
 			}, "values", "of", "left_out_of")},
+			{"sources", oaArray(Obj{{"type", "string"}}, NoteStale+": the sources of the capability that are stale")},
 			{"date_range", oaStr(NoteDateUnplaced + ": the date range (its parameters are <date_range>_date_from and _to)")},
 			{"column", oaStr(NoteDateUnplaced + ": the date column the range reads")},
 			{"year_filter", Obj{{"type", []string{"string", "null"}}, {"description", NoteDateUnplaced + ": the year filter that reaches the rows by year, null when the capability has none"}}},
@@ -933,6 +937,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"verified", Obj{{"type", "boolean"}, {"const", false}}},
 			{"error", oaObject("", Obj{{"code", oaStr("")}, {"message", oaStr("")}}, "code", "message")},
 		}, "verified", "error")},
+		{"Freshness", oaFreshnessSchema()},
 		{"Health", oaObject("", Obj{
 			{"status", Obj{{"type", "string"}, {"const", "ok"}}},
 			{"snapshots", oaArray(oaObject("", Obj{{"capability", oaStr("")}, {"as_of", oaDate("")}, {"rows", oaInteger("")}}, "capability", "as_of", "rows"), "")},
@@ -951,10 +956,14 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"not_answerable_because", oaStr("with answerable false: the refusal every query gets (what each input has, and which files would make it answer)")},
 				{"endpoints", oaObject("", Obj{{"schema", oaStr("")}, {"query", oaStr("")}}, "schema", "query")},
 				{"mcp_tools", oaObject("", Obj{{"describe", oaStr("")}, {"query", oaStr("")}}, "describe", "query")},
-			}, "capability", "path", "title", "description", "cadence", "publisher", "as_of_latest", "as_of_available", "answerable", "endpoints", "mcp_tools"), "")},
+				{"join_keys", oaJoinKeys()},
+				{"freshness", oaSref("Freshness")},
+			}, "capability", "path", "title", "description", "cadence", "publisher", "as_of_latest", "as_of_available", "answerable", "endpoints", "mcp_tools", "join_keys"), "")},
 			{"flow", oaStr("")},
 			{"evidence", oaStr("the evidence endpoint")},
-		}, "capabilities", "flow", "evidence")},
+			{"join_key_vocabulary", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"name_only", oaBoolean("the key is a printed name, not a code")}}, "description"), "join key → what its values are")},
+			{"mcp", oaObject("the MCP endpoint and its server card", Obj{{"endpoint", oaStr("")}, {"server_card", oaStr("")}}, "endpoint", "server_card")},
+		}, "capabilities", "flow", "evidence", "join_key_vocabulary", "mcp")},
 		{"CapabilitySchema", oaObject("The description of a capability (its latest snapshot).", Obj{
 			{"capability", oaStr("")},
 			{"path", oaStr("")},
@@ -988,6 +997,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				KV{"note", oaStr("")},
 				KV{"percentile", Obj{{"type", "number"}, {"exclusiveMinimum", 0}, {"exclusiveMaximum", 100}, {"description", "median and percentile: the percentile taken (50 for the median)"}}},
 				KV{"interpolation", oaStr("median and percentile: how a percentile between two values is taken")},
+				KV{"not_recomputable", oaStr("present when the metric cannot be recomputed from the cells its citations cite: why (the aggregate evidence refuses it with metric_not_recomputable)")},
 				KV{"one_period", oaObject("present when the metric adds the values of one period only: over rows of several periods it is null with a "+NoteNotAdditiveOverTime+" note", Obj{{"reason", oaStr("")}, {"instead", oaStr("")}}, "reason", "instead")},
 				KV{"shares", oaObject("present when the metric's values are shares on the rows of these units: over more than one share it is null with a "+NoteShareNotAveraged+" note", Obj{{"units", oaArray(Obj{{"type", "string"}}, "")}, {"reason", oaStr("")}, {"instead", oaStr("")}}, "units", "reason", "instead")}), "")},
 			{"order_by", oaArray(Obj{{"type", "string"}}, "")},
@@ -997,9 +1007,11 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"ranking", oaArray(Obj{{"type", "string"}}, "")},
 			{"detail_fields", oaArray(named(KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")},
 				KV{"from", oaStr("the published field this one is mapped from")}, KV{"nulls", oaStr("what a null value means when it is not a blank the publisher left")},
+				KV{"join_key", oaStr("the shared vocabulary of the field's values (join_keys)")},
 				KV{"published", oaBoolean("")}, KV{"note", oaStr("")}), "")},
 			{"citation_fields", oaObject("", Obj{{"record", oaArray(Obj{{"type", "string"}}, "")}, {"aggregate", oaArray(Obj{{"type", "string"}}, "")}})},
 			{"codebooks", oaMapOf(oaObject("", Obj{{"description", oaStr("")}, {"code_count", oaInteger("")}, {"codes", oaArray(codebookCode, "")}}), "codebook name → its codes")},
+			{"join_keys", oaJoinKeys()},
 			{"partitions", oaArray(Obj{{"type", "string"}}, "dimensions whose values are not meant to be added together: an answer spanning several of their values, neither filtered to one nor grouped by, carries a "+NoteMixedPartition+" note")},
 			{"repeats", oaArray(oaObject("", Obj{
 				{"dimension", oaStr("a partition dimension")},
@@ -1031,6 +1043,7 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"derived", oaBoolean("")}, {"original_url", oaStr("")},
 			}), "")},
 			{"not_served_because", oaStr("present when served is false: why no snapshot is promoted yet and what serves one")},
+			{"freshness", oaSref("Freshness")},
 		}, "capability", "path", "served", "as_of", "filters", "group_by", "metrics", "order_by", "controls")},
 	}
 }

@@ -36,6 +36,10 @@ type Params struct {
 	Order           string
 	TopN            int
 	RollupOther     bool
+	// offset is the first item of the page cursor names (paging.go); pageKey identifies
+	// the answer its pages belong to.
+	offset          int
+	cursor, pageKey string
 }
 
 // canonical renders the params as the query echo of a response.
@@ -76,6 +80,9 @@ func (p *Params) canonical(c *capability.Capability) Obj {
 		o = append(o, KV{"limit", p.Limit})
 	}
 	o = append(o, KV{"include_evidence", p.IncludeEvidence})
+	if p.cursor != "" {
+		o = append(o, KV{CursorParam, p.cursor})
+	}
 	return o
 }
 

@@ -1,9 +1,6 @@
 package service
 
 import (
-	"math"
-	"slices"
-
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 )
@@ -22,19 +19,4 @@ func quantileDoc(m capability.Metric) Obj {
 		return nil
 	}
 	return Obj{{"percentile", p}, {"interpolation", capability.Interpolation + ": over the n non-null values sorted ascending, x[0] to x[n-1], with h = (n-1)·p/100 the value is x[⌊h⌋] + (h-⌊h⌋)·(x[⌊h⌋+1] - x[⌊h⌋]) (type 7 of Hyndman and Fan; numpy.percentile's default, Excel's PERCENTILE.INC); the median of an even count is the mean of the two middle values, and one value is its own percentile. Null values are left out; the value is null when no matched row has one."}}
-}
-
-// quantileOfCells is a median or percentile recomputed from the values read from the cited
-// cells (NaN: empty or not a number, left out).
-func quantileOfCells(m capability.Metric, vals []float64) Num {
-	var xs []float64
-	for _, v := range vals {
-		if !math.IsNaN(v) {
-			xs = append(xs, v)
-		}
-	}
-	slices.Sort(xs)
-	p, _ := m.Quantile()
-	v, ok := columnar.Quantile(xs, p)
-	return Num{V: v, Valid: ok}
 }

@@ -26,6 +26,8 @@ type Prepared struct {
 	snap   *Snapshot
 	params *Params
 	pinned bool
+	// latest says the query asks for the latest snapshot (no date, pinned or on:<date>).
+	latest bool
 	// cmp is the other side of a query with compare_as_of (compare.go).
 	cmp *comparison
 }
@@ -45,6 +47,10 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	raw, cursor, e := splitCursor(raw)
+	if e != nil {
+		return nil, e
+	}
 	raw, cmp, e := splitCompare(raw)
 	if e != nil {
 		return nil, e
@@ -56,7 +62,14 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 		return nil, e
 	}
 	if cmp != "" {
-		return s.prepareCompare(c, raw, cmp, on)
+		q, e := s.prepareCompare(c, raw, cmp, on)
+		if e != nil {
+			return nil, e
+		}
+		if e := setPage(c, q.snap, q.params, q.cmp.snap.Manifest.AsOf+"/"+q.cmp.snap.Manifest.Fingerprint, cursor); e != nil {
+			return nil, e
+		}
+		return q, nil
 	}
 	params, snap, e := s.Validate(c, raw)
 	if e != nil {
@@ -70,7 +83,10 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 			return nil, e
 		}
 	}
-	return &Prepared{c: c, snap: snap, params: params, pinned: pinned}, nil
+	if e := setPage(c, snap, params, "", cursor); e != nil {
+		return nil, e
+	}
+	return &Prepared{c: c, snap: snap, params: params, pinned: pinned, latest: !Pinned(raw)}, nil
 }
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,
@@ -89,14 +105,21 @@ func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *Error) 
 	if q.cmp != nil {
 		return s.compare(q)
 	}
+	var extra []Obj
+	if note := s.staleNote(q); note != nil {
+		extra = []Obj{note}
+	}
 	if q.params.IncludeEvidence {
-		return s.run(q.c, q.snap, q.params)
+		return s.runNoted(q.c, q.snap, q.params, extra)
 	}
 	key := q.c.ID + "\x00" + q.snap.Manifest.Fingerprint + "\x00" + string(mustJSON(q.params.canonical(q.c)))
+	if extra != nil {
+		key += "\x00" + string(mustJSON(extra))
+	}
 	if body, ok := s.cache.get(key); ok {
 		return body, nil
 	}
-	body, e := s.run(q.c, q.snap, q.params)
+	body, e := s.runNoted(q.c, q.snap, q.params, extra)
 	if e == nil {
 		s.cache.put(key, body)
 	}
@@ -275,6 +298,11 @@ type outRow struct {
 }
 
 func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *Error) {
+	return s.runNoted(c, snap, p, nil)
+}
+
+// runNoted is run with extra notes at the end of summary.notes (staleNote).
+func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, extra []Obj) ([]byte, *Error) {
 	ev, evErr := Evaluate(c, snap.Table, p)
 	if evErr != nil {
 		return nil, unreadable(snap, evErr)
@@ -427,6 +455,7 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	if snap.derived != nil {
 		notes = append(notes, snap.derived.notes(p)...)
 	}
+	notes = append(notes, extra...)
 	totalRefs := cw.refs(ev.Total, Obj{})
 	summary := Obj{
 		{"group_count", groups.N},
@@ -447,11 +476,16 @@ func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]by
 	if p.IncludeRecords {
 		var nrecs int
 		var e *Error
-		recs, nrecs, e = s.records(c, snap, sel, p.Limit)
+		recs, nrecs, e = s.records(c, snap, sel, p.offset, p.Limit)
 		if e != nil {
 			return nil, e
 		}
-		summary = append(summary, KV{"records_returned", nrecs}, KV{"records_truncated", nrecs < sel.Len()})
+		more := p.offset+nrecs < sel.Len()
+		summary = append(summary, KV{"records_returned", nrecs}, KV{"records_truncated", more})
+		if p.offset > 0 {
+			summary = append(summary, KV{"records_offset", p.offset})
+		}
+		summary = append(summary, pageSummary(p, p.offset+nrecs, more)...)
 		doc[3].V = summary
 	}
 	// The document is {capability, as_of, query, summary, rows, records?, citations}: the
@@ -871,13 +905,15 @@ func intText(t *columnar.Table, col string, r int) int64 {
 	return n
 }
 
-// records renders up to limit matched rows, in source order, each with its citation, as a
-// JSON array of objects (each field by name, then "citation"), and returns how many.
-func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, limit int) (rawJSON, int, *Error) {
-	n := min(limit, sel.Len())
+// records renders up to limit matched rows from the offset-th on, in source order, each with
+// its citation, as a JSON array of objects (each field by name, then "citation"), and returns
+// how many: it stops at the first record past PageBytes (paging.go).
+func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, offset, limit int) (rawJSON, int, *Error) {
+	offset = min(offset, sel.Len())
+	n := min(limit, sel.Len()-offset)
 	rows := make([]int, n)
 	for i := range rows {
-		rows[i] = sel.Row(i)
+		rows[i] = sel.Row(offset + i)
 	}
 	// Column by column: a column not in memory is read from the file at these rows only.
 	names := make([]string, len(c.Fields))
@@ -915,6 +951,9 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 		b = append(b, `"citation":`...)
 		b = lin.appendRecordCitation(b, snap, r)
 		b = append(b, '}')
+		if len(b) >= PageBytes && i+1 < n {
+			return append(b, ']'), i + 1, nil
+		}
 	}
 	return append(b, ']'), n, nil
 }

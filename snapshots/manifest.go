@@ -44,11 +44,24 @@ type Source struct {
 	// A field computed rather than read (a sheet's lifecycle, a date from year and month) has
 	// none.
 	Cells map[string]map[string]int `json:"cells,omitempty"`
+	// CellsBy gives, per sheet, the columns of a field read from a wide sheet (one column per
+	// value of another field: capability.CellRule.ColumnBy): the column of each of that
+	// field's values.
+	CellsBy map[string]map[string]CellsBy `json:"cells_by,omitempty"`
+	// BlankMarks are the publisher's marks for "no value" (beyond an empty cell and a lone
+	// period) that the file's cells were read with ("N/A", "TBD"): such a cell is null.
+	BlankMarks []string `json:"blank_marks,omitempty"`
 	// Derived marks a third party's extract or re-save of the publisher's data: the file
 	// hashed and cited is that copy, and OriginalURL is the publisher's own address of the
 	// data it was made from.
 	Derived     bool   `json:"derived,omitempty"`
 	OriginalURL string `json:"original_url,omitempty"`
+}
+
+// CellsBy is where a field of a wide sheet was read: the column of each value of field By.
+type CellsBy struct {
+	By      string         `json:"by"`
+	Columns map[string]int `json:"columns"`
 }
 
 // Gate is the outcome of one gate.

@@ -443,6 +443,7 @@ type queryResponse struct {
 		CitationRefs       []string                   `json:"citation_refs"`
 		RecordsReturned    *int64                     `json:"records_returned"`
 		RecordsTruncated   bool                       `json:"records_truncated"`
+		NextCursor         string                     `json:"next_cursor"`
 	} `json:"summary"`
 	Rows []struct {
 		Group   map[string]json.RawMessage `json:"group"`
@@ -615,7 +616,10 @@ func printRecords(w io.Writer, r *queryResponse, width int) error {
 		returned = *r.Summary.RecordsReturned
 	}
 	fmt.Fprintf(w, "\nrecords: %s of %s", formatNumber(strconv.FormatInt(returned, 10)), count(r.Summary.MatchedSourceRows, "matched source row"))
-	if r.Summary.RecordsTruncated {
+	switch {
+	case r.Summary.RecordsTruncated && r.Summary.NextCursor != "":
+		fmt.Fprintf(w, " (truncated: --limit, at most 5000, or the 128 KiB page budget ends this page; the next is the same params with \"cursor\": %q, or narrow the filters)", r.Summary.NextCursor)
+	case r.Summary.RecordsTruncated:
 		fmt.Fprint(w, " (truncated: raise --limit, at most 5000, or narrow the filters)")
 	}
 	fmt.Fprintln(w)

@@ -12,8 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/citeq/citeq/access"
+	"github.com/citeq/citeq/freshness"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/adapters"
 	"github.com/citeq/citeq/ingest/fetch"
@@ -29,10 +31,21 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	doFetch := fs.Bool("fetch", false, "first download every known source file from its official URL into --raw")
 	mirror := fs.String("mirror", os.Getenv("CITEQ_FETCH_MIRROR"), "with --fetch: fetch from this scheme://host instead of the agencies' hosts (a mirror; default $CITEQ_FETCH_MIRROR)")
 	stateDSN := fs.String("state", "", "state store whose webhook outbox receives snapshot.promoted events: empty for SQLite at DATA/state.db, or postgres://…")
+	since := fs.String("since", "", "with --fetch: also download the publishers' archives from this date on (YYYY, YYYY-MM or YYYY-MM-DD): every EIA-860M month, every ERCOT price workbook and GIS report, each its own document")
 	keyFiles := keyFileFlag{}
 	fs.Var(keyFiles, "api-key-file", "with --fetch: NAME=PATH, a file holding the API key otherwise read from the environment variable NAME (e.g. CITEQ_EIA_API_KEY=/run/secrets/eia); repeatable")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	var from time.Time
+	if *since != "" {
+		if !*doFetch {
+			return fmt.Errorf("--since needs --fetch: it names how far back the publishers' archives are downloaded")
+		}
+		var err error
+		if from, err = freshness.ParseSince(*since); err != nil {
+			return err
+		}
 	}
 	// One ingest at a time writes a data directory: the lock is held from the first download
 	// to the last event queued, and another ingest is refused with the holder's pid.
@@ -44,8 +57,12 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	if *doFetch {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		if err := fetchAll(ctx, *raw, *mirror, keyFiles, stdout, stderr); err != nil {
-			return err
+		fetchErr := fetchAll(ctx, *raw, *mirror, keyFiles, stdout, stderr)
+		if *since != "" {
+			fetchErr = errors.Join(fetchErr, freshness.Backfill(ctx, *raw, freshness.Sources, from, time.Now(), fetch.Options{Mirror: *mirror, Progress: stderr}, stdout))
+		}
+		if fetchErr != nil {
+			return fetchErr
 		}
 	}
 	stale, err := store.CleanStale()

@@ -1,8 +1,8 @@
 // Command citeq ingests the agencies' source files into gated snapshots and serves cited
 // aggregates over them (REST and MCP).
 //
-//	citeq ingest    [--fetch] [--mirror URL] --raw DIR --data DIR [--state DSN]
-//	citeq serve     --data DIR --addr HOST:PORT [--state DSN] [--operator-key FILE] [--allow-insecure-callbacks]
+//	citeq ingest    [--fetch [--since DATE]] [--mirror URL] --raw DIR --data DIR [--state DSN]
+//	citeq serve     --data DIR --addr HOST:PORT [--state DSN] [--operator-key FILE] [--allow-insecure-callbacks] [--sync --raw DIR]
 //	citeq snapshots --data DIR
 //	citeq keys      create|list|plan|revoke
 //	citeq query <path> [--filter k=v ...] [--group-by a,b] [--order-by METRIC] [--top N] [--metrics a,b] ... [--json]
@@ -20,10 +20,13 @@ import (
 const usageFormat = `citeq — cited aggregates over U.S. public data
 
 usage:
-  citeq ingest    [--fetch] [--mirror URL] [--raw DIR] [--data DIR] [--state DSN]
+  citeq ingest    [--fetch [--since YYYY[-MM]]] [--mirror URL] [--raw DIR] [--data DIR] [--state DSN]
+                  (--since: also the publishers' archives from that date on)
   citeq serve     [--data DIR] [--addr HOST:PORT] [--state DSN] [--trusted-proxy CIDR ...]
                   [--operator-key FILE]   (a key kept in FILE, not limited by the free quota)
                   [--allow-insecure-callbacks]   (local testing only: http and loopback callbacks)
+                  [--sync [--raw DIR] [--mirror URL] [--sync-every [ID=]DURATION] [--sync-only ID,...]
+                   [--sync-stale-after N]]   (check each source on its cadence, ingest and promote what changed)
   citeq snapshots [--data DIR]
   citeq keys create [--plan free|monthly|annual] [--owner NAME]   (prints the key once)
   citeq keys list | keys plan KEY_ID PLAN | keys revoke KEY_ID      ([--data DIR] [--state DSN])

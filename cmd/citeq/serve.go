@@ -36,6 +36,9 @@ func runServe(args []string, stdout io.Writer) error {
 	var proxies listFlag
 	fs.Var(&proxies, "trusted-proxy", "a proxy address or CIDR whose X-Forwarded-For names the client (repeatable; none by default)")
 	operatorKey := fs.String("operator-key", "", "keep the operator's key in this file (created with mode 0600 when absent or no longer live, printed once): its queries are not limited by the free quota of this server; citeq query, describe and verify send it by themselves to a server on this machine when it is var/operator.key (make run uses it)")
+	evidenceInFlight := fs.Int("evidence-in-flight", service.DefaultAggregateInFlight, "aggregate verifications (POST /v1/evidence/aggregate, verify_aggregate_v1) run at once; more are refused with 503 over_capacity and Retry-After")
+	var syncing syncFlags
+	syncing.register(fs)
 	warmRows := fs.Int("warm-rows", 16<<20, "after start and after each reload, decode in the background every queryable column of the snapshots with at most this many rows, newest first and up to three quarters of the tables' share of --memory-budget (0: none; the others decode a column when a query first needs it)")
 	budget := bytesize.Size(service.DefaultMemoryBudget)
 	fs.Var(&budget, "memory-budget", "the server's memory: half for decoded columns (least recently used dropped first), a sixteenth each for record pages and cached answers, and the Go heap's soft limit at seven eighths less 48 MiB unless GOMEMLIMIT is set; e.g. 512MiB, 4GiB; 0: no bound")
@@ -56,6 +59,11 @@ func runServe(args []string, stdout io.Writer) error {
 	}
 	log.Info().Str("memory_budget", bytesize.Size(plan.Total).String()).Str("tables", bytesize.Size(plan.Tables).String()).Str("pages", bytesize.Size(plan.Pages).String()).
 		Str("responses", bytesize.Size(plan.Responses).String()).Str("go_limit", goLimit).Msg("memory")
+	svc.SetLogger(log) // what only the operator can act on goes to the log, never to a client
+	if *evidenceInFlight < 1 {
+		return fmt.Errorf("serve: --evidence-in-flight must be at least 1, not %d", *evidenceInFlight)
+	}
+	svc.SetAggregateInFlight(*evidenceInFlight)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	store, err := state.Open(ctx, *stateDSN, *data)
@@ -80,7 +88,11 @@ func runServe(args []string, stdout io.Writer) error {
 		printOperatorKey(stdout, op)
 		log.Info().Str("key_id", op.Key.ID).Str("file", op.File).Bool("created", op.Created).Msg("operator key: not limited by the free quota")
 	}
-	handler, err := api.NewWith(svc, api.Config{Log: log, Gate: gate, Guard: guard, TrustedProxies: proxies})
+	loop, collectors, err := syncing.setup(svc, store, log)
+	if err != nil {
+		return err
+	}
+	handler, err := api.NewWith(svc, api.Config{Log: log, Gate: gate, Guard: guard, TrustedProxies: proxies, Metrics: collectors})
 	if err != nil {
 		return err
 	}
@@ -104,6 +116,16 @@ func runServe(args []string, stdout io.Writer) error {
 	reconcile()
 	worker := &webhooks.Worker{Store: store, Guard: guard, Log: &log}
 	go worker.Run(ctx)
+	loopDone := make(chan struct{})
+	if loop != nil {
+		log.Info().Int("sources", len(loop.Sources)).Str("raw", syncing.raw).Msg("sync: checking each source on its schedule")
+		go func() {
+			defer close(loopDone)
+			loop.Run(ctx)
+		}()
+	} else {
+		close(loopDone)
+	}
 	for _, s := range svc.SnapshotsServed() {
 		log.Info().Str("capability", s.Cap.ID).Str("as_of", s.Manifest.AsOf).Int("rows", s.Table.Rows).Msg("snapshot loaded")
 	}
@@ -164,6 +186,13 @@ func runServe(args []string, stdout io.Writer) error {
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	// An ingest the sync loop has begun ends before the process does, within the same grace
+	// (an ingest cut short is completed or cleaned by the next one).
+	select {
+	case <-loopDone:
+	case <-sctx.Done():
+		log.Warn().Msg("sync: an ingest was still running at shutdown; the next ingest completes or cleans what it left")
 	}
 	return nil
 }

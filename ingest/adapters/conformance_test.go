@@ -300,8 +300,27 @@ func checkCitedCells(t *testing.T, c *capability.Capability, data string, m *sna
 			for field := range b.Cells[ingest.CellKey{File: file, Sheet: sheet, Row: cit.Row}] {
 				fields[field] = true
 			}
+			colOf := map[string]int{}
 			for field := range fields {
-				col := ingest.CellColumn(b.Cells, file, sheet, cit.Row, field)
+				colOf[field] = ingest.CellColumn(b.Cells, file, sheet, cit.Row, field)
+			}
+			// A field whose column another field chooses (a wide sheet): the column recorded
+			// for that field's value on the row.
+			for _, f := range c.Fields {
+				if f.Cell == nil || f.Cell.ColumnBy == "" {
+					continue
+				}
+				by := r[li(f.Cell.ColumnBy)]
+				if by == nil {
+					continue
+				}
+				if col := ingest.CellColumnBy(b.Cells, file, sheet, fmt.Sprint(by), f.Name); col > 0 {
+					colOf[f.Name] = col
+				} else if r[li(f.Name)] != nil {
+					t.Fatalf("%s %s row %d, field %s: no column recorded for %s %v", file, sheet, cit.Row, f.Name, f.Cell.ColumnBy, by)
+				}
+			}
+			for field, col := range colOf {
 				lit := grid.Cell{}
 				if col <= len(ev.Cells) {
 					lit = grid.Cell{Value: ev.Cells[col-1].Value, Kind: kindOf(ev.Cells[col-1].Type)}
@@ -374,6 +393,26 @@ func kindOf(name string) grid.Kind {
 // number (thousands separators aside), dates as the cell's date; a null stands for a cell
 // that is blank or a publisher's mark, never for a number.
 func sameValue(f capability.Field, stored any, lit grid.Cell) string {
+	if f.Cell != nil && f.Cell.Format != "" {
+		// A cell in a format of its own, read by the reader ingest and the evidence share.
+		v, supp, _, _, err := kit.ListCell(lit.Value)
+		if err != nil {
+			return fmt.Sprintf("%v, but the cell %q does not read: %v", stored, lit.Value, err)
+		}
+		if f.Cell.Format == capability.FormatListCellWithheld {
+			v = 0.0
+			if supp != nil {
+				v = 1.0
+			}
+		}
+		if x, ok := stored.(int64); ok {
+			stored = float64(x)
+		}
+		if v != stored {
+			return fmt.Sprintf("%v, but the cell %q reads %v", stored, lit.Value, v)
+		}
+		return ""
+	}
 	text := strings.TrimSpace(lit.Value)
 	if stored == nil {
 		if f.Type == capability.Number || f.Type == capability.Integer {

@@ -329,7 +329,7 @@ func (st *c30Build) readWorkbook(f *ingest.File) (*snapshots.Source, error) {
 				Set("year", t.Year()).
 				SetCell("period_label", 1, label).
 				Set("mark", mark).
-				Set("value_musd", v).
+				SetCell("value_musd", c.col, v).
 				Set("unit", c30Unit).
 				Key(c.sector + ":" + c.path + ":" + period)
 			values++

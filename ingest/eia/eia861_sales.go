@@ -204,16 +204,18 @@ func (RetailSales) Build(p ingest.Plan) (*ingest.Build, error) {
 			}
 			integer("utility_number", utilCol)
 			text("utility_name", "Utility Name")
-			part := text("part", "Part")
+			text("part", "Part")
 			text("service_type", "Service Type")
 			v := kit.Text(sh.Cell(r, dataTypeCol))
 			row.SetCell("data_type", dataTypeCol, v)
 			text("state", "State")
-			own := text("ownership", "Ownership")
+			text("ownership", "Ownership")
 			text("ba_code", "BA Code")
 			row.Set("sheet_name", ss.name).Set("region_scope", ss.scope)
-			countedSales := part != "C"
-			countedCust := countedSales && own != "Behind the Meter"
+			// The definition's rules (which the aggregate evidence applies to the same cells).
+			textOf := func(field string) string { s, _ := row.Get(field).(string); return s }
+			countedSales := capability.RetailSalesNotCounted.Keeps(textOf)
+			countedCust := capability.RetailCustomersNotCounted.Keeps(textOf)
 			row.Set("counted_in_sales_totals", countedSales).Set("counted_in_customer_totals", countedCust)
 			sectorSales := 0.0
 			sectorOK := true

@@ -202,6 +202,11 @@ func (pg page5) receipts(rows *ingest.Rows, data *ingest.File, name string, year
 	out := &page5Read{}
 	bad := &out.bad
 	parsedQ := 0.0
+	cellRule := func(field string) *capability.CellRule {
+		f, _ := capability.PowerFuelCost.Field(field)
+		return f.Cell
+	}
+	heatRule, costRule := cellRule("mmbtu"), cellRule("delivered_cost_usd")
 	for r := pg.hr + 1; r <= sh.NumRows(); r++ {
 		if !isReceipt(sh.Cell(r, col("Plant Id"))) {
 			continue
@@ -284,12 +289,13 @@ func (pg page5) receipts(rows *ingest.Rows, data *ingest.File, name string, year
 				bad.Add("%s!%s%d FUEL_GROUP: %q has no known quantity unit", sh.Name, grid.ColumnName(col("FUEL_GROUP")), r, g)
 			}
 		}
+		// By the definition's rules, which the aggregate evidence applies to the same cells.
 		qf, qok := q.(float64)
 		hf, hok := heat.(float64)
 		if qok && hok {
-			row.Set("mmbtu", qf*hf)
+			row.Set("mmbtu", heatRule.Multiply(qf, hf))
 			if cf, ok := cost.(float64); ok {
-				row.Set("mmbtu_with_cost", qf*hf).Set("delivered_cost_usd", qf*hf*cf/100)
+				row.Set("mmbtu_with_cost", heatRule.Multiply(qf, hf)).Set("delivered_cost_usd", costRule.Multiply(qf, hf, cf))
 			}
 		}
 		if qok {

@@ -124,8 +124,8 @@ func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, 
 			if price != nil {
 				s.observations++
 			}
-			// Each series is its own column, so each is read into the row under its own
-			// sheet key: the cell map is per file and sheet, and the price column differs.
+			// Each series is its own column: the price's column is recorded by series id
+			// (the definition's ColumnBy), so each fact row re-reads its own cell.
 			rows.Add(ingest.Lineage{SourceID: f.SourceID, File: ngStatesFile, Sheet: ngDataSheet, Row: r, SHA256: f.SHA256}).
 				Set("atom", ngStatesAtom).
 				Set("series_id", s.id).
@@ -136,7 +136,7 @@ func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, 
 				Set("period", period).
 				Set("year", d.Year()).
 				Set("month", period).
-				Set("price", price).
+				SetCell("price", s.col, price).
 				Set("unit", s.unit).
 				Set("release_date", release).
 				Key(s.id + ":" + period)

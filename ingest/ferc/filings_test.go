@@ -137,8 +137,17 @@ func TestRealFilings(t *testing.T) {
 				Citation json.RawMessage `json:"citation"`
 			} `json:"records"`
 		}
-		if err := json.Unmarshal(query(t, `{"include_records":true,"limit":5000}`), &r); err != nil {
-			t.Fatal(err)
+		// Every record, page after page (the records page by size).
+		for _, page := range testenv.Pages(t, `{"include_records":true,"limit":5000}`, func(params string) []byte { return query(t, params) }) {
+			var p struct {
+				Records []struct {
+					Citation json.RawMessage `json:"citation"`
+				} `json:"records"`
+			}
+			if err := json.Unmarshal(page, &p); err != nil {
+				t.Fatal(err)
+			}
+			r.Records = append(r.Records, p.Records...)
 		}
 		if len(r.Records) != o.Rows {
 			t.Fatalf("%d records, the snapshot has %d rows", len(r.Records), o.Rows)

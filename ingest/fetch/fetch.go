@@ -64,6 +64,10 @@ type Source struct {
 	// Listing reads the pages of a LISTING source (Kind LISTING only): Dest is where its
 	// first page is stored.
 	Listing *Listing
+	// Published, when set, is the date the publisher's listing gives this version of the
+	// file: a destination downloaded from that version (its modification time is that date)
+	// is not asked for again, and a download takes it as its modification time.
+	Published time.Time
 }
 
 // DefaultMaxBytes is the size cap used when Options.MaxBytes is zero or
@@ -107,6 +111,11 @@ type Options struct {
 	// MaxBytes caps the size of a download (and of an extracted zip
 	// member); zero or negative means DefaultMaxBytes.
 	MaxBytes int64
+	// Validators, when set, make the request conditional (If-None-Match,
+	// If-Modified-Since) if the destination exists: a 304 answer leaves it as
+	// it is, with Status StatusNotModified (conditional.go). A listing's pages
+	// and the files they name are asked unconditionally.
+	Validators Validators
 }
 
 // Status values reported in Result.Status.
@@ -124,6 +133,9 @@ type Result struct {
 	Status string // StatusDownloaded or StatusUnchanged
 	// Files are the results of the files a LISTING source's pages name.
 	Files []Result
+	// Validators are the version of the file the server named (ETag,
+	// Last-Modified), to send back with the next request for it.
+	Validators Validators
 }
 
 // ErrRefused is matched (with errors.Is) by every error that refuses a
@@ -178,6 +190,7 @@ func Fetch(ctx context.Context, rawDir string, src Source, opt Options) (Result,
 		return res, fmt.Errorf("fetch %s: %w", name, err)
 	}
 	if src.Kind == LISTING {
+		opt.Validators = Validators{}
 		return fetchListing(ctx, rawDir, src, opt)
 	}
 	u, err := resolveURL(src.URL, opt.Mirror)
@@ -197,15 +210,26 @@ func Fetch(ctx context.Context, rawDir string, src Source, opt Options) (Result,
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
+	if samePublished(dest, src.Published) {
+		return notModified(res, Validators{})
+	}
 
 	var tmp string
+	var x *exchange
 	if pu, _ := url.Parse(u); pu != nil && pu.Scheme == "ftp" {
 		tmp, err = downloadFTP(ctx, pu, dir, src, opt, maxBytes)
 	} else {
+		opt, x = watch(opt, dest, opt.Validators)
 		tmp, err = download(ctx, u, dir, src, opt, maxBytes)
 	}
 	if tmp != "" {
 		defer os.Remove(tmp) // a no-op once renamed
+	}
+	if x != nil {
+		if v, unchanged, _ := x.result(); unchanged {
+			return notModified(res, v)
+		}
+		res.Validators, _, _ = x.result()
 	}
 	if err != nil {
 		return res, fmt.Errorf("fetch %s: %w", name, err)
@@ -240,7 +264,7 @@ func Fetch(ctx context.Context, rawDir string, src Source, opt Options) (Result,
 		syncDir(dir)
 		res.Status = StatusDownloaded
 	}
-	return res, nil
+	return res, markPublished(dest, src.Published)
 }
 
 // replace renames tmp, of size bytes with SHA-256 sum, over dest, unless dest already holds

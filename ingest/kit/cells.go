@@ -196,3 +196,44 @@ func FirstNote(sh *grid.Sheet, from int) int {
 	}
 	return sh.NumRows() + 1
 }
+
+// listCellPattern is a Python-list cell, "['<value>', '<flag>']".
+var listCellPattern = regexp.MustCompile(`^\['([^']*)', '([^']*)'\]$`)
+
+// ListBlankMark is what the NCSES tables' CSV conversion writes in an empty slot of a list cell.
+const ListBlankMark = "&nbsp;"
+
+// ListCell reads a cell in capability.FormatListCell, as the third-party CSV conversion of the
+// NCSES tables writes one: a Python-list string "['<value>', '<flag>']" or a plain number. It
+// returns the value (nil when withheld or blank), the suppression mark ("D" when withheld,
+// else nil), the flag ("revised", "imputed", else nil) and whether the cell is blank. The
+// adapter and the aggregate evidence both read such cells with it.
+func ListCell(s string) (v any, suppression, flag any, blank bool, err error) {
+	s = strings.TrimSpace(s)
+	val, fl := s, ""
+	if m := listCellPattern.FindStringSubmatch(s); m != nil {
+		val, fl = strings.TrimSpace(m[1]), strings.TrimSpace(m[2])
+	} else if strings.HasPrefix(s, "[") {
+		return nil, nil, nil, false, fmt.Errorf("%q is not a ['value', 'flag'] cell", s)
+	}
+	switch fl {
+	case "", ListBlankMark:
+	case "r":
+		flag = "revised"
+	case "i":
+		flag = "imputed"
+	default:
+		return nil, nil, nil, false, fmt.Errorf("%q: unknown flag %q", s, fl)
+	}
+	switch val {
+	case "", ListBlankMark:
+		return nil, nil, flag, true, nil
+	case "D":
+		return nil, "D", flag, false, nil
+	}
+	f, err := strconv.ParseFloat(strings.ReplaceAll(val, ",", ""), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, nil, nil, false, fmt.Errorf("%q is not a number", s)
+	}
+	return f, nil, flag, false, nil
+}

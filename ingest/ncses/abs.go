@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"html"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -29,9 +28,7 @@ const (
 	// officialURL is the NCSES address of the survey's data the tables were converted from.
 	officialURL = "https://ncses.nsf.gov/surveys/annual-business-survey"
 	// copyURL is where the converted CSVs were taken from (the table id completes it).
-	copyURL = "https://github.com/bq-org/ncses_stats_explorer_placeholder/blob/1f879ab65ed260668840db406611ddc10e8455bc/output/tables/%s/data.csv"
-	// blankMark is what the conversion writes in an empty slot.
-	blankMark  = "&nbsp;"
+	copyURL    = "https://github.com/bq-org/ncses_stats_explorer_placeholder/blob/1f879ab65ed260668840db406611ddc10e8455bc/output/tables/%s/data.csv"
 	noDataAsOf = "1900-01-01"
 )
 
@@ -171,41 +168,6 @@ func layout(t absTable, h *kit.Header) ([]column, []string) {
 	return cols, problems
 }
 
-var listCell = regexp.MustCompile(`^\['([^']*)', '([^']*)'\]$`)
-
-// cellValue reads one value cell: a Python-list string "['<value>', '<flag>']" or a plain
-// number. It returns the value (nil when withheld or blank), the suppression mark, the flag
-// and whether the cell is blank.
-func cellValue(s string) (v any, suppression, flag any, blank bool, err error) {
-	s = strings.TrimSpace(s)
-	val, fl := s, ""
-	if m := listCell.FindStringSubmatch(s); m != nil {
-		val, fl = strings.TrimSpace(m[1]), strings.TrimSpace(m[2])
-	} else if strings.HasPrefix(s, "[") {
-		return nil, nil, nil, false, fmt.Errorf("%q is not a ['value', 'flag'] cell", s)
-	}
-	switch fl {
-	case "", blankMark:
-	case "r":
-		flag = "revised"
-	case "i":
-		flag = "imputed"
-	default:
-		return nil, nil, nil, false, fmt.Errorf("%q: unknown flag %q", s, fl)
-	}
-	switch val {
-	case "", blankMark:
-		return nil, nil, flag, true, nil
-	case "D":
-		return nil, "D", flag, false, nil
-	}
-	f, err := strconv.ParseFloat(strings.ReplaceAll(val, ",", ""), 64)
-	if err != nil {
-		return nil, nil, nil, false, fmt.Errorf("%q is not a number", s)
-	}
-	return f, nil, flag, false, nil
-}
-
 // readTable reads one converted table; it returns its source (nil when its header is not
 // the table's, which the headers gate reports).
 func (st *absBuild) readTable(f *ingest.File) (*snapshots.Source, error) {
@@ -248,7 +210,7 @@ func (st *absBuild) readTable(f *ingest.File) (*snapshots.Source, error) {
 		}
 		var vals []parsed
 		for _, c := range cols {
-			v, supp, flag, blank, err := cellValue(sh.Cell(r, c.col).Value)
+			v, supp, flag, blank, err := kit.ListCell(sh.Cell(r, c.col).Value)
 			if err != nil {
 				st.bad.Add("%s line %d column %s: %v", name, r, c.header, err)
 				continue
@@ -307,9 +269,9 @@ func (st *absBuild) readTable(f *ingest.File) (*snapshots.Source, error) {
 				Set("response", response).
 				Set("measure", c.measure).
 				Set("unit", c.unit).
-				Set("value", pv.v).
+				SetCell("value", c.col, pv.v).
 				Set("suppression", pv.supp).
-				Set("withheld", withheld).
+				SetCell("withheld", c.col, withheld).
 				Set("flag", pv.flag).
 				Key(t.id + ":" + rowID + ":" + c.header)
 			cells++

@@ -1,14 +1,25 @@
-// Connects to a running citeq server's MCP endpoint with the official TypeScript SDK, and for
+// Connects to a running citeq server's MCP endpoint with an official TypeScript SDK, and for
 // each verb compares the tool result with the REST response for the same request: the text
 // content and the serialized structured content must equal the REST body byte for byte.
-// Usage: node check.mjs http://127.0.0.1:PORT
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-
+// Revision 2025-11-25 is checked with @modelcontextprotocol/sdk (v1), 2026-07-28 with
+// @modelcontextprotocol/client (v2: server/discover, stateless requests, subscriptions/listen).
+// Usage: node check.mjs BASE_URL 2025-11-25|2026-07-28 [API_KEY]
 const base = process.argv[2];
+const revision = process.argv[3] ?? "2025-11-25";
+const key = process.argv[4] ?? "";
 if (!base) {
-  console.error("usage: node check.mjs BASE_URL");
+  console.error("usage: node check.mjs BASE_URL 2025-11-25|2026-07-28 [API_KEY]");
   process.exit(2);
+}
+const auth = key ? { Authorization: `Bearer ${key}` } : {};
+let Client, StreamableHTTPClientTransport, clientOptions;
+if (revision === "2026-07-28") {
+  ({ Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client"));
+  clientOptions = { versionNegotiation: { mode: { pin: "2026-07-28" } } };
+} else {
+  ({ Client } = await import("@modelcontextprotocol/sdk/client/index.js"));
+  ({ StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js"));
+  clientOptions = {};
 }
 
 let passed = 0;
@@ -16,15 +27,15 @@ let failed = 0;
 function check(name, ok, detail) {
   if (ok) {
     passed++;
-    console.log(`ok   ${name}`);
+    console.log(`ok   ${revision} ${name}`);
   } else {
     failed++;
-    console.log(`FAIL ${name}: ${detail ?? ""}`);
+    console.log(`FAIL ${revision} ${name}: ${detail ?? ""}`);
   }
 }
 
 async function rest(method, path, body) {
-  const res = await fetch(base + path, { method, body: method === "POST" ? body : undefined });
+  const res = await fetch(base + path, { method, headers: auth, body: method === "POST" ? body : undefined });
   return { status: res.status, text: await res.text() };
 }
 
@@ -36,13 +47,16 @@ function compare(name, result, restBody, wantError) {
   check(`${name}: structured content == REST body`, structured === restBody, `${structured?.slice(0, 200)} vs ${restBody.slice(0, 200)}`);
 }
 
-const client = new Client({ name: "citeq-tscheck", version: "v1" });
-await client.connect(new StreamableHTTPClientTransport(new URL(base + "/mcp")));
+const client = new Client({ name: "citeq-tscheck", version: "v1" }, clientOptions);
+await client.connect(new StreamableHTTPClientTransport(new URL(base + "/mcp"), { requestInit: { headers: auth } }));
+check(`negotiated ${revision}`, (client.getNegotiatedProtocolVersion?.() ?? client.transport?.protocolVersion) === revision,
+  client.getNegotiatedProtocolVersion?.());
 
 const listed = await client.listTools();
 const tools = listed.tools.map((t) => t.name);
 for (const want of ["list_capabilities_v1", "describe_power_capacity_v1", "query_power_capacity_v1",
-  "describe_natural_gas_prices_v1", "query_natural_gas_prices_v1", "get_source_evidence_v1", "verify_aggregate_v1"]) {
+  "describe_natural_gas_prices_v1", "query_natural_gas_prices_v1", "get_source_evidence_v1", "verify_aggregate_v1",
+  "describe_capability_v1", "query_capability_v1"]) {
   check(`tool ${want} listed`, tools.includes(want), tools.join(","));
 }
 // One page, in name order; every tool read-only, idempotent, closed-world, with an output schema.
@@ -70,10 +84,14 @@ const calls = [
     { as_of: "2024-12-31", group_by: ["settlement_point"], order_by: "median_price", top_n: 3 }],
   ["query queue compare_as_of", "query_power_interconnection_queue_caiso_v1", "POST", "/v1/power/interconnection-queue-caiso/query",
     { as_of: "2025-08-11", compare_as_of: "2025-01-23", group_by: ["status"] }],
+  ["generic query", "query_capability_v1", "POST", "/v1/power/capacity/query",
+    { capability: "power.capacity", filters: { lifecycle: "operating" }, group_by: ["state"], order_by: "nameplate_mw", top_n: 6 }],
+  ["generic describe", "describe_capability_v1", "GET", "/v1/natural-gas/prices/schema", { capability: "natural_gas.prices", full: true }],
 ];
 let grouped, median;
 for (const [name, tool, method, path, args] of calls) {
-  const r = await rest(method, path, JSON.stringify(args));
+  const { capability: _, ...params } = args;
+  const r = await rest(method, path, JSON.stringify(tool === "query_capability_v1" ? params : args));
   const result = await client.callTool({ name: tool, arguments: args });
   compare(name, result, r.text, r.status !== 200);
   if (name === "query grouped top_n") grouped = JSON.parse(r.text);
@@ -144,6 +162,49 @@ for (const [tool, args] of [["describe_power_capacity_v1", { full: "yes" }], ["q
   const result = await client.callTool({ name: "verify_aggregate_v1", arguments: args });
   compare(`verify_aggregate_v1 median ${ref}`, result, r.text, r.status !== 200);
   check(`verify_aggregate_v1 median ${ref}: equal`, result.structuredContent?.equal === true, JSON.stringify(result.structuredContent).slice(0, 300));
+}
+
+// Snapshots, schemas, values and evidence as resources; completion of their templates.
+{
+  const res = await client.listResources();
+  const uris = res.resources.map((r) => r.uri);
+  check("resources: snapshots listed", uris.includes("citeq://power.capacity/2016-05-31"), uris.slice(0, 5).join(","));
+  const tmpls = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+  check("resource templates", tmpls.includes("citeq://{capability}/{as_of}/schema") && tmpls.includes("citeq://evidence/{raw_file_sha256}/{source_file}/{sheet}/{source_row}"), tmpls.join(" "));
+  const schema = await client.readResource({ uri: "citeq://power.capacity/latest/schema" });
+  check("schema resource == REST /schema", schema.contents[0].text === (await rest("GET", "/v1/power/capacity/schema")).text);
+  const result = await client.callTool({ name: "query_power_capacity_v1", arguments: { group_by: ["lifecycle"] } });
+  const link = result.content.find((c) => c.type === "resource_link");
+  check("answer links evidence", link?.uri?.startsWith("citeq://evidence/"), JSON.stringify(result.content.slice(1, 2)));
+  if (link) {
+    const ev = await client.readResource({ uri: link.uri });
+    check("evidence resource verified", JSON.parse(ev.contents[0].text).verified === true, ev.contents[0].text.slice(0, 200));
+  }
+  const complete = async (arg, value, args) => (await client.complete({ ref: { type: "ref/resource", uri: "citeq://{capability}/{as_of}/values/{field}/{value}" },
+    argument: { name: arg, value }, context: { arguments: args } })).completion.values;
+  check("complete capability", (await complete("capability", "power.cap", {})).includes("power.capacity"));
+  check("complete as_of", (await complete("as_of", "20", { capability: "power.capacity" })).includes("2016-05-31"));
+  check("complete codebook value", (await complete("value", "BI", { capability: "power.capacity", as_of: "latest", field: "energy_source_code" })).includes("BIT"));
+}
+
+// A comparison over the page budget pages with a cursor, over MCP as over REST.
+{
+  const args = { as_of: "2025-05-09", compare_as_of: "2025-01-17" };
+  const first = await client.callTool({ name: "query_power_interconnection_queue_v1", arguments: args });
+  const next = first.structuredContent?.summary?.next_cursor;
+  check("comparison pages", typeof next === "string" && first.content[0].text.length < 200000, `${first.content[0].text.length} characters`);
+  const second = await client.callTool({ name: "query_power_interconnection_queue_v1", arguments: { ...args, cursor: next } });
+  const r = await rest("POST", "/v1/power/interconnection-queue/query", JSON.stringify({ ...args, cursor: next }));
+  compare("second page", second, r.text, false);
+}
+
+if (revision === "2026-07-28") {
+  const d = await client.discover();
+  check("server/discover: both revisions", d.supportedVersions?.includes("2026-07-28") && d.supportedVersions?.includes("2025-11-25"), JSON.stringify(d.supportedVersions));
+  check("server/discover: ttlMs and cacheScope", d.ttlMs > 0 && typeof d.cacheScope === "string", `${d.ttlMs} ${d.cacheScope}`);
+  const sub = await client.listen({ resourcesListChanged: true, toolsListChanged: true });
+  check("subscriptions/listen acknowledged", sub.honoredFilter?.resourcesListChanged === true && sub.honoredFilter?.toolsListChanged === true, JSON.stringify(sub.honoredFilter));
+  await sub.close();
 }
 
 await client.close();

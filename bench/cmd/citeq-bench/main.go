@@ -10,13 +10,15 @@
 //	            [--scale-caps ID,PREFIX*] [--seed S] [--cache DIR] [--out FILE]
 //	citeq-bench synth --data DIR --capability ID --rows N [--seed S] [--cache DIR] [--workers W]
 //	citeq-bench duckdb-job --data DIR --capability ID [--parquet FILE] [--table] [--runs N] [--duckdb-… ]
+//	citeq-bench aggregate-evidence [--data DIR] [--capability ID] [--metric M] [--rows N] [--parallel N] [--in-flight N,N] [--excludes N]
 //	citeq-bench answers --data DIR [--raw DIR] [--out FILE] [--against FILE] [--bodies DIR]
 //
 // The second form only generates (or finds) one scale-up; the first runs it in a child
 // process for every missing scale, so the generator's memory never counts against the
 // measurements. The third prints the job the benchmark gives bench/duckdb for one
 // capability's question set, to run DuckDB's side alone (citeq-bench duckdb-job … |
-// bench/.cache/duckdb-bench). The fourth writes the answers dump (answers.go): a line per
+// bench/.cache/duckdb-bench). The fourth measures the aggregate evidence under load
+// (aggregate.go). The fifth writes the answers dump (answers.go): a line per
 // answer of every served snapshot to the questions a change must leave byte for byte as
 // they were, compared with an earlier dump by --against.
 package main
@@ -61,6 +63,8 @@ func main() {
 		err = runSynth(os.Args[2:])
 	case len(os.Args) > 1 && os.Args[1] == "duckdb-job":
 		err = runDuckDBJob(os.Args[2:])
+	case len(os.Args) > 1 && os.Args[1] == "aggregate-evidence":
+		err = runAggregateEvidence(os.Args[2:])
 	case len(os.Args) > 1 && os.Args[1] == "answers":
 		err = runAnswers(os.Args[2:])
 	default:
@@ -147,18 +151,11 @@ func runBench(args []string) error {
 		}
 	}
 
-	dataDir := *data
-	if dataDir == "" {
-		tmp, err := os.MkdirTemp("", "citeq-bench-data-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dataDir = tmp
-	}
-	if err := ensureIngested(*raw, dataDir); err != nil {
+	dataDir, cleanup, err := ingestedData(*raw, *data)
+	if err != nil {
 		return err
 	}
+	defer cleanup()
 	datasets, err := realDatasets(dataDir)
 	if err != nil {
 		return err
@@ -379,6 +376,23 @@ func allQueries(datasets []*Dataset) []Query {
 		}
 	}
 	return out
+}
+
+// ingestedData returns the data directory data (a temporary one when empty, which cleanup
+// removes) with the raw files ingested into it unless its catalog already promotes a snapshot.
+func ingestedData(raw, data string) (dir string, cleanup func(), err error) {
+	dir, cleanup = data, func() {}
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "citeq-bench-data-"); err != nil {
+			return "", nil, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+	}
+	if err := ensureIngested(raw, dir); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return dir, cleanup, nil
 }
 
 // ensureIngested makes dataDir serve the real snapshots: a directory whose catalog already

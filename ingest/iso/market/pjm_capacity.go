@@ -470,17 +470,8 @@ func decimals(x float64) int {
 func (pb *pjmBuild) finish(p ingest.Plan, asOf string) (*ingest.Build, error) {
 	c := capability.PowerCapacityMarketPJM
 	rows := ingest.NewRows(c)
-	// A sheet whose values all lie in one column records it (SetCell); a sheet whose values
-	// come from several columns (the LDA matrix, the 2021/2022 Summary) cites each value's
-	// column in source_column instead.
-	cols := map[ingest.CellKey]map[int]bool{}
-	for _, a := range pb.atoms {
-		k := ingest.CellKey{File: filepath.Base(a.file.Path), Sheet: a.sheet}
-		if cols[k] == nil {
-			cols[k] = map[int]bool{}
-		}
-		cols[k][a.col] = true
-	}
+	// Each value's column is cited in source_column, which the definition declares chooses
+	// it (the LDA matrix and the 2021/2022 Summary hold values in several columns).
 	for _, a := range pb.atoms {
 		name := filepath.Base(a.file.Path)
 		code := ldaCode(a.ldaPublished)
@@ -489,7 +480,7 @@ func (pb *pjmBuild) finish(p ingest.Plan, asOf string) (*ingest.Build, error) {
 			parent = l.Parent
 		}
 		dy := fmt.Sprintf("%d/%d", a.dyStart, a.dyStart+1)
-		r := rows.Add(ingest.Lineage{SourceID: a.file.SourceID, File: name, Sheet: a.sheet, Row: a.row, SHA256: a.file.SHA256}).
+		rows.Add(ingest.Lineage{SourceID: a.file.SourceID, File: name, Sheet: a.sheet, Row: a.row, SHA256: a.file.SHA256}).
 			Set("atom_type", a.atomType).
 			Set("delivery_year", dy).
 			Set("delivery_year_start", a.dyStart).
@@ -503,12 +494,8 @@ func (pb *pjmBuild) finish(p ingest.Plan, asOf string) (*ingest.Build, error) {
 			SetCell("row_label", 1, a.rowLabel).
 			Set("column_label", kit.Squash(a.columnLabel)).
 			Set("source_column", grid.ColumnName(a.col)).
+			SetCell("value", a.col, a.value).
 			Key(strings.Join([]string{a.atomType, dy, code, a.doc}, "|"))
-		if len(cols[ingest.CellKey{File: name, Sheet: a.sheet}]) == 1 {
-			r.SetCell("value", a.col, a.value)
-		} else {
-			r.Set("value", a.value)
-		}
 	}
 	facts, err := rows.Finish(asOf)
 	if err != nil {

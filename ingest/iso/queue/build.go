@@ -82,6 +82,12 @@ func (a Adapter) Build(p ingest.Plan) (*ingest.Build, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The marks each file's cells were read as blank with, for the aggregate evidence.
+	for i := range bd.sources {
+		if fop := op.forFile(bd.sources[i].File); fop != nil {
+			bd.sources[i].BlankMarks = fop.Blank
+		}
+	}
 	b := &ingest.Build{AsOf: asOf, Rows: facts, Cells: bd.rows.Cells(), Sources: bd.sources, Ranges: map[string]snapshots.Range{
 		"requested_mw": {Min: -10000, Max: 100000}, "requested_mw_summer": {Min: -10000, Max: 100000},
 		"requested_mw_winter": {Min: -10000, Max: 100000}, "requested_mw_net": {Min: -10000, Max: 100000},

@@ -670,6 +670,23 @@ func (c *Column) Lookup(v string) int32 {
 	return -1
 }
 
+// Valid reports whether row i of the column is not null.
+func (c *Column) Valid(i int) bool {
+	switch c.Kind {
+	case Dict:
+		return c.Codes[i] >= 0
+	case Float:
+		return c.Floats.IsValid(i)
+	case Int:
+		return c.Ints.IsValid(i)
+	case Str:
+		return c.Strs.IsValid(i)
+	case Bool:
+		return c.Bools.IsValid(i)
+	}
+	return false
+}
+
 // NullN is the number of null rows of the column.
 func (c *Column) NullN() int {
 	switch c.Kind {

@@ -706,7 +706,11 @@ func measureDuckDB(bin string, ds *Dataset, run *citeqRun, warmup, runs int, tab
 			if a.Rows == nil && !q.Records {
 				continue
 			}
-			if err := compareRows(a.Rows, da.Rows, q.Ordered()); err != nil {
+			want := da.Rows
+			if a.Paged && len(a.Rows) > 0 && len(a.Rows) < len(want) {
+				want = want[:len(a.Rows)] // a page of records cut at its bytes: the first of them
+			}
+			if err := compareRows(a.Rows, want, q.Ordered()); err != nil {
 				return nil, fmt.Errorf("%s on %s: citeq %s and DuckDB disagree: %w", q.Name, ds.Name, sys, err)
 			}
 			checked++

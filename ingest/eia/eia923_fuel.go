@@ -65,7 +65,7 @@ func (FuelCost) Plan(files *ingest.Finder) ([]ingest.Plan, error) {
 	var plans []ingest.Plan
 	for _, p := range ps {
 		m := eia923File.FindStringSubmatch(filepath.Base(p))
-		plans = append(plans, ingest.Plan{AsOfHint: monthEndOf(m[2], m[1]), Files: []ingest.File{{Path: p, SourceID: "eia923", Publisher: Publisher, Role: ingest.RoleData,
+		plans = append(plans, ingest.Plan{AsOfHint: monthEndOf(m[2], m[1]), Document: "EIA923_Schedules_2_3_4_5_" + m[2], Files: []ingest.File{{Path: p, SourceID: "eia923", Publisher: Publisher, Role: ingest.RoleData,
 			URL: fmt.Sprintf("https://www.eia.gov/electricity/data/eia923/xls/f923_%s.zip (zip member %s)", m[2], filepath.Base(p))}}})
 	}
 	return plans, nil

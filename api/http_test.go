@@ -139,4 +139,14 @@ func TestMetricsScrape(t *testing.T) {
 	if v := find("citeq_snapshots_served", nil); v != float64(promoted) || promoted < 2 {
 		t.Errorf("snapshots served = %v, %d promoted", v, promoted)
 	}
+	// The query decoded power.capacity's columns, charged to the tables' memory budget.
+	if v := find("citeq_tables_memory_bytes", nil); v <= 0 {
+		t.Errorf("tables memory = %v", v)
+	}
+	if v := find("citeq_tables_loads_total", nil); v <= 0 {
+		t.Errorf("tables loads = %v", v)
+	}
+	if v := find("citeq_tables_memory_limit_bytes", nil); v < 0 {
+		t.Errorf("tables memory limit = %v", v)
+	}
 }

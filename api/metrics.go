@@ -44,7 +44,7 @@ func newMetrics(svc *service.Service, extra ...prometheus.Collector) *metrics {
 	snapshots := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "citeq_snapshots_served", Help: "Number of promoted snapshots being served.",
 	}, func() float64 { return float64(len(svc.SnapshotsServed())) })
-	m.reg.MustRegister(m.requests, m.latency, m.errors, m.toolCalls, snapshots, &snapshotCollector{svc: svc},
+	m.reg.MustRegister(m.requests, m.latency, m.errors, m.toolCalls, snapshots, &snapshotCollector{svc: svc}, memoryCollector{},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.reg.MustRegister(extra...)
 	return m

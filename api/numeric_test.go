@@ -21,6 +21,7 @@ func numericCap() *capability.Capability {
 	return &capability.Capability{
 		ID: "testonly.numeric", Path: "testonly/numeric", Title: "numeric test", Description: "integer and number measures that also group",
 		Grain: "one row", Cadence: capability.Annual, Publisher: "test", AsOfRule: "fixed",
+		Documents:  capability.Documents{Relation: capability.Restate, Document: "one synthetic table"},
 		NaturalKey: []string{"row_id"},
 		Fields: []capability.Field{
 			{Name: "row_id", Type: capability.Integer, Description: "row id"},

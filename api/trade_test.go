@@ -62,8 +62,8 @@ func TestTradeEvidence(t *testing.T) {
 		{capability.AIInfrastructureTrade, `{"as_of":"2026-05-31","group_by":["commodity"],"include_records":true,"limit":60}`, "usatradeonline_imports_hs4_china_2024-01_2026-03.csv", false},
 		{capability.AIInfrastructureTrade, `{"as_of":"2026-05-31","filters":{"commodity":"8542","year":2024},"group_by":["period"],"order_by":"general_imports_usd","top_n":4}`, "usatradeonline_imports_hs4_china_2024-01_2026-03.csv", false},
 		{capability.AIInfrastructureEquipmentTrade, `{"as_of":"2026-05-31","group_by":["year"],"include_records":true,"limit":30}`, "usatradeonline_imports_hs4_china_2024-01_2026-03.csv", false},
-		{capability.AIInfrastructureTrade, `{"as_of":"2026-06-01","group_by":["country_kind","period"],"include_records":true,"limit":200}`, "census_api_imports_hs854232_gen_val_mo_by_country_2026-04_2026-06_EXCERPT.csv", true},
-		{capability.AIInfrastructureTrade, `{"as_of":"2026-06-01","filters":{"country_kind":"country"},"group_by":["country_name"],"order_by":"general_imports_usd","top_n":5}`, "census_api_imports_hs854232_gen_val_mo_by_country_2026-04_2026-06_EXCERPT.csv", true},
+		{capability.AIInfrastructureTrade, `{"as_of":"2026-06-01","filters":{"source_form":"api_excerpt"},"group_by":["country_kind","period"],"include_records":true,"limit":200}`, "census_api_imports_hs854232_gen_val_mo_by_country_2026-04_2026-06_EXCERPT.csv", true},
+		{capability.AIInfrastructureTrade, `{"as_of":"2026-06-01","filters":{"source_form":"api_excerpt","country_kind":"country"},"group_by":["country_name"],"order_by":"general_imports_usd","top_n":5}`, "census_api_imports_hs854232_gen_val_mo_by_country_2026-04_2026-06_EXCERPT.csv", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.cap.ID+" "+tc.params, func(t *testing.T) {
@@ -148,12 +148,14 @@ func trimFloat(f float64) string {
 // schema says the fields are not published.
 func TestTradeQuantitiesNotPublished(t *testing.T) {
 	srv := newServer(t, tradeData(t, census.ChipTrade(), census.EquipmentTrade()))
-	for _, tc := range []struct{ path, asOf string }{
-		{"ai-infrastructure/equipment-trade", "2026-05-31"},
-		{"ai-infrastructure/trade", "2026-05-31"},
-		{"ai-infrastructure/trade", "2026-06-01"},
+	// Each form is asked of the snapshot of its own date (a later snapshot holds the earlier
+	// document too: the documents complement each other).
+	for _, tc := range []struct{ path, asOf, form string }{
+		{"ai-infrastructure/equipment-trade", "2026-05-31", "usa_trade_online_export"},
+		{"ai-infrastructure/trade", "2026-05-31", "usa_trade_online_export"},
+		{"ai-infrastructure/trade", "2026-06-01", "api_excerpt"},
 	} {
-		status, body := post(t, srv, "/v1/"+tc.path+"/query", `{"as_of":"`+tc.asOf+`","filters":{"country_kind":"country"}}`)
+		status, body := post(t, srv, "/v1/"+tc.path+"/query", `{"as_of":"`+tc.asOf+`","filters":{"country_kind":"country","source_form":"`+tc.form+`"}}`)
 		if status != 200 {
 			t.Fatalf("%s: status %d: %s", tc.path, status, body)
 		}

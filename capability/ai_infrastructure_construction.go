@@ -12,6 +12,7 @@ var AIInfrastructureConstruction = register(&Capability{
 	Cadence:     Monthly,
 	Publisher:   "U.S. Census Bureau (Value of Construction Put in Place, C30)",
 	AsOfRule:    "the release date in the workbooks' source line (\"Source: U.S. Census Bureau, Construction Spending, July 1, 2026\" gives 2026-07-01); the latest when the two workbooks differ",
+	Documents:   Documents{Relation: Complement, Document: "one Census C30 workbook per table, privsatime.xlsx (private construction) and pubsatime.xlsx (public); each release of a table restates its history and replaces the table's earlier release, and the two tables complement each other"},
 	Partitions:  []string{"sector", "level"},
 	Periods:     &Periods{Field: "period", Value: "value_musd"},
 	NaturalKey:  []string{"sector", "line_path", "period"},

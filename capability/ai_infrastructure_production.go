@@ -12,6 +12,7 @@ var AIInfrastructureProduction = register(&Capability{
 	Cadence:     Monthly,
 	Publisher:   "Board of Governors of the Federal Reserve System (G.17 Industrial Production and Capacity Utilization), distributed by FRED (Federal Reserve Bank of St. Louis)",
 	AsOfRule:    "the latest observation date among the snapshot's FRED files (a FRED CSV download carries no release date); each file's own vintage, the last period it holds, is on every row (vintage) and in the snapshot's sources",
+	Documents:   Documents{Relation: Complement, Document: "one FRED download per G.17 series (IPG3344S, IPG3344SQ, CAPG3344S, CAPUTLG3344S), named by its series; a later download of a series restates its history and replaces the earlier one, and the series complement each other"},
 	Partitions:  []string{"measure", "frequency"},
 	NaturalKey:  []string{"series_id", "period"},
 	Fields: []Field{

@@ -268,6 +268,9 @@ type Capability struct {
 	Publisher string  `json:"publisher"`
 	// AsOfRule says how a snapshot's as_of date is derived from its source files.
 	AsOfRule string `json:"as_of_rule"`
+	// Documents says how the publisher's documents relate (complement or restate each
+	// other), which decides what one snapshot holds.
+	Documents Documents `json:"documents"`
 	// NaturalKey lists the fields that identify one row; the gates check it is unique.
 	NaturalKey []string    `json:"natural_key"`
 	Fields     []Field     `json:"fields"`

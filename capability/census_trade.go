@@ -83,8 +83,10 @@ func tradeCapability(id, title, description string, commodities []string) *Capab
 		Cadence:     Monthly,
 		Publisher:   "U.S. Census Bureau, Economic Indicators Division (U.S. International Trade in Goods)",
 		AsOfRule:    "per document: a USA Trade Online export is as of the date on its \"Current date:\" line (2026-05-31 for the export here); the API's answers, and a transcription of them, are as of the first day of the latest month they hold (they carry no release date)",
-		Partitions:  []string{"country_kind", "source_form"},
-		NaturalKey:  []string{"source_form", "commodity", "country_name", "period"},
+		Documents: Documents{Relation: Complement, Document: "each file of each form: a USA Trade Online export, a transcription of API answers, or the API's own responses (one document set); the forms, commodities, countries and months complement each other",
+			Overlap: "two documents of one form may publish the same line (commodity, country and month: two exports whose months overlap): the line is served from the newest, and a value it revises keeps the earlier document's row cited beside it (note release_revised)"},
+		Partitions: []string{"country_kind", "source_form"},
+		NaturalKey: []string{"source_form", "commodity", "country_name", "period"},
 		Fields: []Field{
 			{Name: "source_form", Type: String, Filter: true, GroupBy: true, Enum: []string{TradeFormAPI, TradeFormExport, TradeFormExcerpt},
 				Description: "the form of the Census Bureau's data the line was read from: api_response (an answer of the international trade API), usa_trade_online_export (a USA Trade Online report export) or api_excerpt (a third party's line-by-line transcription of API answers: derived, and its citations say so); forms may repeat one another's figures, so they are never added together silently"},

@@ -12,6 +12,7 @@ var PowerAssetOwnership = register(&Capability{
 	Cadence:    Annual,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "the last day of the report year, read from the sheet title ('2024 Form EIA-860 Data - Schedule 4' gives 2024-12-31) and checked against the file name (4___Owner_Y2024.xlsx)",
+	Documents:  Documents{Relation: Restate, Document: "one EIA-860 Schedule 4 workbook per report year, the ownership of every generator at the end of that year"},
 	NaturalKey: []string{"eia_plant_id", "generator_id", "owner_id"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia860)"},

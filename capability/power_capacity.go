@@ -11,6 +11,7 @@ var PowerCapacity = register(&Capability{
 	Cadence:     Monthly,
 	Publisher:   "U.S. Energy Information Administration",
 	AsOfRule:    "the last day of the inventory's report month, read from the sheet title ('... as of May 2016' gives 2016-05-31), else from the file name (may_generator2016.xlsx)",
+	Documents:   Documents{Relation: Restate, Document: "one EIA-860M workbook per report month, the whole generator inventory as of that month"},
 	NaturalKey:  []string{"lifecycle", "eia_plant_id", "generator_id"},
 	SourceView:  true,
 	Fields: []Field{

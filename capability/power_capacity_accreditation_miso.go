@@ -12,6 +12,7 @@ var PowerCapacityAccreditationMISO = register(&Capability{
 	Cadence:     Annual,
 	Publisher:   "Midcontinent Independent System Operator (MISO)",
 	AsOfRule:    "the latest posting date printed under the titles of a planning year's accreditation documents ('Posted 2025-03-03'); the documents of one planning year are one snapshot",
+	Documents:   Documents{Relation: Complement, Document: "the accreditation documents of one planning year (class-average and indicative DLOL tables), read together as one document per planning year; a later posting for the same planning year replaces it, and the planning years complement each other"},
 	NaturalKey:  []string{"planning_year", "method", "season", "resource_class", "atom_type"},
 	Fields: []Field{
 		{Name: "planning_year", Type: String, Filter: true, GroupBy: true, Description: "planning year, two years joined by a hyphen (2025-2026)"},

@@ -12,6 +12,7 @@ var PowerCapacityAccreditationPJM = register(&Capability{
 	Cadence:     Irregular,
 	Publisher:   "PJM Interconnection",
 	AsOfRule:    "the posting date printed on the first page of the ELCC class rating document; each document (its kind, auction and delivery year in its title) is its own snapshot, so a final document never replaces a preliminary one. A transcription states no posting date that PJM's documents confirm: it is one snapshot, as of the last day of the latest year that a document it cites names as its own (PJM's 2025 ELCC report, 2025-pjm-elcc-rrs.pdf, gives 2025-12-31), by which every document it cites was published; no posting day is claimed",
+	Documents:   Documents{Relation: Complement, Document: "one ELCC class rating document per document kind, auction and delivery year (its file); the documents of different auctions and delivery years complement each other, and a preliminary and a final document are both kept (document_kind tells them apart)"},
 	Partitions:  []string{"document_kind"},
 	NaturalKey:  []string{"document_kind", "auction", "delivery_year", "resource_class"},
 	Fields: []Field{

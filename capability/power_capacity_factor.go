@@ -19,6 +19,7 @@ var PowerCapacityFactor = register(&Capability{
 	Cadence:    Monthly,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "an as_of date of one of the inputs: the answer joins the power.generation and power.capacity snapshots whose as_of is on or before it (latest: the newest of both); records and citations carry each input row's own as_of",
+	Documents:  Documents{Relation: Derived, Document: "none of its own: the power.generation and power.capacity snapshots on or before the as_of asked"},
 	Inputs:     []string{"power.generation", "power.capacity"},
 	NaturalKey: []string{"side", "month", "eia_plant_id", "generator_id"},
 	Fields: []Field{

@@ -20,8 +20,10 @@ var PowerCapacityMarketMISO = register(&Capability{
 	Cadence:     Annual,
 	Publisher:   "Midcontinent Independent System Operator (MISO)",
 	AsOfRule:    "the posting date of the results posting (the date in its file name, e.g. '2025-2026 PRA Results Posting 20250428' gives 2025-04-28); each posting, a corrections posting included, is its own document and snapshot. A third party's transcription of the postings is one snapshot of its own, as of the latest date in the addresses of the MISO documents whose atoms it serves (a posting's date, or a FERC filing's: '2025-10-15 Docket No. ER26-139-000' gives 2025-10-15)",
-	Partitions:  []string{"atom_type"},
-	NaturalKey:  []string{"auction_label", "season", "zone", "scope", "atom_type"},
+	Documents: Documents{Relation: Complement, Document: "one PRA results posting per file (a planning year's posting, or its corrections posting, a document of its own); the planning years complement each other",
+		Overlap: "a corrections posting repeats the atoms of the posting it corrects: each atom is served from the newest posting, and an atom whose value the corrections posting revises keeps the earlier posting's row cited beside it (note release_revised); the earlier posting's own as_of still serves it"},
+	Partitions: []string{"atom_type"},
+	NaturalKey: []string{"auction_label", "season", "zone", "scope", "atom_type"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (miso_pra_results)"},
 		{Name: "sheet_name", Type: String, Bookkeeping: true, Description: "page of the posting the atom is printed on (Page <n>); csv for a transcription, whose row names the page in original_page"},

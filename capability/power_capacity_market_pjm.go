@@ -13,6 +13,7 @@ var PowerCapacityMarketPJM = register(&Capability{
 	Cadence:     Irregular,
 	Publisher:   "PJM Interconnection",
 	AsOfRule:    "the latest date the snapshot's workbooks carry: the posting date printed in row 1 of a planning-parameter (or 2021/2022 results) workbook, or the modification date PJM's workbook metadata records (docProps/core.xml) for a results workbook that prints none",
+	Documents:   Documents{Relation: Complement, Document: "the BRA results and planning-parameter workbooks of every delivery year, read together as one document (their printed copies of one value are checked against each other); a newer set of workbooks replaces it"},
 	Partitions:  []string{"atom_type", "unit"},
 	NaturalKey:  []string{"atom_type", "delivery_year", "lda", "document"},
 	Fields: []Field{

@@ -12,6 +12,7 @@ var PowerDemand = register(&Capability{
 	Cadence:    Hourly,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "the UTC date of the latest hour ending in the file (the series as downloaded that day: 02/19/2022 19H gives 2022-02-19); EIA revises EIA-930 data later, so a later download is a new snapshot",
+	Documents:  Documents{Relation: Complement, Document: "one EIA-930 hourly demand CSV per region (Demand_for_<region>_hourly_-_UTC_time.csv); a later download of a region restates it and replaces the earlier one, and the regions complement each other"},
 	NaturalKey: []string{"respondent", "hour_ending_utc"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia930)"},
@@ -78,6 +79,7 @@ var PowerDemandRollup = register(&Capability{
 	Cadence:    Daily,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "the as_of of the hourly series it rolls up: the UTC date of the latest hour ending in the file",
+	Documents:  Documents{Relation: Complement, Document: "one EIA-930 hourly demand CSV per region, rolled up (Demand_for_<region>_hourly_-_UTC_time.csv); a later download of a region restates it and replaces the earlier one, and the regions complement each other"},
 	Partitions: []string{"granularity", "time_basis", "rollup_basis"},
 	NaturalKey: []string{"respondent", "granularity", "time_basis", "period"},
 	Fields: []Field{

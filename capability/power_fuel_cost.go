@@ -26,6 +26,7 @@ var PowerFuelCost = register(&Capability{
 	Cadence:    Monthly,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "the last day of the month the workbook's name covers (EIA923_Schedules_2_3_4_5_M_12_2024_Final.xlsx gives 2024-12-31); an excerpt takes the as_of of the workbook it was copied from",
+	Documents:  Documents{Relation: Complement, Document: "one EIA-923 Schedules 2-5 workbook per data year; a later release of the year (a later month, the final release) replaces the earlier one, and the years complement each other"},
 	NaturalKey: []string{"year", "source_row_number"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia923)"},

@@ -12,6 +12,7 @@ var PowerGeneration = register(&Capability{
 	Cadence:    Monthly,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "the last day of the latest month served (an API response dated 2022-12 gives 2022-12-31); a month the response covers only partly is not served",
+	Documents:  Documents{Relation: Complement, Document: "the EIA API v2 response pages of one data year (eia923_<year>.json and its later pages), or the EIA-923 annual workbook of one data year: one document per year and source; a later response or release of the year replaces the earlier one, and the years complement each other"},
 	NaturalKey: []string{"period", "eia_plant_id", "energy_source_code", "fuel_type_description", "prime_mover_code"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier"},

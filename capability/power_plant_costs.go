@@ -35,6 +35,7 @@ var PowerPlantCosts = register(&Capability{
 	Cadence:    Annual,
 	Publisher:  "Federal Energy Regulatory Commission",
 	AsOfRule:   "the latest attestation date among the filings served (AttestationDate, else ReportDate, else the end of the report year)",
+	Documents:  Documents{Relation: Complement, Document: "the FERC Form 1 XBRL filings found, read together as one document (of a respondent's filings of one report year the latest is served: gate filings_superseded); a newer set of filings replaces it"},
 	NaturalKey: []string{"respondent_id", "report_year", "plant_name", "fuel_kind", "concept"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (ferc1)"},

@@ -2,7 +2,7 @@ package capability
 
 // PowerPriceERCOT is power.price_ercot: ERCOT's day-ahead settlement point prices for its hubs
 // and load zones, one row per settlement point and delivery hour, from the annual workbooks of
-// report NP4-180-ER (DAMLZHBSPP_<year>.xlsx), each workbook its own snapshot.
+// report NP4-180-ER (DAMLZHBSPP_<year>.xlsx), one document per delivery year.
 var PowerPriceERCOT = register(&Capability{
 	ID:          "power.price_ercot",
 	Path:        "power/price-ercot",
@@ -11,7 +11,8 @@ var PowerPriceERCOT = register(&Capability{
 	Grain:       "one settlement point and delivery hour",
 	Cadence:     Hourly,
 	Publisher:   "Electric Reliability Council of Texas (ERCOT)",
-	AsOfRule:    "the last delivery date the workbook holds (DAMLZHBSPP_2024.xlsx gives 2024-12-31; the year-to-date DAMLZHBSPP_2025_partial.xlsx gives 2025-05-17); each workbook is its own snapshot and document, so a complete 2025 workbook is a new as_of, never a replacement of the partial one",
+	AsOfRule:    "the last delivery date a workbook holds (DAMLZHBSPP_2024.xlsx gives 2024-12-31; the year-to-date DAMLZHBSPP_2025_partial.xlsx gives 2025-05-17): each workbook's date is an as_of, whose snapshot holds every year's newest workbook published by then (2025-05-17: 2024 and 2025 to date); a complete 2025 workbook will be a new as_of, whose snapshot replaces the year-to-date copy, never a change to the 2025-05-17 answers",
+	Documents:   Documents{Relation: Complement, Document: "one DAMLZHBSPP workbook per delivery year; the year-to-date workbook (DAMLZHBSPP_<year>_partial.xlsx) is an earlier version of its year's document, replaced by a later year-to-date copy or the complete year; the years complement each other"},
 	Partitions:  []string{"settlement_point_type"},
 	NaturalKey:  []string{"settlement_point", "delivery_date", "hour_ending", "repeated_hour_flag"},
 	Fields: []Field{
@@ -55,7 +56,7 @@ var PowerPriceERCOT = register(&Capability{
 		"Time: hours are hour-ending in ERCOT's local time (America/Chicago, Central Prevailing Time) as published. The spring-forward day has 23 hours (hour ending 03:00 is absent, never invented); the fall-back day has 25, the second hour ending 02:00 carrying repeated_hour_flag Y. interval_start_utc and interval_end_utc give each hour's UTC instants.",
 		"Peak: on_peak is ERCOT's 5x16 block, hours ending 07:00 to 22:00 Monday to Friday except NERC holidays; off_peak is every other hour (the 2x16 and 7x8 blocks).",
 		"Means: every row is exactly one hour, so avg_price is both the simple and the time-weighted mean over the matched hours; a 25-hour day weighs 25 hours and a 23-hour day 23. A mean across settlement points is the mean of their hourly prices, not a load-weighted price.",
-		"Snapshots: each annual workbook is its own as_of (its last delivery date): 2024 prices are at as_of 2024-12-31, the year-to-date 2025 workbook at 2025-05-17. A query reads one snapshot, so a range across two workbooks needs one query per as_of.",
+		"Snapshots: the workbooks of different years complement each other, so the latest as_of (2025-05-17) answers for 2024 and 2025 together, each row citing its own workbook, sheet and row; as_of 2024-12-31 holds 2024 alone. 2025 is covered through 2025-05-17 only (the year-to-date workbook): an answer over 2025 or May 2025 carries a partial_period note saying so.",
 		"Percentiles: median_price, p10_price and p90_price are exact percentiles of the matched hourly prices, every hour weighing one (so also time-weighted), by the linear definition (numpy's and Excel's PERCENTILE.INC: between the two nearest ranks, in proportion); they are not additive, so the (other) row of top_n shows them null.",
 		"Does not answer: real-time prices, prices at resource nodes, ancillary service prices, load-weighted or volume-weighted averages, congestion or loss components.",
 	},

@@ -20,6 +20,7 @@ var PowerRetailSales = register(&Capability{
 	Cadence:    Annual,
 	Publisher:  "U.S. Energy Information Administration",
 	AsOfRule:   "the last day of the data year (Data Year column, agreeing with the file name: Sales_Ult_Cust_2018.xlsx gives 2018-12-31)",
+	Documents:  Documents{Relation: Complement, Document: "one EIA-861 Sales to Ultimate Customers workbook per data year (Sales_Ult_Cust_<year>.xlsx, with its year's balancing authority list); a later release of a year replaces the earlier one, and the years complement each other"},
 	Partitions: []string{"region_scope", "part"},
 	Repeats: []Repeat{{Dimension: "part", Values: []string{"C"}, Of: []string{"B"}, Metrics: retailCountedMetrics(),
 		Reason: "Part C (delivery-only) lines report the sales and customers whose energy a Part B (energy-only) line sells; the workbook's note: to get state or U.S. totals, sum Parts A, B, C and D for revenue but only Parts A, B and D for sales and customers"}},

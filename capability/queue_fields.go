@@ -208,6 +208,7 @@ func queueCapability(s queueSpec) *Capability {
 		Cadence:     s.cadence,
 		Publisher:   s.publisher,
 		AsOfRule:    s.asOfRule,
+		Documents:   queueDocuments,
 		Partitions:  []string{"status", "sheet", "request_kind"},
 		Flags:       append(append([]Flag{}, queueFlags...), s.flags...),
 		NaturalKey:  key,

@@ -11,6 +11,7 @@ var RoboticsAdoption = register(&Capability{
 	Cadence:     Annual,
 	Publisher:   "National Center for Science and Engineering Statistics (NCSES, NSF) and U.S. Census Bureau, Annual Business Survey",
 	AsOfRule:    "the last day of the latest data year among the snapshot's tables (2021 gives 2021-12-31): the converted files carry no release date",
+	Documents:   Documents{Relation: Complement, Document: "the NCSES Annual Business Survey tables found, read together as one document (each table its own survey and data year); a newer set of tables replaces it"},
 	Partitions:  []string{"breakdown", "measure"},
 	NaturalKey:  []string{"table_id", "row_id", "column_name"},
 	Fields: []Field{

@@ -16,6 +16,7 @@ var SpaceSatelliteFilings = register(&Capability{
 	Cadence:    Daily,
 	Publisher:  "Federal Communications Commission, Space Bureau (International Bureau Filing System database export)",
 	AsOfRule:   "the latest last-update date (date_last_update) among the export's records: the export carries no date of its own",
+	Documents:  Documents{Relation: Restate, Document: "one IBFS database export, the whole docket as of its latest update"},
 	NaturalKey: []string{"file_number"},
 	Fields: []Field{
 		{Name: "file_number", Type: String, Filter: true, Description: "the filing's file number as the FCC displays it (SAT-LOA-20250618-00152: subsystem, application type, date filed, sequence), rebuilt from the export's undashed form"},

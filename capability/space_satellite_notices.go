@@ -19,6 +19,7 @@ var SpaceSatelliteNotices = register(&Capability{
 	Cadence:    Weekly,
 	Publisher:  "Federal Communications Commission, Space Bureau (International Bureau before April 2023)",
 	AsOfRule:   "the latest release date among the snapshot's notices (the date printed beside the report number)",
+	Documents:  Documents{Relation: Complement, Document: "the weekly public notices found, read together as one document (each notice its own report number); a newer set of notices replaces it"},
 	NaturalKey: []string{"report_number", "file_number", "action"},
 	Partitions: []string{"notice_type"},
 	Fields: []Field{

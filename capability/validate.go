@@ -291,5 +291,8 @@ func (c *Capability) Validate() error {
 			bad("a derived capability cannot be its own input")
 		}
 	}
+	if err := c.validateDocuments(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }

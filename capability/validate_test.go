@@ -29,6 +29,7 @@ func valid() *Capability {
 	c := &Capability{
 		ID: "test.valid", Path: "test/valid", Title: "t", Description: "d", Grain: "g", Cadence: Monthly, Publisher: "p", AsOfRule: "r",
 		NaturalKey: []string{"id"},
+		Documents:  Documents{Relation: Complement, Document: "one file per year"},
 		Fields: []Field{
 			{Name: "id", Type: String, Description: "id"},
 			{Name: "year", Type: Integer, Filter: true, GroupBy: true, Description: "year"},
@@ -123,6 +124,12 @@ func TestValidateRejects(t *testing.T) {
 			c.Repeats = []Repeat{{Dimension: "year", Values: []string{"1"}, Of: []string{"2"}}}
 		}, "needs its repeating values"},
 		{"its own input", func(c *Capability) { c.Inputs = []string{c.ID} }, "its own input"},
+		{"documents undeclared", func(c *Capability) { c.Documents = Documents{} }, "relation \"\" must be complement or restate"},
+		{"document unsaid", func(c *Capability) { c.Documents.Document = "" }, "say what one document is"},
+		{"inputs not derived", func(c *Capability) { c.Inputs = []string{"power.capacity"} }, "a capability with inputs is derived"},
+		{"restated documents overlap", func(c *Capability) {
+			c.Documents = Documents{Relation: Restate, Document: "an export", Overlap: "o"}
+		}, "only complementing documents may overlap"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -66,6 +66,7 @@ func (t *Table) Compute(sel Selection, keys []string, ops []Op, lin *LineageSpec
 		}
 	}
 	r := t.run(sel, sl, ops, lin)
+	defer r.recycle()
 	// The groups are the slots that occur (every slot of a grouping without keys or with
 	// precomputed ids), in slot order, which is key order.
 	var used []uint32
@@ -270,7 +271,7 @@ func (t *Table) run(sel Selection, sl slotter, ops []Op, lin *LineageSpec) *merg
 			p.lin.fileRuns, p.lin.sheetRuns = fr, sc.Runs()
 		}
 		p.lin.sw = (p.lin.sheetCard + 63) / 64
-		p.lin.sampled = make([]atomic.Int32, sl.space*p.lin.nf)
+		p.lin.sampled = atomPool.get(sl.space * p.lin.nf)
 		for i := range p.lin.sampled {
 			p.lin.sampled[i].Store(math.MaxInt32)
 		}
@@ -363,27 +364,69 @@ func (bp *bufPool[T]) put(b []T) {
 }
 
 var (
-	f64Pool bufPool[float64]
-	i32Pool bufPool[int32]
-	u32Pool bufPool[uint32]
-	u64Pool bufPool[uint64]
+	f64Pool   bufPool[float64]
+	i32Pool   bufPool[int32]
+	u32Pool   bufPool[uint32]
+	u64Pool   bufPool[uint64]
+	i64Pool   bufPool[int64]
+	boolPool  bufPool[bool]
+	atomPool  bufPool[atomic.Int32]
+	sampsPool bufPool[[]int32]
 )
 
-// recycle hands the worker's scratch buffers back once its state has been merged.
+// zeroed is a slice of n zero values from bp.
+func zeroed[T any](bp *bufPool[T], n int) []T {
+	b := bp.get(n)
+	clear(b)
+	return b
+}
+
+// filledWith is a slice of n values v from bp.
+func filledWith[T any](bp *bufPool[T], n int, v T) []T {
+	b := bp.get(n)
+	for i := range b {
+		b[i] = v
+	}
+	return b
+}
+
+// recycle hands the worker's buffers back once its state has been merged.
 func (pt *partial) recycle() {
 	for i := range pt.fl {
 		f64Pool.put(pt.fl[i].buf)
 		i32Pool.put(pt.fl[i].pos)
 		u32Pool.put(pt.fl[i].slots)
 		pt.fl[i].buf, pt.fl[i].pos, pt.fl[i].slots = nil, nil, nil
+		pt.fl[i].recycle()
 	}
 	for i := range pt.ds {
 		i32Pool.put(pt.ds[i].buf)
 		u64Pool.put(pt.ds[i].bits)
-		pt.ds[i].buf, pt.ds[i].bits = nil, nil
+		i64Pool.put(pt.ds[i].nulls)
+		pt.ds[i] = distPart{}
 	}
-	i32Pool.put(pt.ln.buf)
-	pt.ln.buf = nil
+	i64Pool.put(pt.count)
+	u32Pool.put(pt.slots)
+	for _, b := range [][]int32{pt.ln.buf, pt.ln.n, pt.ln.skip, pt.ln.sample} {
+		i32Pool.put(b)
+	}
+	i64Pool.put(pt.ln.trip)
+	i64Pool.put(pt.ln.rows)
+	u64Pool.put(pt.ln.sheets)
+	*pt = partial{}
+}
+
+// recycle hands the state's per-slot buffers back.
+func (fp *floatPart) recycle() {
+	for _, b := range [][]float64{fp.sum, fp.comp, fp.ext0, fp.ext1} {
+		f64Pool.put(b)
+	}
+	i64Pool.put(fp.nn)
+	for u := range fp.unitFirst {
+		i32Pool.put(fp.unitFirst[u])
+		boolPool.put(fp.unitMixed[u])
+	}
+	fp.sum, fp.comp, fp.ext0, fp.ext1, fp.nn, fp.unitFirst, fp.unitMixed = nil, nil, nil, nil, nil, nil, nil
 }
 
 // partial is one worker's state. Counts, sums and samples are of the current chunk and are
@@ -427,19 +470,20 @@ type linPart struct {
 
 func newPartial(p *plan) *partial {
 	S := p.space
-	pt := &partial{slots: make([]uint32, 0, min(chunkRows, p.sel.Len())), count: make([]int64, S)}
+	// Zeroed: a slotter without keys never writes its slots, which are all 0.
+	pt := &partial{slots: zeroed(&u32Pool, min(chunkRows, p.sel.Len()))[:0], count: zeroed(&i64Pool, S)}
 	for _, f := range p.floats {
 		pt.fl = append(pt.fl, newFloatPart(f, S, f.nulls))
 	}
 	for _, d := range p.dists {
-		pt.ds = append(pt.ds, newDistPart(d, S, true))
+		pt.ds = append(pt.ds, newDistPart(d, S))
 	}
 	if l := p.lin; l != nil {
-		pt.ln = linPart{rows: make([]int64, S*l.nf), sheets: make([]uint64, S*l.nf*l.sw), n: make([]int32, S*l.nf),
-			sample: make([]int32, S*l.nf*l.k)}
+		pt.ln = linPart{rows: zeroed(&i64Pool, S*l.nf), sheets: zeroed(&u64Pool, S*l.nf*l.sw), n: zeroed(&i32Pool, S*l.nf),
+			sample: zeroed(&i32Pool, S*l.nf*l.k)}
 		if S*l.nf*l.sheetCard <= tripLimit {
 			// One increment a row; the counts become rows and sheet sets at the chunk's end.
-			pt.ln.trip = make([]int64, S*l.nf*l.sheetCard)
+			pt.ln.trip = zeroed(&i64Pool, S*l.nf*l.sheetCard)
 		}
 	}
 	return pt
@@ -447,50 +491,34 @@ func newPartial(p *plan) *partial {
 
 // newFloatPart is the empty state of input f over S slots, counting non-null inputs when nn.
 func newFloatPart(f *floatIn, S int, nn bool) floatPart {
-	fp := floatPart{sum: make([]float64, S), comp: make([]float64, S)}
+	fp := floatPart{sum: zeroed(&f64Pool, S), comp: zeroed(&f64Pool, S)}
 	if nn {
-		fp.nn = make([]int64, S)
+		fp.nn = zeroed(&i64Pool, S)
 	}
 	if f.min {
-		fp.ext0 = filled(S, math.Inf(1))
+		fp.ext0 = filledWith(&f64Pool, S, math.Inf(1))
 	}
 	if f.max {
-		fp.ext1 = filled(S, math.Inf(-1))
+		fp.ext1 = filledWith(&f64Pool, S, math.Inf(-1))
 	}
 	for range f.units {
-		first := make([]int32, S)
-		for i := range first {
-			first[i] = -2
-		}
-		fp.unitFirst = append(fp.unitFirst, first)
-		fp.unitMixed = append(fp.unitMixed, make([]bool, S))
+		fp.unitFirst = append(fp.unitFirst, filledWith(&i32Pool, S, -2))
+		fp.unitMixed = append(fp.unitMixed, zeroed(&boolPool, S))
 	}
 	return fp
 }
 
-// newDistPart is the empty state of input d over S slots; a worker's (scratch) bitsets come
-// from the pool.
-func newDistPart(d *distIn, S int, scratch bool) distPart {
-	dp := distPart{nulls: make([]int64, S)}
+// newDistPart is the empty state of input d over S slots.
+func newDistPart(d *distIn, S int) distPart {
+	dp := distPart{nulls: zeroed(&i64Pool, S)}
 	switch {
 	case d.nullsOnly:
-	case d.dense && scratch:
-		dp.bits = u64Pool.get(S * d.words)
-		clear(dp.bits)
 	case d.dense:
-		dp.bits = make([]uint64, S*d.words)
+		dp.bits = zeroed(&u64Pool, S*d.words)
 	default:
 		dp.set = map[uint64]struct{}{}
 	}
 	return dp
-}
-
-func filled(n int, v float64) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
 }
 
 // chunk runs every input's loop over selected rows [lo, hi).
@@ -1053,19 +1081,42 @@ type merged struct {
 
 func newMerged(p *plan) *merged {
 	S := p.space
-	m := &merged{p: p, count: make([]int64, S)}
+	m := &merged{p: p, count: zeroed(&i64Pool, S)}
 	for _, f := range p.floats {
 		m.fl = append(m.fl, newFloatPart(f, S, true))
 	}
 	for _, d := range p.dists {
-		m.ds = append(m.ds, newDistPart(d, S, false))
+		m.ds = append(m.ds, newDistPart(d, S))
 	}
 	if l := p.lin; l != nil {
-		m.ln.rows = make([]int64, S*l.nf)
-		m.ln.sheets = make([]uint64, S*l.nf*l.sw)
-		m.ln.samples = make([][]int32, S*l.nf)
+		m.ln.rows = zeroed(&i64Pool, S*l.nf)
+		m.ln.sheets = zeroed(&u64Pool, S*l.nf*l.sw)
+		m.ln.samples = zeroed(&sampsPool, S*l.nf)
 	}
 	return m
+}
+
+// recycle hands the merged state's per-slot buffers back once its results are out (they
+// hold no reference into them: a group's lineage samples are slices of their own, which the
+// samples buffer forgets when it is next taken).
+func (m *merged) recycle() {
+	for i := range m.fl {
+		m.fl[i].recycle()
+	}
+	for i := range m.ds {
+		i64Pool.put(m.ds[i].nulls)
+		u64Pool.put(m.ds[i].bits)
+		m.ds[i] = distPart{}
+	}
+	i64Pool.put(m.count)
+	i64Pool.put(m.ln.rows)
+	u64Pool.put(m.ln.sheets)
+	sampsPool.put(m.ln.samples)
+	if l := m.p.lin; l != nil {
+		atomPool.put(l.sampled)
+		l.sampled = nil
+	}
+	m.count, m.ln.rows, m.ln.sheets, m.ln.samples = nil, nil, nil, nil
 }
 
 // fold adds the worker's current chunk, chunk c, to m (called in chunk order) and clears

@@ -11,10 +11,11 @@ import (
 )
 
 // A column that is not decoded into memory is read for records a data page at a time: the
-// page holding a row is found through the file's offset index, decoded once (its dictionary
-// too, when it has one) and kept in a cache shared by every table, within a byte budget, so
-// reading records costs the pages they lie on, not the column. A file without an offset
-// index is read as one page per column chunk.
+// page holding a row is found through the file's offset index, decoded up to the last row
+// asked for on it (its dictionary too, when it has one) and kept in a cache shared by every
+// table, within a byte budget, so reading records costs the pages they lie on, not the
+// column, and the first records of a snapshot cost the first rows of its pages. A file
+// without an offset index is read as one page per column chunk.
 
 // DefaultPageCacheBytes bounds the decoded pages kept for record reads.
 const DefaultPageCacheBytes = 64 << 20
@@ -58,12 +59,19 @@ func (c *pageCache) get(k pageKey) *page {
 	return nil
 }
 
+// put keeps p under k, unless a page of as many rows or more is kept there.
 func (c *pageCache) put(k pageKey, p *page) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cur[k] == nil {
-		c.add(k, p)
+	old := c.cur[k]
+	if old != nil && old.n >= p.n {
+		return
 	}
+	if old != nil {
+		delete(c.cur, k)
+		c.size -= old.bytes
+	}
+	c.add(k, p)
 }
 
 func (c *pageCache) add(k pageKey, p *page) {
@@ -77,8 +85,8 @@ func (c *pageCache) add(k pageKey, p *page) {
 	c.size += p.bytes
 }
 
-// page is one decoded data page: the values of rows [first, first+n) of a row group, one
-// slice set by the column's physical type, and which rows are null.
+// page is one decoded data page, or its first rows: the values of rows [first, first+n) of a
+// row group, one slice set by the column's physical type, and which rows are null.
 type page struct {
 	first, n int
 	null     []bool // nil: no row is null
@@ -118,16 +126,24 @@ func setAt[T any](dst []T, n, i int, v T) []T {
 }
 
 // pageStarts returns the first row (within row group g) of each data page of leaf column
-// col, read once from the offset index: {0} when the file has none.
-func (t *Table) pageStarts(g, col int) []int {
+// col, read once from the offset index of the file open returns: {0} when it has none.
+func (t *Table) pageStarts(open func() (*openFile, error), g, col int) ([]int, error) {
 	key := [2]int{g, col}
 	t.startsMu.Lock()
 	defer t.startsMu.Unlock()
 	if s, ok := t.starts[key]; ok {
-		return s
+		return s, nil
+	}
+	f, err := open()
+	if err != nil {
+		return nil, err
+	}
+	cells, err := f.cells()
+	if err != nil {
+		return nil, err
 	}
 	starts := []int{0}
-	if rg, err := t.cells.GetPageIndexReader().RowGroup(g); err == nil && rg != nil {
+	if rg, err := cells.GetPageIndexReader().RowGroup(g); err == nil && rg != nil {
 		if oi, err := rg.GetOffsetIndex(col); err == nil && oi != nil {
 			if locs := oi.GetPageLocations(); len(locs) > 0 {
 				starts = make([]int, len(locs))
@@ -141,18 +157,18 @@ func (t *Table) pageStarts(g, col int) []int {
 		t.starts = map[[2]int][]int{}
 	}
 	t.starts[key] = starts
-	return starts
+	return starts, nil
 }
 
 // readCells reads the cells of leaf column col at rows (ascending, all in row group g, whose
-// first row is start) into out from cell at on, a page at a time.
-func (t *Table) readCells(g, col, start int, rows []int, out *Cells, at int) error {
-	t.cellsOnce.Do(t.openCells)
-	if t.cellsErr != nil {
-		return t.cellsErr
+// first row is start) into out from cell at on, a page at a time: from the page cache, or
+// from the file open returns (opened on the first page not in the cache).
+func (t *Table) readCells(open func() (*openFile, error), g, col, start int, rows []int, out *Cells, at int) error {
+	groupRows := t.groupRows[g]
+	starts, err := t.pageStarts(open, g, col)
+	if err != nil {
+		return err
 	}
-	groupRows := int(t.cells.MetaData().RowGroup(g).NumRows())
-	starts := t.pageStarts(g, col)
 	cache := pages.Load()
 	var cr file.ColumnChunkReader
 	var p *page
@@ -167,16 +183,32 @@ func (t *Table) readCells(g, col, start int, rows []int, out *Cells, at int) err
 			if pi+1 < len(starts) {
 				end = starts[pi+1]
 			}
+			// The page's rows asked for: it is decoded up to the last of them only (the first
+			// records of a snapshot not read before cost a page's first rows, not the page).
+			last := local
+			for _, r2 := range rows[i+1:] {
+				if r2-start >= end {
+					break
+				}
+				last = r2 - start
+			}
 			key := pageKey{table: t.id, group: int32(g), col: int32(col), pg: int32(pi)}
-			if p = cache.get(key); p == nil {
+			if p = cache.get(key); p == nil || p.first+p.n <= last {
 				if cr == nil {
-					var err error
-					if cr, err = t.cells.RowGroup(g).Column(col); err != nil {
+					f, err := open()
+					if err != nil {
+						return err
+					}
+					cells, err := f.cells()
+					if err != nil {
+						return err
+					}
+					if cr, err = cells.RowGroup(g).Column(col); err != nil {
 						return err
 					}
 				}
 				var err error
-				if p, err = decodePage(cr, first, end-first); err != nil {
+				if p, err = decodePage(cr, first, last+1-first); err != nil {
 					return err
 				}
 				cache.put(key, p)

@@ -51,8 +51,13 @@ func TestCellsByPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := tb.rdr.MetaData()
-	tb.cellsOnce.Do(tb.openCells)
+	file, err := tb.file.use()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.file.done()
+	open := func() (*openFile, error) { return file, nil }
+	md := file.rdr.MetaData()
 	for _, f := range fields {
 		col := md.Schema.ColumnIndexByName(f.Name)
 		cc, err := md.RowGroup(0).ColumnChunk(col)
@@ -62,8 +67,27 @@ func TestCellsByPage(t *testing.T) {
 		if want := f.Name == "kind"; cc.HasDictionaryPage() != want {
 			t.Errorf("column %s: dictionary %v, want %v", f.Name, cc.HasDictionaryPage(), want)
 		}
-		if pages := len(tb.pageStarts(0, col)); pages < 2 {
-			t.Errorf("column %s: %d pages in the offset index, want several", f.Name, pages)
+		if starts, err := tb.pageStarts(open, 0, col); err != nil || len(starts) < 2 {
+			t.Errorf("column %s: %d pages in the offset index (%v), want several", f.Name, len(starts), err)
+		}
+	}
+	// A page's first row read alone decodes its first rows only; its last row read after
+	// decodes the rest of it: both read what was written.
+	for fi, f := range fields {
+		starts, err := tb.pageStarts(open, 0, md.Schema.ColumnIndexByName(f.Name))
+		if err != nil || len(starts) < 2 {
+			t.Fatalf("%s: pages %v, %v", f.Name, starts, err)
+		}
+		for _, picked := range [][]int{{0}, {0, starts[1] - 1}, {starts[1] - 1}} {
+			c, err := tb.Cells(f.Name, picked)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, r := range picked {
+				if got, want := cellValue(c, k), rows[r][fi]; got != want {
+					t.Errorf("%s row %d = %v, written %v", f.Name, r, got, want)
+				}
+			}
 		}
 	}
 	picks := map[string][]int{"one": {12_345}, "last": {n - 1}, "none": nil}
@@ -87,21 +111,8 @@ func TestCellsByPage(t *testing.T) {
 					}
 					for k, r := range picked {
 						want := rows[r][fi]
-						var got any
-						if c.Valid[k] {
-							switch {
-							case c.Strs != nil:
-								got = c.Strs[k]
-							case c.Floats != nil:
-								got = c.Floats[k]
-							case c.Ints != nil:
-								got = c.Ints[k]
-							case c.Bools != nil:
-								got = c.Bools[k]
-							}
-						}
-						if got != want {
-							t.Fatalf("cache %d, %s rows: %s row %d = %v, written %v", budget, name, f.Name, r, got, want)
+						if got := cellValue(c, k); got != want {
+							t.Fatalf("cache %d, %s rows: %s row %d = %v, written %v", budget, name, f.Name, r, cellValue(c, k), want)
 						}
 					}
 				}
@@ -113,4 +124,22 @@ func TestCellsByPage(t *testing.T) {
 			t.Errorf("%s decoded by Cells", f.Name)
 		}
 	}
+}
+
+// cellValue is cell k of c as the row held it (nil when null).
+func cellValue(c *Cells, k int) any {
+	if !c.Valid[k] {
+		return nil
+	}
+	switch {
+	case c.Strs != nil:
+		return c.Strs[k]
+	case c.Floats != nil:
+		return c.Floats[k]
+	case c.Ints != nil:
+		return c.Ints[k]
+	case c.Bools != nil:
+		return c.Bools[k]
+	}
+	return nil
 }

@@ -53,6 +53,7 @@ func (c *Column) Runs() []int32 {
 			}
 		}
 		c.runs = all
+		c.grow(4 * int64(len(all)))
 	})
 	return c.runs
 }
@@ -121,6 +122,7 @@ func (c *Column) CountValues(sel Selection) ([]int64, int64) {
 	if sel.All {
 		c.countsOnce.Do(func() {
 			c.counts, c.countNulls = countCodes(c.Codes, len(c.Values), sel)
+			c.grow(8 * int64(len(c.counts)))
 		})
 		return append([]int64(nil), c.counts...), c.countNulls
 	}

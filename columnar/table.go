@@ -19,9 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 )
 
 // Kind is how a column is held in memory.
@@ -80,6 +78,11 @@ type Column struct {
 	countsOnce sync.Once
 	counts     []int64
 	countNulls int64
+
+	// owner is the budget entry of the column's slot (nil for a column made otherwise);
+	// bytes what the column and its views take, charged to it.
+	owner *entry
+	bytes atomic.Int64
 }
 
 // Numbers is a numeric column as float64 values with a validity bitmap: the kernels' input.
@@ -120,6 +123,7 @@ func (c *Column) Numbers() *Numbers {
 				}
 			})
 			c.numbers = &Numbers{Vals: vals, Bitmap: a.NullBitmapBytes(), Off: a.Offset(), Nulls: a.NullN()}
+			c.grow(8 * int64(len(vals)))
 		case c.Kind == Dict && c.Nums != nil:
 			n := len(c.Codes)
 			vals, bitmap := make([]float64, n), make([]byte, (n+7)/8)
@@ -143,6 +147,7 @@ func (c *Column) Numbers() *Numbers {
 				total += k
 			}
 			c.numbers = &Numbers{Vals: vals, Bitmap: bitmap, Nulls: total}
+			c.grow(8*int64(n) + int64(len(bitmap)))
 		}
 	})
 	return c.numbers
@@ -169,71 +174,102 @@ func (c *Column) Presence() []int32 {
 		}
 		c.presence = make([]int32, a.Len())
 		markNulls(a, c.presence)
+		c.grow(4 * int64(len(c.presence)))
 	})
 	return c.presence
 }
 
-// Table is a snapshot fact table. Its Parquet file stays memory-mapped; a column is decoded
-// into memory the first time a query needs it (Need, Column, Col) and kept from then on, so
-// a table costs the memory of the columns its queries touch, not of all its columns.
+// Table is a snapshot fact table. Its Parquet file is memory-mapped while it is read; a
+// column is decoded into memory the first time a query needs it (Need, Column, Col) and kept
+// until the memory budget (budget.go) drops it, least recently used first, so a table costs
+// the memory of the columns its queries touch, not of all its columns, and a table not
+// asked for lately costs little more than its file's pages in the kernel's page cache.
 type Table struct {
 	Rows  int
 	path  string
-	rdr   *file.Reader
 	slots map[string]*slot // fixed at Open
-
-	// cells reads single cells: a second reader over the same mapping that streams a column
-	// chunk page by page instead of copying all of it, opened on first use (pages.go).
-	cellsOnce sync.Once
-	cells     *file.Reader
-	cellsErr  error
+	// groupRows are the rows of each row group; dictCols the leaf columns held as
+	// dictionary codes.
+	groupRows []int
+	dictCols  []int
+	// file is the open Parquet file (file.go).
+	file *fileState
 	// id names the table in the page cache; starts holds the first row of each data page
 	// by row group and leaf column, read from the offset index on first use.
 	id       uint64
 	startsMu sync.Mutex
 	starts   map[[2]int][]int
+	// memos are what the table's users keep with it under the budget (Memo).
+	memoMu sync.Mutex
+	memos  map[string]*resident[memoVal]
+	// pinned keeps the decoded columns from the budget (Pin).
+	pinned *atomic.Bool
 }
 
 // tableIDs numbers the tables opened.
 var tableIDs atomic.Uint64
 
-// openCells opens the second reader, for cells.
-func (t *Table) openCells() {
-	props := parquet.NewReaderProperties(memory.DefaultAllocator)
-	props.BufferedStreamEnabled = true
-	t.cells, t.cellsErr = file.OpenParquetFile(t.path, true, file.WithReadProps(props))
-	if t.cellsErr == nil {
-		runtime.AddCleanup(t, func(r *file.Reader) { r.Close() }, t.cells)
-	}
-}
-
-// slot holds one column of the table, once loaded.
+// slot holds one column of the table while it is resident.
 type slot struct {
 	spec  Spec
 	index int // leaf column index in the Parquet file
-	mu    sync.Mutex
-	col   atomic.Pointer[Column]
+	// nulls is the column's null count from the file's statistics (-1: not recorded).
+	nulls int64
+	col   resident[Column]
 }
 
-// Open maps the Parquet file at path and checks that it has the columns of specs; it
-// decodes none of them.
+// Open maps the Parquet file at path, checks that it has the columns of specs and reads
+// what its footer says of them; it decodes none of them, and leaves the file closed until a
+// column or a cell is read.
 func Open(path string, specs []Spec) (*Table, error) {
-	rdr, err := file.OpenParquetFile(path, true)
+	f, err := openParquet(path)
 	if err != nil {
 		return nil, fmt.Errorf("columnar: open %s: %w", path, err)
 	}
-	sch := rdr.MetaData().Schema
-	t := &Table{Rows: int(rdr.NumRows()), path: path, rdr: rdr, slots: map[string]*slot{}, id: tableIDs.Add(1)}
+	defer f.close()
+	md := f.rdr.MetaData()
+	sch := md.Schema
+	t := &Table{Rows: int(md.NumRows), path: path, slots: map[string]*slot{}, id: tableIDs.Add(1), file: &fileState{path: path},
+		pinned: &atomic.Bool{}}
+	t.file.ent = newEntry(t.file.drop)
+	for g := range md.NumRowGroups() {
+		t.groupRows = append(t.groupRows, int(md.RowGroup(g).NumRows()))
+	}
 	for _, s := range specs {
 		i := sch.ColumnIndexByName(s.Name)
 		if i < 0 {
-			rdr.Close()
 			return nil, fmt.Errorf("columnar: %s has no column %q", path, s.Name)
 		}
-		t.slots[s.Name] = &slot{spec: s, index: i}
+		sl := &slot{spec: s, index: i, nulls: statsNulls(md, i)}
+		if s.Dict {
+			t.dictCols = append(t.dictCols, i)
+		}
+		sl.col.init(t.pinned)
+		t.slots[s.Name] = sl
 	}
-	runtime.AddCleanup(t, func(r *file.Reader) { r.Close() }, rdr)
+	runtime.AddCleanup(t, func(fs *fileState) { fs.closeNow() }, t.file)
 	return t, nil
+}
+
+// statsNulls is the null count of leaf column col from the statistics of every row group,
+// or -1 when a row group does not record it.
+func statsNulls(md *metadata.FileMetaData, col int) int64 {
+	nulls := int64(0)
+	for g := range md.NumRowGroups() {
+		cc, err := md.RowGroup(g).ColumnChunk(col)
+		if err != nil {
+			return -1
+		}
+		if set, _ := cc.StatsSet(); !set {
+			return -1
+		}
+		st, err := cc.Statistics()
+		if err != nil || st == nil || !st.HasNullCount() {
+			return -1
+		}
+		nulls += st.NullCount()
+	}
+	return nulls
 }
 
 // Load opens the Parquet file at path and decodes every column of specs.
@@ -252,29 +288,37 @@ func Load(path string, specs []Spec) (*Table, error) {
 	return t, nil
 }
 
+// Pin keeps the table's decoded columns in memory for as long as the table lives: the
+// budget still counts them but never drops them. It is for a table whose file is removed
+// once its columns are decoded (Pin it, then Need every column).
+func (t *Table) Pin() { t.pinned.Store(true) }
+
 // Has reports whether name is a column of the table (loaded or not).
 func (t *Table) Has(name string) bool { return t.slots[name] != nil }
 
 // Loaded reports whether the column name is decoded in memory.
 func (t *Table) Loaded(name string) bool {
 	s := t.slots[name]
-	return s != nil && s.col.Load() != nil
+	return s != nil && s.col.loaded() != nil
 }
 
-// Need decodes the named columns that are not yet in memory, several at a time.
+// Need decodes the named columns that are not yet in memory, several at a time. Those
+// already in memory count as used now, so the budget drops them after the others.
 func (t *Table) Need(names ...string) error {
 	var missing []*slot
+	use := tick()
 	for _, n := range names {
 		s := t.slots[n]
 		if s == nil {
 			return fmt.Errorf("columnar: %s has no column %q", t.path, n)
 		}
-		if s.col.Load() == nil && !slices.Contains(missing, s) {
+		s.col.ent.use.Store(use)
+		if s.col.loaded() == nil && !slices.Contains(missing, s) {
 			missing = append(missing, s)
 		}
 	}
 	errs := make([]error, len(missing))
-	forEach(len(missing), func(i int) { errs[i] = t.load(missing[i]) })
+	forEach(len(missing), func(i int) { _, errs[i] = t.column(missing[i]) })
 	return errors.Join(errs...)
 }
 
@@ -284,13 +328,7 @@ func (t *Table) Column(name string) (*Column, error) {
 	if s == nil {
 		return nil, fmt.Errorf("columnar: %s has no column %q", t.path, name)
 	}
-	if c := s.col.Load(); c != nil {
-		return c, nil
-	}
-	if err := t.load(s); err != nil {
-		return nil, err
-	}
-	return s.col.Load(), nil
+	return t.column(s)
 }
 
 // Col returns the named column, decoding it first if needed; nil when the table has no such
@@ -313,36 +351,39 @@ func (t *Table) mustCol(name string) *Column {
 	return c
 }
 
-// load decodes the column of s (once, however many callers ask at the same time).
-func (t *Table) load(s *slot) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.col.Load() != nil {
-		return nil
-	}
-	props := pqarrow.ArrowReadProperties{BatchSize: 1 << 16}
-	if s.spec.Dict {
-		props.SetReadDict(s.index, true)
-	}
-	fr, err := pqarrow.NewFileReader(t.rdr, props, memory.DefaultAllocator)
+// column returns the column of s: the resident one, the one the budget dropped while it is
+// still alive, or a new decoding (once, however many callers ask at the same time).
+func (t *Table) column(s *slot) (*Column, error) {
+	return s.col.get(func() (*Column, error) { return t.decode(s) }, func(c *Column) int64 { return c.bytes.Load() })
+}
+
+// decode reads the column of s from the file.
+func (t *Table) decode(s *slot) (*Column, error) {
+	f, err := t.file.use()
 	if err != nil {
-		return fmt.Errorf("columnar: %s: %w", t.path, err)
+		return nil, fmt.Errorf("columnar: %s: %w", t.path, err)
 	}
-	groups := make([]int, t.rdr.NumRowGroups())
+	defer t.file.done()
+	fr, err := f.arrow(t.dictCols)
+	if err != nil {
+		return nil, fmt.Errorf("columnar: %s: %w", t.path, err)
+	}
+	groups := make([]int, len(t.groupRows))
 	for i := range groups {
 		groups[i] = i
 	}
 	tbl, err := fr.ReadRowGroups(context.Background(), []int{s.index}, groups)
 	if err != nil {
-		return fmt.Errorf("columnar: read %s column %s: %w", t.path, s.spec.Name, err)
+		return nil, fmt.Errorf("columnar: read %s column %s: %w", t.path, s.spec.Name, err)
 	}
 	defer tbl.Release()
 	col, err := fromChunked(s.spec, tbl.Column(0).Data(), t.Rows)
 	if err != nil {
-		return fmt.Errorf("columnar: %s column %s: %w", t.path, s.spec.Name, err)
+		return nil, fmt.Errorf("columnar: %s column %s: %w", t.path, s.spec.Name, err)
 	}
-	s.col.Store(col)
-	return nil
+	col.owner = s.col.ent
+	col.bytes.Store(col.size())
+	return col, nil
 }
 
 func concat(ch *arrow.Chunked) (arrow.Array, error) {
@@ -629,6 +670,23 @@ func (c *Column) Lookup(v string) int32 {
 	return -1
 }
 
+// Valid reports whether row i of the column is not null.
+func (c *Column) Valid(i int) bool {
+	switch c.Kind {
+	case Dict:
+		return c.Codes[i] >= 0
+	case Float:
+		return c.Floats.IsValid(i)
+	case Int:
+		return c.Ints.IsValid(i)
+	case Str:
+		return c.Strs.IsValid(i)
+	case Bool:
+		return c.Bools.IsValid(i)
+	}
+	return false
+}
+
 // NullN is the number of null rows of the column.
 func (c *Column) NullN() int {
 	switch c.Kind {
@@ -731,31 +789,13 @@ func (t *Table) NullN(name string) (int, error) {
 	if s == nil {
 		return 0, fmt.Errorf("columnar: %s has no column %q", t.path, name)
 	}
-	if c := s.col.Load(); c != nil {
+	if c := s.col.loaded(); c != nil {
 		return c.NullN(), nil
 	}
-	md := t.rdr.MetaData()
-	nulls := int64(0)
-	for i := range md.NumRowGroups() {
-		cc, err := md.RowGroup(i).ColumnChunk(s.index)
-		if err != nil {
-			return 0, fmt.Errorf("columnar: %s column %s: %w", t.path, name, err)
-		}
-		set, _ := cc.StatsSet()
-		if !set {
-			return t.decodedNullN(name)
-		}
-		st, err := cc.Statistics()
-		if err != nil || st == nil || !st.HasNullCount() {
-			return t.decodedNullN(name)
-		}
-		nulls += st.NullCount()
+	if s.nulls >= 0 {
+		return int(s.nulls), nil
 	}
-	return int(nulls), nil
-}
-
-func (t *Table) decodedNullN(name string) (int, error) {
-	c, err := t.Column(name)
+	c, err := t.column(s)
 	if err != nil {
 		return 0, err
 	}
@@ -801,21 +841,36 @@ func (t *Table) Cells(name string, rows []int) (*Cells, error) {
 		return nil, fmt.Errorf("columnar: %s has no column %q", t.path, name)
 	}
 	out := &Cells{Valid: make([]bool, len(rows))}
-	if c := s.col.Load(); c != nil {
+	if c := s.col.loaded(); c != nil {
 		c.cells(rows, out)
 		return out, nil
 	}
-	md := t.rdr.MetaData()
+	// The file is opened only when a page is not in the page cache.
+	var f *openFile
+	defer func() {
+		if f != nil {
+			t.file.done()
+		}
+	}()
+	open := func() (*openFile, error) {
+		if f == nil {
+			var err error
+			if f, err = t.file.use(); err != nil {
+				return nil, err
+			}
+		}
+		return f, nil
+	}
 	start := 0 // first table row of row group g
 	i := 0
-	for g := 0; g < md.NumRowGroups() && i < len(rows); g++ {
-		end := start + int(md.RowGroup(g).NumRows())
+	for g := 0; g < len(t.groupRows) && i < len(rows); g++ {
+		end := start + t.groupRows[g]
 		if rows[i] < end {
 			j := i
 			for j < len(rows) && rows[j] < end {
 				j++
 			}
-			if err := t.readCells(g, s.index, start, rows[i:j], out, i); err != nil {
+			if err := t.readCells(open, g, s.index, start, rows[i:j], out, i); err != nil {
 				return nil, fmt.Errorf("columnar: %s column %s: %w", t.path, name, err)
 			}
 			i = j

@@ -80,8 +80,8 @@ func TestLazyColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lazy.Rows != 5321 || lazy.rdr.NumRowGroups() != 6 {
-		t.Fatalf("Rows = %d in %d row groups", lazy.Rows, lazy.rdr.NumRowGroups())
+	if lazy.Rows != 5321 || len(lazy.groupRows) != 6 {
+		t.Fatalf("Rows = %d in %d row groups", lazy.Rows, len(lazy.groupRows))
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, pick := range []func() []int{

@@ -39,10 +39,18 @@ type File struct {
 	OriginalURL string
 }
 
-// Plan is the set of files one snapshot is built from.
+// Plan is the set of files one document is read from. For a capability whose documents
+// restate the whole (capability.Restate) a plan is one snapshot; for one whose documents
+// complement each other (capability.Complement) Run composes the snapshots from the plans'
+// documents (documents.go).
 type Plan struct {
 	// AsOfHint is the as_of the file names imply, used when a file cannot be parsed.
 	AsOfHint string
+	// Document is the identity of the document the plan reads: two plans with the same
+	// Document are versions of one document, the later (by as_of) replacing the earlier.
+	// Empty, it is the names of the plan's data files (a publisher that keeps a document's
+	// file name across versions).
+	Document string
 	Files    []File
 }
 
@@ -60,6 +68,13 @@ type Build struct {
 	// Cells is the column each field was read from, per file and sheet (Rows.Cells): the
 	// conformance suite compares every such value with the literal cell it cites.
 	Cells map[CellKey]map[string]int
+	// Coverage lists the periods the document covers only in part (a year to date, a day
+	// cut short), each saying how to get the complete figure; answers over them say so.
+	Coverage []snapshots.Coverage
+
+	// documents and revisions are set by the composition of complementing documents.
+	documents []snapshots.Document
+	revisions []snapshots.Revision
 }
 
 // Adapter ingests one capability.
@@ -149,7 +164,8 @@ type Outcome struct {
 	Rows       int
 	Reasons    []string
 	Manifest   *snapshots.Manifest
-	// PreviousAsOf is the latest as_of promoted before this one ("" when none).
+	// PreviousAsOf is the promoted as_of whose rows the row_count_not_collapsed gate
+	// compared with ("" when none): the one dated as this one or just before it.
 	PreviousAsOf string
 	PreviousRows int
 	// Err is why the adapter could not plan or its snapshot could not be stored (Status
@@ -181,6 +197,14 @@ func Run(rawDir string, store *snapshots.Store, adapters []Adapter, log io.Write
 		}
 		if len(plans) == 0 {
 			fmt.Fprintf(log, "%-20s no source files found under %s in %s\n", id, rawDir, strings.Join(a.Folders(), ", "))
+		}
+		if a.Capability().Documents.Relation == capability.Complement && len(plans) > 0 {
+			outs, err := runDocuments(a, plans, rawDir, store, log)
+			out = append(out, outs...)
+			if err != nil {
+				failed = append(failed, id)
+			}
+			continue
 		}
 		for _, p := range plans {
 			o, err := runPlan(a, p, rawDir, store, log)
@@ -215,29 +239,40 @@ func fingerprintAt(a Adapter, p Plan, schema int) string {
 }
 
 func runPlan(a Adapter, p Plan, rawDir string, store *snapshots.Store, log io.Writer) (Outcome, error) {
-	capID := a.Capability().ID
+	if err := storeFiles(a, &p, rawDir, store, log); err != nil {
+		return Outcome{}, err
+	}
+	return buildSnapshot(a, p, p.AsOfHint, func() (*Build, error) { return a.Build(p) }, store)
+}
+
+// storeFiles copies the plan's files into the raw store, by hash, and points the plan at the
+// stored copies.
+func storeFiles(a Adapter, p *Plan, rawDir string, store *snapshots.Store, log io.Writer) error {
 	raw := store.Raw()
 	for i := range p.Files {
 		f := &p.Files[i]
 		sha, n, err := snapshots.HashFile(f.Path)
 		if err != nil {
-			return Outcome{}, err
+			return err
 		}
 		stored, err := raw.Put(f.Path, sha)
 		if err != nil {
-			return Outcome{}, err
+			return err
 		}
 		rel, _ := filepath.Rel(rawDir, f.Path)
-		fmt.Fprintf(log, "%-20s %-60s %10d bytes  sha256 %s…\n", capID, rel, n, sha[:12])
+		fmt.Fprintf(log, "%-20s %-60s %10d bytes  sha256 %s…\n", a.Capability().ID, rel, n, sha[:12])
 		f.Path, f.SHA256, f.Bytes = stored, sha, n
 	}
-	fp := fingerprint(a, p)
+	return nil
+}
 
+// buildSnapshot makes the snapshot of the files of p (stored, with their hashes): nothing
+// when the same files through the same adapter already made one; otherwise build, gates,
+// write and, when every gate passes, promotion. hint is the as_of of a build that fails.
+func buildSnapshot(a Adapter, p Plan, hint string, build func() (*Build, error), store *snapshots.Store) (Outcome, error) {
+	capID := a.Capability().ID
+	fp := fingerprint(a, p)
 	cat, err := store.ReadCatalog()
-	if err != nil {
-		return Outcome{}, err
-	}
-	prevAsOf, prevRows, err := latestPromoted(store, cat, capID)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -258,20 +293,39 @@ func runPlan(a Adapter, p Plan, rawDir string, store *snapshots.Store, log io.Wr
 		return o, nil
 	}
 
-	m := &snapshots.Manifest{Capability: capID, Fingerprint: fp, SchemaVersion: snapshots.SchemaVersion, AsOf: p.AsOfHint}
-	b, buildErr := a.Build(p)
+	m := &snapshots.Manifest{Capability: capID, Fingerprint: fp, SchemaVersion: snapshots.SchemaVersion, AsOf: hint}
+	b, buildErr := build()
+	prevAsOf, prevRows := "", 0
 	if buildErr != nil {
 		m.Gates = []snapshots.Gate{{Name: "source_parses", Detail: buildErr.Error()}}
 		m.Sources = sourcesOf(p)
 	} else {
 		m.AsOf, m.Sources, m.Rows = b.AsOf, b.Sources, len(b.Rows)
+		m.Documents, m.Coverage, m.Revisions = b.documents, b.Coverage, b.revisions
 		attachCells(m.Sources, a.Capability(), b.Cells)
 		m.RowsBySheet = rowsBySheet(a.Capability(), b.Rows)
+		if prevAsOf, prevRows, err = previousPromoted(store, cat, a.Capability(), m.AsOf); err != nil {
+			return Outcome{}, err
+		}
 		m.Gates = append(m.Gates, snapshots.Gate{Name: "source_parses", Passed: true, Detail: fmt.Sprintf("%d files read", len(p.Files))})
 		m.Gates = append(m.Gates, b.Checks...)
-		m.Gates = append(m.Gates, snapshots.RunGates(snapshots.GateInput{
+		gates := snapshots.RunGates(snapshots.GateInput{
 			Cap: a.Capability(), Rows: b.Rows, Sources: b.Sources, Ranges: b.Ranges, Required: b.Required, PreviousRows: prevRows,
-		})...)
+		})
+		if len(m.Documents) > 0 && prevAsOf != "" {
+			prev, err := snapshots.ReadManifest(store.SnapshotDir(capID, prevAsOf, cat.Promoted[capID][prevAsOf]))
+			if err != nil {
+				return Outcome{}, err
+			}
+			if why := documentsCollapsed(m.Documents, prev); why != "" {
+				for i := range gates {
+					if gates[i].Name == "row_count_not_collapsed" {
+						gates[i].Passed, gates[i].Detail = false, gates[i].Detail+"; "+why
+					}
+				}
+			}
+		}
+		m.Gates = append(m.Gates, gates...)
 	}
 	if m.AsOf == "" {
 		m.AsOf = "unknown"
@@ -394,17 +448,28 @@ func rowsBySheet(c *capability.Capability, rows []snapshots.Row) map[string]int 
 	return out
 }
 
-func latestPromoted(store *snapshots.Store, cat *snapshots.Catalog, capID string) (string, int, error) {
-	best := ""
-	for asOf := range cat.Promoted[capID] {
-		if asOf > best {
-			best = asOf
+// previousPromoted is the promoted snapshot a new one of capability c dated asOf is compared
+// with (its as_of and rows; "" and 0 when none): the one dated asOf or just before it, whatever
+// order the documents arrive in; for documents that restate the whole, when none is dated so
+// early, the earliest one after it (a copy cut short can claim an earlier date). A set of
+// complementing documents grows with its dates, so it is never compared with a later one.
+func previousPromoted(store *snapshots.Store, cat *snapshots.Catalog, c *capability.Capability, asOf string) (string, int, error) {
+	best, after := "", ""
+	for d := range cat.Promoted[c.ID] {
+		if d <= asOf && d > best {
+			best = d
 		}
+		if d > asOf && (after == "" || d < after) {
+			after = d
+		}
+	}
+	if best == "" && c.Documents.Relation == capability.Restate {
+		best = after
 	}
 	if best == "" {
 		return "", 0, nil
 	}
-	m, err := snapshots.ReadManifest(store.SnapshotDir(capID, best, cat.Promoted[capID][best]))
+	m, err := snapshots.ReadManifest(store.SnapshotDir(c.ID, best, cat.Promoted[c.ID][best]))
 	if err != nil {
 		return "", 0, err
 	}

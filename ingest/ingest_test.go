@@ -43,17 +43,20 @@ func TestRunGoesOnPastAFailedAdapter(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "power.capacity") {
 		t.Fatalf("error %v, want one naming power.capacity", err)
 	}
-	if len(outcomes) != 2 {
-		t.Fatalf("%d outcomes, want 2: %+v", len(outcomes), outcomes)
+	// The natural gas workbooks are three documents: a snapshot per release date.
+	if len(outcomes) != 4 {
+		t.Fatalf("%d outcomes, want 4: %+v", len(outcomes), outcomes)
 	}
 	if outcomes[0].Status != ingest.Failed || !strings.Contains(strings.Join(outcomes[0].Reasons, " "), "changed its layout") {
 		t.Errorf("first outcome %+v", outcomes[0])
 	}
-	if outcomes[1].Capability != capability.NaturalGasPrices.ID || outcomes[1].Status != snapshots.Promoted {
-		t.Errorf("second outcome %+v", outcomes[1])
+	for _, o := range outcomes[1:] {
+		if o.Capability != capability.NaturalGasPrices.ID || o.Status != snapshots.Promoted {
+			t.Errorf("outcome %+v", o)
+		}
 	}
 	cat, err := store.ReadCatalog()
-	if err != nil || len(cat.Promoted[capability.NaturalGasPrices.ID]) != 1 || len(cat.Promoted[capability.PowerCapacity.ID]) != 0 {
+	if err != nil || len(cat.Promoted[capability.NaturalGasPrices.ID]) != 3 || len(cat.Promoted[capability.PowerCapacity.ID]) != 0 {
 		t.Errorf("catalog %+v %v", cat, err)
 	}
 }
@@ -171,10 +174,12 @@ func TestEarlierSchemaSnapshotStands(t *testing.T) {
 	store := &snapshots.Store{Dir: t.TempDir()}
 	adapter := eia.NaturalGasPrices{}
 	first, err := ingest.Run(raw, store, []ingest.Adapter{adapter}, io.Discard)
-	if err != nil || len(first) != 1 || first[0].Status != snapshots.Promoted {
+	if err != nil || len(first) != 3 || first[2].Status != snapshots.Promoted {
 		t.Fatalf("first ingest: %+v, %v", first, err)
 	}
-	m := first[0].Manifest
+	// The latest snapshot, of every natural gas workbook (documents that complement each
+	// other): its fingerprint covers all their files.
+	m := first[2].Manifest
 	if m.SchemaVersion != snapshots.SchemaVersion {
 		t.Fatalf("schema version %d, want %d", m.SchemaVersion, snapshots.SchemaVersion)
 	}
@@ -203,7 +208,7 @@ func TestEarlierSchemaSnapshotStands(t *testing.T) {
 		t.Fatal(err)
 	}
 	again, err := ingest.Run(raw, store, []ingest.Adapter{adapter}, io.Discard)
-	if err != nil || len(again) != 1 || !again[0].Unchanged || again[0].Status != snapshots.Promoted || again[0].Manifest.Fingerprint != old.Fingerprint {
+	if err != nil || len(again) != 3 || !again[2].Unchanged || again[2].Status != snapshots.Promoted || again[2].Manifest.Fingerprint != old.Fingerprint {
 		t.Fatalf("second ingest: %+v, %v; want the schema 1 snapshot %s unchanged", again, err, old.Fingerprint)
 	}
 	cat, err = store.ReadCatalog()

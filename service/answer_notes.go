@@ -458,13 +458,7 @@ func subset(sel columnar.Selection, keep func(row int) bool) columnar.Selection 
 }
 
 // present reports whether row r of col has a value.
-func present(col *columnar.Column, r int) bool {
-	if col.Kind == columnar.Dict {
-		return col.Codes[r] >= 0
-	}
-	_, ok := col.Text(r)
-	return ok
-}
+func present(col *columnar.Column, r int) bool { return col.Valid(r) }
 
 // perGroup evaluates op over the rows sub (a subset of the answer's matched rows) grouped as
 // the answer is, and returns its value for each of the answer's groups (0 where a group has

@@ -30,6 +30,7 @@ func (s *Service) Capabilities() []byte {
 			{"as_of_available", dates},
 		}
 		entry = append(entry, s.answerable(c)...)
+		entry = append(entry, derivedDoc(s.latest(c))...)
 		entry = append(entry,
 			KV{"endpoints", Obj{
 				{"schema", "/v1/" + c.Path + "/schema"},
@@ -55,6 +56,26 @@ func (s *Service) Capabilities() []byte {
 		{"join_key_vocabulary", joinKeyVocabulary()},
 		{"mcp", Obj{{"endpoint", "/mcp"}, {"server_card", ServerCardPath}}},
 	})
+}
+
+// derivedDoc says whether a capability's latest snapshot answers from a third party's copy of the
+// publisher's data (MANIFEST's derived = yes): derived, and with it each such file and the
+// publisher's own address of the data it was copied from. A capability that joins others has no
+// files of its own (nil).
+func derivedDoc(snap *Snapshot) Obj {
+	if snap == nil {
+		return nil
+	}
+	var files []Obj
+	for _, src := range snap.Manifest.Sources {
+		if src.Derived {
+			files = append(files, Obj{{"source_file", src.File}, {"original_url", src.OriginalURL}})
+		}
+	}
+	if files == nil {
+		return Obj{{"derived", false}}
+	}
+	return Obj{{"derived", true}, {"derived_files", files}}
 }
 
 // answerable are the members that say whether a served capability answers queries: answerable
@@ -209,6 +230,7 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
 		{"as_of", asOf},
 		{"as_of_available", orEmptyList(dates)},
 		{"as_of_rule", c.AsOfRule},
+		{"documents", documentsDoc(c, snap)},
 		{"mcp_tools", Obj{{"describe", "describe_" + c.ToolName() + "_v1"}, {"query", "query_" + c.ToolName() + "_v1"}}},
 		{"filters", filters},
 		{"group_by", groupBy},
@@ -458,4 +480,36 @@ func DidYouMean(p, suffix string) string {
 		return ""
 	}
 	return "did you mean " + s + " (/v1/" + s + suffix + ")? "
+}
+
+// documentsDoc is the schema's account of the capability's documents: how they relate (the
+// declaration), and, for a served snapshot of complementing documents, the documents it
+// holds and the periods a document covers only in part.
+func documentsDoc(c *capability.Capability, snap *Snapshot) Obj {
+	d := c.Documents
+	o := Obj{{"relation", d.Relation}, {"document", d.Document}, {"rule", d.Rule()}}
+	if d.Overlap != "" {
+		o = append(o, KV{"overlap", d.Overlap})
+	}
+	if snap == nil || snap.derived != nil {
+		return o
+	}
+	if ds := snap.Manifest.Documents; len(ds) > 0 {
+		held := make([]Obj, len(ds))
+		for i, doc := range ds {
+			held[i] = Obj{{"document", doc.ID}, {"published", doc.AsOf}, {"source_files", doc.Files}}
+		}
+		o = append(o, KV{"in_snapshot", held})
+	}
+	if cv := snap.Manifest.Coverage; len(cv) > 0 {
+		parts := make([]Obj, len(cv))
+		for i, x := range cv {
+			parts[i] = Obj{{"period", x.Period}, {"where", sortedWhere(c, x.Where)}, {"source_file", x.File}, {"covered", x.Covered}, {"complete", x.Complete}}
+		}
+		o = append(o, KV{"partial_periods", parts})
+	}
+	if n := len(snap.Manifest.Revisions); n > 0 {
+		o = append(o, KV{"revised_rows", n})
+	}
+	return o
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync"
 
 	"github.com/citeq/citeq/capability"
 )
@@ -18,21 +17,22 @@ type rowKey struct {
 // citedRows is what one snapshot cites: every source row of its fact table (with the
 // source_id the row carries) and every row of an agency code table its codebooks quote.
 type citedRows struct {
-	once   sync.Once
-	err    error
 	rows   map[rowKey]string // → source_id
 	sheets map[[2]string]bool
 }
 
-// cited returns the rows snap cites, indexed on first use.
+// citedRowBytes is about what one row of the index takes in memory (its key and value
+// share their text with the decoded columns).
+const citedRowBytes = 112
+
+// cited returns the rows snap cites, indexed on first use and kept with its table under the
+// memory budget.
 func (snap *Snapshot) cited() (*citedRows, error) {
-	c := &snap.citations
-	c.once.Do(func() {
-		c.rows, c.sheets = map[rowKey]string{}, map[[2]string]bool{}
+	v, err := snap.Table.Memo("cited", func() (any, int64, error) {
+		c := &citedRows{rows: map[rowKey]string{}, sheets: map[[2]string]bool{}}
 		t := snap.Table
 		if err := t.Need(capability.ColSourceID, capability.ColSheet, capability.ColSourceRow, capability.ColRawSHA256); err != nil {
-			c.err = fmt.Errorf("index the citations of %s %s: %w", snap.Cap.ID, snap.Manifest.AsOf, err)
-			return
+			return nil, 0, fmt.Errorf("index the citations of %s %s: %w", snap.Cap.ID, snap.Manifest.AsOf, err)
 		}
 		ids, sheets, rows, shas := t.Col(capability.ColSourceID), t.Col(capability.ColSheet), t.Col(capability.ColSourceRow), t.Col(capability.ColRawSHA256)
 		for r := 0; r < t.Rows; r++ {
@@ -59,8 +59,12 @@ func (snap *Snapshot) cited() (*citedRows, error) {
 				}
 			}
 		}
+		return c, citedRowBytes * int64(len(c.rows)+len(c.sheets)), nil
 	})
-	return c, c.err
+	if err != nil {
+		return nil, err
+	}
+	return v.(*citedRows), nil
 }
 
 // citing is one served snapshot's citation of a row.

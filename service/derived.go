@@ -143,6 +143,8 @@ func loadDerived(c *capability.Capability, asOf, key string, b *derivedBuild) (*
 	for i, f := range cols {
 		names[i] = f.Name
 	}
+	// The file is removed next: its columns must never be dropped to be decoded again.
+	snap.Table.Pin()
 	if err := snap.Table.Need(names...); err != nil {
 		return nil, err
 	}

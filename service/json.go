@@ -283,6 +283,9 @@ func (n Num) appendJSON(b []byte) ([]byte, error) {
 			return appendDecimal(b, int64(m), k), nil
 		}
 	}
+	if a := math.Abs(n.V); a > 1e-300 && a < 1e300 {
+		return appendRounded(b, n.V), nil
+	}
 	start := len(b)
 	b = strconv.AppendFloat(b, n.V, 'f', -1, 64)
 	if significantDigits(b[start:]) <= 15 {
@@ -297,6 +300,52 @@ func (n Num) appendJSON(b []byte) ([]byte, error) {
 }
 
 var pow10 = [...]float64{1, 10, 100, 1000, 10000}
+
+// appendRounded writes v, a normal float64 (not near the ends of the range), as clean(v) in
+// shortest 'f' form, from the one formatting of v to 15 significant digits. For such a value
+// the 15-digit decimals lie further apart than the interval of reals that round to one
+// float64, so at most one of them rounds to any float64: the decimal d nearest v is the
+// shortest decimal of v when that has at most 15 digits, and else of clean(v), which d
+// rounds to; either way the answer is d without its trailing zeros.
+func appendRounded(b []byte, v float64) []byte {
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], v, 'e', 14, 64) // [-]d.dddddddddddddde±dd[d]
+	if e[0] == '-' {
+		b = append(b, '-')
+		e = e[1:]
+	}
+	var digits [15]byte
+	digits[0] = e[0]
+	copy(digits[1:], e[2:16])
+	nd := 15
+	for nd > 1 && digits[nd-1] == '0' {
+		nd--
+	}
+	exp := 0
+	for _, c := range e[18:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if e[17] == '-' {
+		exp = -exp
+	}
+	switch {
+	case exp < 0:
+		b = append(b, '0', '.')
+		for range -exp - 1 {
+			b = append(b, '0')
+		}
+		return append(b, digits[:nd]...)
+	case exp+1 >= nd:
+		b = append(b, digits[:nd]...)
+		for range exp + 1 - nd {
+			b = append(b, '0')
+		}
+		return b
+	}
+	b = append(b, digits[:exp+1]...)
+	b = append(b, '.')
+	return append(b, digits[exp+1:nd]...)
+}
 
 // appendDecimal writes m·10^-k in 'f' form (m not a multiple of 10).
 func appendDecimal(b []byte, m int64, k int) []byte {

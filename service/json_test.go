@@ -201,7 +201,8 @@ func TestQueryPayloadsAreCanonicalJSON(t *testing.T) {
 
 // TestNumFastPath checks Num.appendJSON against the rounding it shortcuts: the shortest 'f'
 // form of the value rounded to 15 significant digits, over values with 15 or fewer
-// significant digits, with more, integers, and at the ends of the range.
+// significant digits, with more, integers, values of full precision at every scale, and at
+// the ends of the range.
 func TestNumFastPath(t *testing.T) {
 	vals := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1167975.9, 1167975.9000000781, 1e21, 1e-7, 123456789012345,
 		1234567890123456, 12345678901234567, 0.30000000000000004, 2.5e-300, 1.7976931348623157e308, -4.9e-324, 99999999999999.99,
@@ -212,6 +213,14 @@ func TestNumFastPath(t *testing.T) {
 		vals = append(vals, r.NormFloat64()*math.Pow(10, float64(r.IntN(40)-20)), math.Round(r.Float64()*1e6)/100,
 			math.Round(r.NormFloat64()*math.Pow(10, float64(r.IntN(18)))), math.Round(r.NormFloat64()*1e8)/1e4,
 			math.Round(r.NormFloat64()*math.Pow(10, float64(r.IntN(16))))/math.Pow(10, float64(r.IntN(6))))
+	}
+	// Values of full precision at every scale the range allows, and their neighbours.
+	for range 300000 {
+		v := (r.Float64() + 0.5) * math.Pow(10, float64(r.IntN(614)-307))
+		if r.IntN(2) == 0 {
+			v = -v
+		}
+		vals = append(vals, v, math.Nextafter(v, math.Inf(1)), math.Nextafter(v, math.Inf(-1)))
 	}
 	for _, v := range vals {
 		got, err := Num{V: v, Valid: true}.appendJSON(nil)

@@ -782,7 +782,8 @@ func oaQueryExample(c *capability.Capability) Obj {
 // notes, errors and the discover and describe payloads.
 func oaSharedSchemas(served []*capability.Capability) Obj {
 	noteCodes := []string{"not_published", "mixed_units", NoteNotAdditive, NoteRatioUndefined, NoteNoRows, NoteMixedPartition, NoteDateUnplaced, NoteNotCounted, NoteJoinUnmatched,
-		NoteNotAdditiveOverTime, NoteShareNotAveraged, NotePeriodsPresent, NoteUnequalCoverage, NoteValuesMissing, NoteNullGroupKey, NoteStale}
+		NoteNotAdditiveOverTime, NoteShareNotAveraged, NotePeriodsPresent, NoteUnequalCoverage, NoteValuesMissing, NoteNullGroupKey, NoteStale,
+		NotePartialPeriod, NoteReleaseRevised}
 	for _, c := range served {
 		for _, m := range c.Metrics {
 			if m.NullNote != "" && !slices.Contains(noteCodes, m.NullNote) {
@@ -886,6 +887,25 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"first", oaArray(Obj{{"type", "string"}}, NoteValuesMissing+": the record keys of the first of those rows")},
 			{"blank_in_source", Obj{{"type", []string{"integer", "null"}}, {"description", NoteNullGroupKey + ": of those rows, the ones the publisher left blank (null when a null value of the dimension means something else, said in the message)"}}},
 			{"not_mapped", oaInteger(NoteNullGroupKey + ": of those rows, the ones whose published value maps to no value of the dimension")},
+			{"held_by", oaArray(oaObject("", Obj{{"as_of", oaDate("")}, {"rows", oaInteger("")}}, "as_of", "rows"),
+				NoteNoRows+": the earlier as_of dates whose snapshot has rows that match, with their count")},
+			{"covers", oaObject(NoteNoRows+": what this as_of holds of the rows that match the filters other than the period asked", Obj{
+				{"rows", oaInteger("")},
+				{"ranges", oaMapOf(oaObject("", Obj{{"from", oaStr("")}, {"to", oaStr("")}}, "from", "to"), "date column → its first and last value over those rows")},
+			}, "rows", "ranges")},
+			{"period", oaStr(NotePartialPeriod + ": the period a document covers only in part")},
+			{"where", oaMapOf(scalar, NotePartialPeriod+": the field values that select the period's rows")},
+			{"source_file", oaStr(NotePartialPeriod + ": the document that covers it in part")},
+			{"covered", oaStr(NotePartialPeriod + ": what the document holds of the period, and how much of it that is")},
+			{"complete", oaStr(NotePartialPeriod + ": how to get the complete figure, or that no published file here has it")},
+			{"revisions", oaArray(oaObject("", Obj{
+				{"source_record_key", oaStr("the served row")},
+				{"values", oaArray(oaObject("", Obj{{"field", oaStr("")}, {"served", nullableScalar}, {"earlier", nullableScalar}}, "field", "served", "earlier"), "")},
+				{"served_release", oaStr("")},
+				{"served_file", oaStr("")},
+				{"earlier_release", oaStr("")},
+				{"earlier", oaWithDesc(oaSref("RecordCitation"), "the earlier publication's row, as of its own date: post it to /v1/evidence/source-row")},
+			}, "source_record_key", "values", "earlier"), NoteReleaseRevised+": the matched rows a newer publication revised (the first 24)")},
 		}, oaFlagNoteMembers()...), KV{"message", oaStr("")}), "code", "message")},
 		{"RecordCitation", oaObject("A record-level citation: the evidence endpoint takes it as is.", recordCitation,
 			"source_id", "source_url", "source_file", "sheet", "source_row", "raw_file_sha256", "as_of")},
@@ -954,6 +974,8 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"as_of_available", oaArray(oaDate(""), "")},
 				{"answerable", oaBoolean("false for a derived capability whose inputs have nothing to join: every query is refused, for the reason given")},
 				{"not_answerable_because", oaStr("with answerable false: the refusal every query gets (what each input has, and which files would make it answer)")},
+				{"derived", oaBoolean("true when the latest snapshot answers, wholly or in part, from a third party's copy of the publisher's data (every citation of such a file says derived too); absent for a capability that joins others")},
+				{"derived_files", oaArray(oaObject("", Obj{{"source_file", oaStr("the copy, the file hashed in citations")}, {"original_url", oaStr("the publisher's own address of the data it was copied from")}}, "source_file", "original_url"), "with derived true: each such file of the latest snapshot")},
 				{"endpoints", oaObject("", Obj{{"schema", oaStr("")}, {"query", oaStr("")}}, "schema", "query")},
 				{"mcp_tools", oaObject("", Obj{{"describe", oaStr("")}, {"query", oaStr("")}}, "describe", "query")},
 				{"join_keys", oaJoinKeys()},
@@ -977,6 +999,19 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 			{"as_of", Obj{{"type", []string{"string", "null"}}, {"format", "date"}, {"description", "the latest snapshot described (null when not served)"}}},
 			{"as_of_available", oaArray(oaDate(""), "")},
 			{"as_of_rule", oaStr("")},
+			{"documents", oaObject("How the publisher's documents relate, which decides what one snapshot holds; for the snapshot described, the documents it holds and the periods one covers only in part.", Obj{
+				{"relation", Obj{{"type", "string"}, {"enum", []capability.Relation{capability.Complement, capability.Restate, capability.Derived}}}},
+				{"document", oaStr("what one document is, and what makes two files versions of one document")},
+				{"rule", oaStr("what a snapshot holds, given the relation")},
+				{"overlap", oaStr("complementing documents: the rows two documents may both publish, served from the newest publication")},
+				{"in_snapshot", oaArray(oaObject("", Obj{{"document", oaStr("")}, {"published", oaDate("its date: its own as_of")}, {"source_files", oaArray(Obj{{"type", "string"}}, "")}},
+					"document", "published", "source_files"), "complementing documents: the newest version of each published on or before the snapshot's as_of")},
+				{"partial_periods", oaArray(oaObject("", Obj{
+					{"period", oaStr("")}, {"where", oaMapOf(scalar, "field → value of the period's rows")}, {"source_file", oaStr("")},
+					{"covered", oaStr("")}, {"complete", oaStr("how to get the complete figure, or that no published file here has it")},
+				}, "period", "where", "source_file", "covered", "complete"), "periods a document covers only in part: an answer over them carries a "+NotePartialPeriod+" note")},
+				{"revised_rows", oaInteger("rows a newer publication revised: an answer over them carries a " + NoteReleaseRevised + " note")},
+			}, "relation", "document", "rule")},
 			{"mcp_tools", oaObject("", Obj{{"describe", oaStr("")}, {"query", oaStr("")}})},
 			{"filters", oaArray(named(
 				KV{"name", oaStr("")}, KV{"type", oaStr("")}, KV{"description", oaStr("")},

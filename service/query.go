@@ -427,6 +427,10 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 	if uerr != nil {
 		return nil, unreadable(snap, uerr)
 	}
+	var none noRows
+	if sel.Len() == 0 {
+		none.why, none.extra = s.noRowsWhy(c, snap, p)
+	}
 	for _, mr := range results {
 		totals = append(totals, KV{mr.Metric.Name, num(mr.Total, 0)})
 		unit := mr.Metric.Unit
@@ -434,7 +438,7 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 			unit = u
 		}
 		units = append(units, KV{mr.Metric.Name, unit})
-		notes = append(notes, totalNotes(c, snap, p, mr, sel.Len())...)
+		notes = append(notes, totalNotes(c, snap, p, mr, sel.Len(), none)...)
 	}
 	parts, perr := partitionNotes(c, snap.Table, sel, p, results)
 	if perr != nil {
@@ -452,6 +456,11 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 		return nil, unreadable(snap, uerr)
 	}
 	notes = append(notes, unplaced...)
+	docs, derr := documentNotes(snap, sel)
+	if derr != nil {
+		return nil, unreadable(snap, derr)
+	}
+	notes = append(notes, docs...)
 	if snap.derived != nil {
 		notes = append(notes, snap.derived.notes(p)...)
 	}
@@ -862,7 +871,14 @@ func mixedNote(m capability.Metric) Obj {
 		{"message", fmt.Sprintf("the matched rows mix units (%s), so %s is null; filter on or group by %s", m.UnitColumn, m.Name, m.UnitColumn)}}
 }
 
-func totalNotes(c *capability.Capability, snap *Snapshot, p *Params, mr MetricResult, matched int) []Obj {
+// noRows is what is true when no row matches (Service.noRowsWhy): why, and the note's
+// members that say it (held_by, covers).
+type noRows struct {
+	why   string
+	extra Obj
+}
+
+func totalNotes(c *capability.Capability, snap *Snapshot, p *Params, mr MetricResult, matched int, none noRows) []Obj {
 	if mr.heldTotal != nil {
 		return []Obj{mr.heldTotal}
 	}
@@ -888,8 +904,9 @@ func totalNotes(c *capability.Capability, snap *Snapshot, p *Params, mr MetricRe
 		}
 	}
 	if matched == 0 && len(mr.Total.Valid) > 0 && !mr.Total.Valid[0] {
-		out = append(out, Obj{{"code", NoteNoRows}, {"metric", mr.Metric.Name},
-			{"message", fmt.Sprintf("no row matches the filters and date ranges, so %s has nothing to aggregate and is null; widen the filters (the schema lists their values)", mr.Metric.Name)}})
+		note := Obj{{"code", NoteNoRows}, {"metric", mr.Metric.Name}}
+		note = append(note, none.extra...)
+		out = append(out, append(note, KV{"message", fmt.Sprintf("%s has nothing to aggregate and is null: %s", mr.Metric.Name, none.why)}))
 	}
 	return out
 }

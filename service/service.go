@@ -5,8 +5,6 @@
 package service
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"slices"
 	"sort"
@@ -32,8 +30,6 @@ type Snapshot struct {
 	unpublished map[string]bool
 	// id tells this snapshot from every other one loaded by the process.
 	id uint64
-	// citations indexes the source rows the snapshot cites (for the evidence endpoint).
-	citations citedRows
 	// derived is set on the snapshot of a derived capability (derived.go).
 	derived *derivedInfo
 	// lintext holds the lineage values rendered as JSON (lineage).
@@ -156,95 +152,6 @@ func (s *Service) Reload() (bool, error) {
 	s.derived.snaps = nil
 	s.derived.mu.Unlock()
 	return true, nil
-}
-
-// Warm decodes, in every served snapshot of at most maxRows rows, each column a query can
-// read (filters, dimensions, metric inputs and units, date ranges, lineage), so the first
-// queries do not pay for it. Columns decode on first use anyway: Warm only moves that work
-// ahead, and is meant to run in the background once the server is ready.
-func (s *Service) Warm(maxRows int) error {
-	var errs []error
-	for _, snap := range s.SnapshotsServed() {
-		if snap.Table.Rows > maxRows {
-			continue
-		}
-		if err := snap.Table.Need(HotColumns(snap.Cap)...); err != nil {
-			errs = append(errs, fmt.Errorf("warm %s %s: %w", snap.Cap.ID, snap.Manifest.AsOf, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// HotColumns are the columns some query of c reads: every filter, dimension, metric input
-// and unit, date range and lineage column.
-func HotColumns(c *capability.Capability) []string {
-	p := &Params{Filters: map[string][]string{}, Ranges: map[string][2]string{}}
-	for _, f := range c.Fields {
-		if f.Filter {
-			p.Filters[f.Name] = nil
-		}
-		if f.GroupBy {
-			p.GroupBy = append(p.GroupBy, f.Name)
-		}
-	}
-	for _, r := range c.DateRanges {
-		p.Ranges[r.Name] = [2]string{}
-	}
-	return QueryColumns(c, p)
-}
-
-func load(c *capability.Capability, m *snapshots.Manifest) (*Snapshot, error) {
-	var specs []columnar.Spec
-	for _, f := range snapshots.Columns(c) {
-		specs = append(specs, columnar.Spec{Name: f.Name, Dict: dictField(c, f)})
-	}
-	t, err := columnar.Open(m.FactsPath(), specs)
-	if err != nil {
-		return nil, fmt.Errorf("load %s %s: %w", c.ID, m.AsOf, err)
-	}
-	if t.Rows != m.Rows {
-		return nil, fmt.Errorf("load %s %s: %d rows in the fact table, %d in the manifest", c.ID, m.AsOf, t.Rows, m.Rows)
-	}
-	cbs, err := snapshots.ReadCodebooks(m.Dir)
-	if err != nil {
-		return nil, err
-	}
-	snap := &Snapshot{Cap: c, Manifest: m, Table: t, Codebooks: cbs, sources: map[string]snapshots.Source{}, unpublished: map[string]bool{},
-		id: snapshotIDs.Add(1)}
-	for _, f := range c.Fields {
-		nulls, err := t.NullN(f.Name)
-		if err != nil {
-			return nil, fmt.Errorf("load %s %s: %w", c.ID, m.AsOf, err)
-		}
-		if t.Rows > 0 && nulls == t.Rows {
-			snap.unpublished[f.Name] = true
-		}
-	}
-	for _, src := range m.Sources {
-		snap.sources[src.File] = src
-	}
-	return snap, nil
-}
-
-// dictField says which columns the engine holds as dictionary codes: every text, date and
-// boolean column (the agencies' text repeats: sectors, statuses, names, hashes), and every
-// column that filters, groups or is counted distinct; not the row keys, which are unique. An
-// Integer or Number field held as codes still feeds sum, avg, min, max and ratio metrics: the
-// engine reads its dictionary's numbers (columnar.Column.Numbers).
-func dictField(c *capability.Capability, f capability.Field) bool {
-	if f.Filter || f.GroupBy {
-		return true
-	}
-	for _, m := range c.Metrics {
-		if m.Column == f.Name && m.Agg == capability.CountDistinct || m.UnitColumn == f.Name {
-			return true
-		}
-	}
-	switch f.Type {
-	case capability.String, capability.Date, capability.Boolean:
-		return !f.Unique
-	}
-	return false
 }
 
 // served returns the capability's snapshots by as_of, and the as_of dates sorted. A derived

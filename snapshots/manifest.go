@@ -83,6 +83,15 @@ type Manifest struct {
 	Sources       []Source       `json:"sources"`
 	Gates         []Gate         `json:"gates"`
 	Reasons       []string       `json:"reasons,omitempty"`
+	// Documents lists, for a capability whose documents complement each other, the
+	// documents the snapshot holds: the newest version of each published on or before its
+	// as_of.
+	Documents []Document `json:"documents,omitempty"`
+	// Coverage lists the periods a document covers only in part.
+	Coverage []Coverage `json:"coverage,omitempty"`
+	// Revisions lists the rows two documents both publish with different values: the newer
+	// publication's row is served, and the earlier one is cited beside it.
+	Revisions []Revision `json:"revisions,omitempty"`
 	// Dir is where the snapshot lives (not stored).
 	Dir string `json:"-"`
 }

@@ -74,16 +74,19 @@ func Dir(root string, src *Source, opt Options) string {
 
 // ReadInfo reads the description of a generated data directory; it fails when dir is not a
 // complete one.
-func ReadInfo(dir string) (*Info, error) {
-	b, err := os.ReadFile(filepath.Join(dir, InfoFile))
+func ReadInfo(dir string) (*Info, error) { return readJSON[Info](filepath.Join(dir, InfoFile)) }
+
+// readJSON reads the JSON file at path as a T.
+func readJSON[T any](path string) (*T, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var info Info
-	if err := json.Unmarshal(b, &info); err != nil {
-		return nil, fmt.Errorf("synth: %s: %w", filepath.Join(dir, InfoFile), err)
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("synth: %s: %w", path, err)
 	}
-	return &info, nil
+	return &v, nil
 }
 
 // WriteInfo replaces the description of a generated data directory.

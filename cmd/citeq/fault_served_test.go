@@ -24,13 +24,17 @@ import (
 // to mount a tmpfs into a failure (.ci/run sets it).
 const requireTmpfsEnv = "CITEQ_REQUIRE_TMPFS"
 
-// The previous snapshot of natural_gas.prices is built from the monthly price summary alone
-// (as_of 2022-04-29, its release); the new one from every natural gas file (as_of 2024-07-10).
+// The previous snapshot of natural_gas.prices is built from the two monthly price workbooks
+// (documents that complement each other: as_of 2023-02-28, the later release); the new one
+// adds the Henry Hub workbook (as_of 2024-07-10). The previous ingest also promotes the U.S.
+// summary's own as_of, 2022-04-29, which the new ingest leaves as it is.
 const (
-	prevAsOf = "2022-04-29"
+	prevAsOf = "2023-02-28"
 	newAsOf  = "2024-07-10"
-	prevFile = "NG_PRI_SUM_DCU_NUS_M.xls"
 )
+
+// prevFiles are the workbooks of the previous snapshot.
+var prevFiles = []string{"NG_PRI_SUM_DCU_NUS_M.xls", "NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls"}
 
 // probe is one request whose answer is compared byte for byte through a fault.
 type probe struct {
@@ -318,7 +322,7 @@ func freeBytes(t *testing.T, dir string) int64 {
 // run's); a disk-full ingest fails saying so; the next ingest removes what was left, promotes
 // the new snapshot with exactly one event, and every answer is then a clean run's.
 func TestPreviousSnapshotServedThroughFaults(t *testing.T) {
-	prevRaw, newRaw := ngRaw(t, prevFile), ngRaw(t)
+	prevRaw, newRaw := ngRaw(t, prevFiles...), ngRaw(t)
 
 	// A clean run: the answers every recovery must end with.
 	clean := t.TempDir()

@@ -16,6 +16,10 @@ import (
 	"github.com/citeq/citeq/state"
 )
 
+// henryHub is the natural gas workbook whose document alone makes one snapshot (as_of
+// 2024-07-10): one promotion, one event.
+const henryHub = "RNGWHHDd.xls"
+
 // ngRaw is a raw directory holding the natural gas workbooks (a quick ingest): all of them,
 // or only the named ones.
 func ngRaw(t *testing.T, names ...string) string {
@@ -66,7 +70,7 @@ func killedAt(t *testing.T, step, raw, data string) {
 // snapshot.promoted event and one delivery per subscription: never a promoted snapshot
 // without its event, never an event twice.
 func TestPromotionSurvivesKill9(t *testing.T) {
-	raw := ngRaw(t)
+	raw := ngRaw(t, henryHub)
 	ctx := context.Background()
 	cases := []struct {
 		step string
@@ -152,7 +156,7 @@ func TestPromotionSurvivesKill9(t *testing.T) {
 // state store is down, or its disk full) promotes the snapshot and fails; the next ingest
 // queues the event it could not.
 func TestPromotionSurvivesAnUnreachableOutbox(t *testing.T) {
-	raw, data, ctx := ngRaw(t), t.TempDir(), context.Background()
+	raw, data, ctx := ngRaw(t, henryHub), t.TempDir(), context.Background()
 	out, err := exec.Command(binary(t), "ingest", "--raw", raw, "--data", data, "--state", "postgres://nobody@127.0.0.1:1/none?connect_timeout=1").CombinedOutput()
 	if err == nil {
 		t.Fatalf("ingest with an unreachable outbox succeeded:\n%s", out)

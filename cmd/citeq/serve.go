@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/api"
+	"github.com/citeq/citeq/internal/bytesize"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/state"
 	"github.com/citeq/citeq/webhooks"
@@ -37,7 +39,9 @@ func runServe(args []string, stdout io.Writer) error {
 	evidenceInFlight := fs.Int("evidence-in-flight", service.DefaultAggregateInFlight, "aggregate verifications (POST /v1/evidence/aggregate, verify_aggregate_v1) run at once; more are refused with 503 over_capacity and Retry-After")
 	var syncing syncFlags
 	syncing.register(fs)
-	warmRows := fs.Int("warm-rows", 16<<20, "after start and after each reload, decode in the background every queryable column of the snapshots with at most this many rows (0: none; larger ones decode a column when a query first needs it)")
+	warmRows := fs.Int("warm-rows", 16<<20, "after start and after each reload, decode in the background every queryable column of the snapshots with at most this many rows, newest first and up to three quarters of the tables' share of --memory-budget (0: none; the others decode a column when a query first needs it)")
+	budget := bytesize.Size(service.DefaultMemoryBudget)
+	fs.Var(&budget, "memory-budget", "the server's memory: half for decoded columns (least recently used dropped first), a sixteenth each for record pages and cached answers, and the Go heap's soft limit at seven eighths less 48 MiB unless GOMEMLIMIT is set; e.g. 512MiB, 4GiB; 0: no bound")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -46,6 +50,15 @@ func runServe(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	plan := service.PlanMemory(int64(budget))
+	svc.ApplyMemory(plan)
+	goLimit := "GOMEMLIMIT"
+	if os.Getenv("GOMEMLIMIT") == "" && plan.GoLimit > 0 {
+		debug.SetMemoryLimit(plan.GoLimit)
+		goLimit = bytesize.Size(plan.GoLimit).String()
+	}
+	log.Info().Str("memory_budget", bytesize.Size(plan.Total).String()).Str("tables", bytesize.Size(plan.Tables).String()).Str("pages", bytesize.Size(plan.Pages).String()).
+		Str("responses", bytesize.Size(plan.Responses).String()).Str("go_limit", goLimit).Msg("memory")
 	svc.SetLogger(log) // what only the operator can act on goes to the log, never to a client
 	if *evidenceInFlight < 1 {
 		return fmt.Errorf("serve: --evidence-in-flight must be at least 1, not %d", *evidenceInFlight)

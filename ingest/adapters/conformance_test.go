@@ -127,11 +127,11 @@ func TestConformance(t *testing.T) {
 						t.Fatal("the plan has no data file")
 					}
 					if !damageEveryFile[a.Capability().ID] {
-						checkDamagedCopies(t, a, root, store, p, b, first)
+						checkDamagedCopies(t, a, root, store, plans, p, b, first)
 						return
 					}
 					for _, f := range ingest.DataFiles(p.Files) {
-						t.Run(filepath.Base(f.Path), func(t *testing.T) { checkDamagedCopies(t, a, root, store, p, b, &f) })
+						t.Run(filepath.Base(f.Path), func(t *testing.T) { checkDamagedCopies(t, a, root, store, plans, p, b, &f) })
 					}
 				}
 				if len(forms) == 1 {
@@ -479,7 +479,10 @@ type damage struct {
 	want []string
 }
 
-func checkDamagedCopies(t *testing.T, a ingest.Adapter, root string, store *snapshots.Store, p ingest.Plan, b *ingest.Build, data *ingest.File) {
+// checkDamagedCopies ingests, beside the files of every plan, a damaged copy of data, a file of
+// plan p (a document of a capability whose documents complement each other is damaged among
+// the others it is composed with).
+func checkDamagedCopies(t *testing.T, a ingest.Adapter, root string, store *snapshots.Store, plans []ingest.Plan, p ingest.Plan, b *ingest.Build, data *ingest.File) {
 	t.Helper()
 	c := a.Capability()
 	file := filepath.Base(data.Path)
@@ -597,9 +600,11 @@ func checkDamagedCopies(t *testing.T, a ingest.Adapter, root string, store *snap
 	for _, d := range cases {
 		t.Run(d.name, func(t *testing.T) {
 			dir := t.TempDir()
-			for _, f := range p.Files {
-				r, _ := filepath.Rel(root, f.Path)
-				copyFile(t, f.Path, filepath.Join(dir, r))
+			for _, pl := range plans {
+				for _, f := range pl.Files {
+					r, _ := filepath.Rel(root, f.Path)
+					copyFile(t, f.Path, filepath.Join(dir, r))
+				}
 			}
 			x := testenv.ReadCells(t, data.Path)
 			if !d.edit(x) {

@@ -44,7 +44,7 @@ var generationHeaders = []string{"period", "plantCode", "plantName", "fuel2002",
 func (Generation) Capability() *capability.Capability { return capability.PowerGeneration }
 
 // Version implements Adapter.
-func (Generation) Version() string { return "eia923api/1" }
+func (Generation) Version() string { return "eia923api/2" }
 
 // Folders implements Adapter.
 func (Generation) Folders() []string { return []string{"eia/eia923_api"} }
@@ -125,7 +125,7 @@ func (Generation) Plan(files *ingest.Finder) ([]ingest.Plan, error) {
 		for _, p := range byYear[y] {
 			fs = append(fs, ingest.File{Path: p, SourceID: "eia_api_v2", Publisher: Publisher, Role: ingest.RoleData, URL: generationURL(p)})
 		}
-		plans = append(plans, ingest.Plan{AsOfHint: y + "-12-31", Files: fs})
+		plans = append(plans, ingest.Plan{AsOfHint: y + "-12-31", Document: "eia923_" + y, Files: fs})
 	}
 	return plans, nil
 }
@@ -336,7 +336,7 @@ func (Generation) Build(p ingest.Plan) (*ingest.Build, error) {
 	for _, g := range all {
 		perMonth[g.period]++
 	}
-	var months, served []string
+	var months, served, servedMonths []string
 	for m := range perMonth {
 		months = append(months, m)
 	}
@@ -346,6 +346,7 @@ func (Generation) Build(p ingest.Plan) (*ingest.Build, error) {
 			coverage = append(coverage, fmt.Sprintf("%s: %s (%d rows) not served: %s", label, m, perMonth[m], why))
 		} else {
 			served = append(served, fmt.Sprintf("%s %d rows", m, perMonth[m]))
+			servedMonths = append(servedMonths, m)
 		}
 	}
 	coverage = append(coverage, fmt.Sprintf("%s: served %s", label, strings.Join(served, ", ")))
@@ -428,7 +429,7 @@ func (Generation) Build(p ingest.Plan) (*ingest.Build, error) {
 		return nil, err
 	}
 	return &ingest.Build{
-		AsOf: asOf, Rows: facts, Sources: sources, Cells: rows.Cells(),
+		AsOf: asOf, Rows: facts, Sources: sources, Cells: rows.Cells(), Coverage: generationCoverage(pages[0].name, meta, len(all), servedMonths, partial),
 		Checks: []snapshots.Gate{
 			kit.Failures(kit.GateHeaders, missing, "the data table has the API's 12 members"),
 			bad.Gate(kit.GateCells, "every generation value parses"),
@@ -440,6 +441,47 @@ func (Generation) Build(p ingest.Plan) (*ingest.Build, error) {
 		Ranges:   map[string]snapshots.Range{"net_generation_mwh": {Min: -1e7, Max: 1e8}, "gross_generation_mwh": {Min: -1e7, Max: 1e8}},
 		Required: []string{"level", "period", "eia_plant_id", "source_record_key"},
 	}, nil
+}
+
+// generationCoverage is what a request's pages cover of each year they serve, when that is
+// fewer than its 12 months: the months served, the months cut (not served), and how to get
+// the rest.
+func generationCoverage(file string, meta *apiMeta, rows int, served []string, cut map[string]string) []snapshots.Coverage {
+	byYear := map[string][]string{}
+	var years []string
+	for _, m := range served {
+		y := m[:4]
+		if byYear[y] == nil {
+			years = append(years, y)
+		}
+		byYear[y] = append(byYear[y], m)
+	}
+	more := "No published file here has the rest of it"
+	if meta != nil {
+		if t, ok := jsonInt(meta.Response.Total); ok && rows < t {
+			more += fmt.Sprintf(": the pages here hold %d of the request's %d rows; citeq ingest --fetch with an EIA API key (CITEQ_EIA_API_KEY) walks every page of the request, and those pages, a newer version of this document, serve every month the request covers", rows, t)
+		}
+	}
+	var out []snapshots.Coverage
+	for _, y := range years {
+		ms := byYear[y]
+		if len(ms) == 12 {
+			continue
+		}
+		covered := fmt.Sprintf("the months %s to %s, %d of its 12", ms[0], ms[len(ms)-1], len(ms))
+		var cutHere []string
+		for m := range cut {
+			if strings.HasPrefix(m, y) {
+				cutHere = append(cutHere, m)
+			}
+		}
+		sort.Strings(cutHere)
+		if len(cutHere) > 0 {
+			covered += fmt.Sprintf(" (%s is in the response only in part and not served)", strings.Join(cutHere, ", "))
+		}
+		out = append(out, snapshots.Coverage{Where: map[string]string{"year": y}, Period: "the year " + y, File: file, Covered: covered, Complete: more + "."})
+	}
+	return out
 }
 
 // partialMonths names the months a response holds only in part, with the reason. From the

@@ -29,7 +29,9 @@ var FuelCost = kit.New(&kit.Spec{
 		fr.Source.Release = m[2] + "-" + m[1] + " " + m[3]
 		fr.Source.Title = "EIA-923 Schedules 2, 3, 4, 5, page 5 Fuel Receipts and Costs, " + m[2] + " through month " + m[1] + " (" + m[3] + ")"
 		return nil
-	}, page5Sheet(kit.Sheet{Prefix: "Page 5", Name: "Page 5"}, fuelDefaultHeaderRow))},
+	}, page5Sheet(kit.Sheet{Prefix: "Page 5", Name: "Page 5"}, fuelDefaultHeaderRow),
+		// A year's workbook is one document, each month's release a version of it.
+		func(m []string) string { return "EIA923_Schedules_2_3_4_5_" + m[2] })},
 	State:    func() any { return &page5State{} },
 	Gates:    page5Gates,
 	Ranges:   fuelRanges,
@@ -46,9 +48,10 @@ var eia923Known = []fetch.Source{{URL: "https://www.eia.gov/electricity/data/eia
 
 // eia923Workbook is the EIA-923 Schedules 2, 3, 4, 5 workbook, one snapshot each, read by its
 // sheet whose name starts with the given prefix (a workbook without it does not build).
-func eia923Workbook(prefix string, open func(fr *kit.FileRead) error, sheet *kit.Sheet) *kit.File {
+func eia923Workbook(prefix string, open func(fr *kit.FileRead) error, sheet *kit.Sheet, document func(m []string) string) *kit.File {
 	return &kit.File{
 		Match:    eia923File,
+		Document: document,
 		SourceID: "eia923", Publisher: Publisher,
 		URL: func(name string, m []string) string {
 			return fmt.Sprintf("https://www.eia.gov/electricity/data/eia923/xls/f923_%s.zip (zip member %s)", m[2], name)

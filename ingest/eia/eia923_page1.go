@@ -28,7 +28,7 @@ var GenerationAnnual = kit.New(&kit.Spec{
 		fr.Source.Release = m[2] + "-" + m[1] + " " + m[3]
 		fr.Source.Title = "EIA-923 Schedules 2, 3, 4, 5, page 1 Generation and Fuel Data, " + m[2] + " (" + m[3] + ")"
 		return nil
-	}, page1Sheet())},
+	}, page1Sheet(), nil)},
 	State: func() any { return &page1State{} },
 	AsOf: func(b *kit.Book) (string, error) {
 		st := b.State.(*page1State)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -203,5 +204,154 @@ func demandGates(d *demandFileData, parsedRows int, parsedSum float64) []snapsho
 		d.bad.Gate(kit.GateCells, fmt.Sprintf("%d hours parse (MM/D/YYYY HHH, a number)", len(d.hours))),
 		rec.Gate(),
 		{Name: "hour_coverage", Passed: true, Detail: fmt.Sprintf("%d hours from %s to %s (hour ending, UTC); %d hours missing in between", len(d.hours), first.Format(isoHour), last.Format(isoHour), gaps)},
+	}
+}
+
+// demandSpan is what a file holds of one period: its hours present, and the first and last
+// hour ending present.
+type demandSpan struct {
+	where       map[string]string
+	name        string
+	start, next time.Time // the period's bounds
+	present     int
+	first, last time.Time
+}
+
+// demandCoverage lists the periods of the file that it covers only in part, each with its
+// hours present and expected, and what would complete it: hours before the file's first
+// hour, or after its last (the day it was downloaded), are in no file here. period gives the
+// periods an hour (by its start) belongs to.
+func demandCoverage(d *demandFileData, period func(start time.Time) []demandSpan) []snapshots.Coverage {
+	if len(d.hours) == 0 {
+		return nil
+	}
+	spans := map[string]*demandSpan{}
+	var keys []string
+	first, last := d.hours[0].end, d.hours[0].end
+	for _, h := range d.hours {
+		if h.end.Before(first) {
+			first = h.end
+		}
+		if h.end.After(last) {
+			last = h.end
+		}
+		if h.value == nil {
+			continue
+		}
+		for _, sp := range period(h.end.Add(-time.Hour)) {
+			k := sp.name
+			cur := spans[k]
+			if cur == nil {
+				cp := sp
+				cur = &cp
+				spans[k] = cur
+				keys = append(keys, k)
+			}
+			cur.present++
+			if cur.first.IsZero() || h.end.Before(cur.first) {
+				cur.first = h.end
+			}
+			if h.end.After(cur.last) {
+				cur.last = h.end
+			}
+		}
+	}
+	sort.Strings(keys)
+	var out []snapshots.Coverage
+	for _, k := range keys {
+		sp := spans[k]
+		expected := int(sp.next.Sub(sp.start) / time.Hour)
+		if sp.present >= expected {
+			continue
+		}
+		var why []string
+		if sp.first.After(sp.start.Add(time.Hour)) && sp.first.Equal(first) {
+			why = append(why, fmt.Sprintf("the series begins with hour ending %s, and no published file has an earlier hour of it", first.Format(isoHour)))
+		}
+		if sp.last.Before(sp.next) && sp.last.Equal(last) {
+			why = append(why, fmt.Sprintf("no published file here has the hours after %s: the file ends there (the series as downloaded that day); a later download of %s (EIA API v2, route electricity/rto/region-data), ingested as this region's document, replaces it from its own date on", last.Format(isoHour), d.seriesID))
+		}
+		if inside := expected - sp.present - gapsOutside(sp, first, last); inside > 0 {
+			why = append(why, fmt.Sprintf("%d hours inside the file are missing or blank; no other published file here has them", inside))
+		}
+		out = append(out, snapshots.Coverage{
+			Where: sp.where, Period: sp.name, File: d.name,
+			Covered:  fmt.Sprintf("%d of its %d hours (hour ending %s to %s)", sp.present, expected, sp.first.Format(isoHour), sp.last.Format(isoHour)),
+			Complete: upperFirst(strings.Join(why, "; ")) + ".",
+		})
+	}
+	return out
+}
+
+// gapsOutside counts the hours of the span before the file's first hour and after its last.
+func gapsOutside(sp *demandSpan, first, last time.Time) int {
+	// The span's hours end from start+1h to next.
+	n := 0
+	if end := sp.start.Add(time.Hour); first.After(end) {
+		n += int(first.Sub(end) / time.Hour)
+	}
+	if last.Before(sp.next) {
+		n += int(sp.next.Sub(last) / time.Hour)
+	}
+	return n
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// demandPeriods are the periods of power.demand an hour starting at t belongs to: its UTC
+// day, month and year, and its local day in zone (when the region has one).
+func demandPeriods(zone *time.Location) func(t time.Time) []demandSpan {
+	return func(t time.Time) []demandSpan {
+		t = t.UTC()
+		day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		month := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+		year := time.Date(t.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+		out := []demandSpan{
+			{where: map[string]string{"utc_date": day.Format("2006-01-02")}, name: "the UTC day " + day.Format("2006-01-02"), start: day, next: day.AddDate(0, 0, 1)},
+			{where: map[string]string{"utc_month": month.Format("2006-01")}, name: "the UTC month " + month.Format("2006-01"), start: month, next: month.AddDate(0, 1, 0)},
+			{where: map[string]string{"utc_year": fmt.Sprint(t.Year())}, name: fmt.Sprintf("the UTC year %d", t.Year()), start: year, next: year.AddDate(1, 0, 0)},
+		}
+		if zone != nil {
+			l := t.In(zone)
+			ld := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, zone)
+			out = append(out, demandSpan{where: map[string]string{"local_date": ld.Format("2006-01-02")},
+				name: "the local day " + ld.Format("2006-01-02") + " (" + zone.String() + ")", start: ld, next: time.Date(l.Year(), l.Month(), l.Day()+1, 0, 0, 0, 0, zone)})
+		}
+		return out
+	}
+}
+
+// rollupPeriods are the periods of power.demand_rollup an hour starting at t belongs to: its
+// day and month in UTC, and in zone (when the region has one).
+func rollupPeriods(zone *time.Location) func(t time.Time) []demandSpan {
+	return func(t time.Time) []demandSpan {
+		bases := []struct {
+			name string
+			loc  *time.Location
+		}{{"utc", time.UTC}}
+		if zone != nil {
+			bases = append(bases, struct {
+				name string
+				loc  *time.Location
+			}{"local", zone})
+		}
+		var out []demandSpan
+		for _, b := range bases {
+			for _, gran := range []string{"day", "month"} {
+				label, start, next := periodOf(gran, t, b.loc)
+				name := "the UTC " + gran + " " + label
+				if b.name == "local" {
+					name = "the local " + gran + " " + label + " (" + b.loc.String() + ")"
+				}
+				out = append(out, demandSpan{where: map[string]string{"period": label, "granularity": gran, "time_basis": b.name},
+					name: name, start: start, next: next})
+			}
+		}
+		return out
 	}
 }

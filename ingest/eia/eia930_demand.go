@@ -19,7 +19,7 @@ type Demand struct{}
 func (Demand) Capability() *capability.Capability { return capability.PowerDemand }
 
 // Version implements Adapter.
-func (Demand) Version() string { return "eia930demand/1" }
+func (Demand) Version() string { return "eia930demand/2" }
 
 // Folders implements Adapter.
 func (Demand) Folders() []string { return []string{"eia/eia930"} }
@@ -79,6 +79,7 @@ func (Demand) Build(p ingest.Plan) (*ingest.Build, error) {
 		AsOf: asOf, Rows: facts, Sources: []snapshots.Source{demandSource(data, d)}, Checks: demandGates(d, rows.Len(), sum), Cells: rows.Cells(),
 		Ranges:   map[string]snapshots.Range{"demand_mwh": {Min: 0, Max: 1e6}},
 		Required: []string{"hour_ending_utc", "utc_date", "source_record_key"},
+		Coverage: demandCoverage(d, demandPeriods(d.zone)),
 	}, nil
 }
 

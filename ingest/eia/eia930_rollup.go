@@ -21,7 +21,7 @@ type DemandRollup struct{}
 func (DemandRollup) Capability() *capability.Capability { return capability.PowerDemandRollup }
 
 // Version implements Adapter.
-func (DemandRollup) Version() string { return "eia930rollup/1" }
+func (DemandRollup) Version() string { return "eia930rollup/2" }
 
 // Folders implements Adapter.
 func (DemandRollup) Folders() []string { return []string{"eia/eia930"} }
@@ -152,5 +152,6 @@ func (DemandRollup) Build(p ingest.Plan) (*ingest.Build, error) {
 		AsOf: asOf, Rows: facts, Sources: []snapshots.Source{demandSource(data, d)}, Checks: demandGates(d, len(d.hours), sum), Cells: rows.Cells(),
 		Ranges:   map[string]snapshots.Range{"peak_mwh": {Min: 0, Max: 1e6}, "hours_present": {Min: 1, Max: 745}},
 		Required: []string{"granularity", "time_basis", "period", "demand_mwh", "source_record_key"},
+		Coverage: demandCoverage(d, rollupPeriods(d.zone)),
 	}, nil
 }

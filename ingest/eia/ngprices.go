@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
@@ -17,19 +18,22 @@ import (
 )
 
 // NaturalGasPrices ingests natural_gas.prices from the agency's price workbooks: the Henry Hub
-// daily spot master (RNGWHHDd.xls, atom henry_hub_daily_spot) and the U.S. electric-power
+// daily spot master (RNGWHHDd.xls, atom henry_hub_daily_spot), the U.S. electric-power
 // series N3045US3 of the monthly price summary (NG_PRI_SUM_DCU_NUS_M.xls, atom
 // us_electric_power_monthly), and the state series of the electric-power price workbook
-// (NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls, atom state_electric_power_monthly). The CSV export of the
-// Henry Hub page, when present, is a check: it must agree with the workbook on every date both
-// have.
+// (NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls, atom state_electric_power_monthly), which repeats
+// N3045US3 in a later release. Each workbook is a document of its own (the capability's
+// documents complement each other): ingest composes the snapshots, serving each month of
+// N3045US3 from the newest release that publishes it. The CSV export of the Henry Hub page,
+// when present, is a check of the Henry Hub document: it must agree with the workbook on
+// every date both have.
 type NaturalGasPrices struct{}
 
 // Capability implements Adapter.
 func (NaturalGasPrices) Capability() *capability.Capability { return capability.NaturalGasPrices }
 
 // Version implements Adapter.
-func (NaturalGasPrices) Version() string { return "ngprices/2" }
+func (NaturalGasPrices) Version() string { return "ngprices/3" }
 
 // ngSeries is one series the adapter serves.
 type ngSeries struct {
@@ -37,8 +41,8 @@ type ngSeries struct {
 }
 
 var ngSeriesList = []ngSeries{
-	{"RNGWHHDd.xls", "ng_henryhub_daily", "https://www.eia.gov/dnav/ng/hist_xls/RNGWHHDd.xls", "RNGWHHD", "henry_hub_daily_spot", "daily"},
 	{"NG_PRI_SUM_DCU_NUS_M.xls", "ng_prices_us_monthly", "https://www.eia.gov/dnav/ng/xls/NG_PRI_SUM_DCU_NUS_M.xls", "N3045US3", "us_electric_power_monthly", "monthly"},
+	{"RNGWHHDd.xls", "ng_henryhub_daily", "https://www.eia.gov/dnav/ng/hist_xls/RNGWHHDd.xls", "RNGWHHD", "henry_hub_daily_spot", "daily"},
 }
 
 const (
@@ -66,36 +70,43 @@ func (NaturalGasPrices) Known() []fetch.Source {
 // Folders implements Adapter.
 func (NaturalGasPrices) Folders() []string { return []string{"eia/ng_prices"} }
 
-// Plan implements Adapter: one snapshot from the workbooks found (and the CSV when present).
+// Plan implements Adapter: one document per workbook found, the Henry Hub workbook with the
+// CSV export as its check when present. The documents are listed by the age of their
+// series' usual release (the U.S. summary, the state workbook, then the daily Henry Hub
+// master); ingest orders the snapshots by the release dates the workbooks print.
 func (NaturalGasPrices) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
-	var files []ingest.File
-	for _, s := range ngSeriesList {
-		ps, err := finder.Named(s.file)
+	var plans []ingest.Plan
+	add := func(name, sourceID, url string) ([]string, error) {
+		ps, err := finder.Named(name)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range ps {
-			files = append(files, ingest.File{Path: p, SourceID: s.sourceID, Publisher: Publisher, URL: s.url, Role: "data"})
+			plans = append(plans, ingest.Plan{Files: []ingest.File{{Path: p, SourceID: sourceID, Publisher: Publisher, URL: url, Role: ingest.RoleData}}})
+		}
+		return ps, nil
+	}
+	us, hh := ngSeriesList[0], ngSeriesList[1]
+	if _, err := add(us.file, us.sourceID, us.url); err != nil {
+		return nil, err
+	}
+	if _, err := add(ngStatesFile, ngStatesSourceID, ngStatesURL); err != nil {
+		return nil, err
+	}
+	ps, err := add(hh.file, hh.sourceID, hh.url)
+	if err != nil || len(ps) == 0 {
+		return plans, err
+	}
+	csv, err := finder.Named(henryHubCSV)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(plans) - len(ps); i < len(plans); i++ {
+		for _, p := range csv {
+			plans[i].Files = append(plans[i].Files, ingest.File{Path: p, SourceID: hh.sourceID, Publisher: Publisher, URL: henryHubCSVURL, Role: ingest.RoleCheck})
 		}
 	}
-	ps, err := finder.Named(ngStatesFile)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range ps {
-		files = append(files, ingest.File{Path: p, SourceID: ngStatesSourceID, Publisher: Publisher, URL: ngStatesURL, Role: "data"})
-	}
-	if len(files) == 0 {
-		return nil, nil
-	}
-	ps, err = finder.Named(henryHubCSV)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range ps {
-		files = append(files, ingest.File{Path: p, SourceID: "ng_henryhub_daily", Publisher: Publisher, URL: henryHubCSVURL, Role: "check"})
-	}
-	return []ingest.Plan{{Files: files}}, nil
+	return plans, nil
 }
 
 func seriesFor(name string) (ngSeries, bool) {
@@ -126,9 +137,6 @@ func (NaturalGasPrices) Build(p ingest.Plan) (*ingest.Build, error) {
 	rows := ingest.NewRows(capability.NaturalGasPrices)
 	var bad kit.Problems
 	henryHub := map[string]float64{} // workbook Henry Hub prices by date, for the CSV check
-	usServed := map[string]float64{} // N3045US3 as served, by month, for the release comparison
-	usRelease := ""
-	var states *ngStates
 	var csvFile *ingest.File
 	asOf := ""
 	var found, missing, headersFound, incomplete []string
@@ -144,11 +152,14 @@ func (NaturalGasPrices) Build(p ingest.Plan) (*ingest.Build, error) {
 			if err != nil {
 				return nil, err
 			}
-			states = st
+			if st.release > asOf {
+				asOf = st.release
+			}
 			if src != nil {
 				b.Sources = append(b.Sources, *src)
 				found = append(found, st.found)
-				headersFound = append(headersFound, ngStatesFile+": Date and the state series N3045<state>3 (USD/Mcf)")
+				headersFound = append(headersFound, ngStatesFile+": Date, N3045US3 and the state series N3045<state>3 (USD/Mcf)")
+				b.Coverage = append(b.Coverage, st.coverage...)
 			}
 			continue
 		}
@@ -195,7 +206,7 @@ func (NaturalGasPrices) Build(p ingest.Plan) (*ingest.Build, error) {
 		src := f.Source()
 		src.Release, src.Title, src.HeaderRows = release, strings.TrimSpace(sh.Cell(1, 2).Value), map[string]int{ngDataSheet: ngHeaderRow}
 		b.Sources = append(b.Sources, src)
-		n := 0
+		n, last := 0, ""
 		for r := ngFirstDataRow; r <= sh.NumRows(); r++ {
 			dc := sh.Cell(r, 1)
 			if dc.Kind == grid.Empty {
@@ -232,12 +243,15 @@ func (NaturalGasPrices) Build(p ingest.Plan) (*ingest.Build, error) {
 			if s.atom == "henry_hub_daily_spot" && price != nil {
 				henryHub[obs] = price.(float64)
 			}
-			if s.seriesID == ngUSSeries && price != nil {
-				usServed[period], usRelease = price.(float64), release
+			if period > last {
+				last = period
 			}
 			n++
 		}
 		found = append(found, fmt.Sprintf("%s: %d rows of %s", name, n, s.seriesID))
+		if cv, ok := ngCoverage(name, s.atom, s.seriesID, s.frequency, last); ok {
+			b.Coverage = append(b.Coverage, cv...)
+		}
 	}
 	facts, err := rows.Finish(asOf)
 	if err != nil {
@@ -248,9 +262,6 @@ func (NaturalGasPrices) Build(p ingest.Plan) (*ingest.Build, error) {
 		kit.Failures(kit.GateHeaders, missing, strings.Join(headersFound, "; ")),
 		bad.Gate(kit.GateCells, strings.Join(found, "; ")),
 		kit.Failures(kit.GateComplete, incomplete, "every Data 1 sheet runs to the latest data its Contents sheet announces"))
-	if states != nil && len(usServed) > 0 {
-		b.Checks = append(b.Checks, ngReleaseGate(usServed, usRelease, states))
-	}
 	if csvFile != nil {
 		g, err := csvAgreement(csvFile, henryHub)
 		if err != nil {
@@ -336,4 +347,40 @@ func csvAgreement(f *ingest.File, master map[string]float64) (snapshots.Gate, er
 	g.Passed = true
 	g.Detail = fmt.Sprintf("all %d dates of %s agree with the workbook", n, filepath.Base(f.Path))
 	return g, nil
+}
+
+// ngCoverage is what a workbook whose series ends before the end of its last year covers of
+// that year (and, for a daily series, of its last month): the series' months or days
+// through its last one. Every release of these workbooks ends so; a later release, or
+// another workbook publishing the same series, completes the period.
+func ngCoverage(file, atom, series, frequency, last string) ([]snapshots.Coverage, bool) {
+	if last == "" {
+		return nil, false
+	}
+	year := last[:4]
+	later := fmt.Sprintf("No published file here has the rest of it: the agency updates %s with each release, and a later one (citeq ingest --fetch) is a newer version of this document, whose release date is a new as_of", file)
+	if series == ngUSSeries && file != ngStatesFile {
+		later += fmt.Sprintf("; the state workbook %s publishes %s too, and a snapshot holding it serves each month from the newer release", ngStatesFile, series)
+	}
+	later += "."
+	where := func(field, value string) map[string]string { return map[string]string{"atom": atom, field: value} }
+	if frequency == "monthly" {
+		if strings.HasSuffix(last, "-12") {
+			return nil, false
+		}
+		n := int(last[5]-'0')*10 + int(last[6]-'0')
+		return []snapshots.Coverage{{Where: where("year", year), Period: fmt.Sprintf("the year %s of %s", year, series), File: file,
+			Covered: fmt.Sprintf("the months %s-01 to %s, %d of its 12", year, last, n), Complete: later}}, true
+	}
+	end, err := time.Parse("2006-01-02", last)
+	if err != nil || end.Month() == time.December && end.Day() == 31 {
+		return nil, false
+	}
+	out := []snapshots.Coverage{{Where: where("year", year), Period: fmt.Sprintf("the year %s of %s", year, series), File: file,
+		Covered: fmt.Sprintf("its trading days through %s (the workbook's latest data)", last), Complete: later}}
+	if month := last[:7]; end.AddDate(0, 0, 1).Month() == end.Month() {
+		out = append(out, snapshots.Coverage{Where: where("month", month), Period: fmt.Sprintf("the month %s of %s", month, series), File: file,
+			Covered: fmt.Sprintf("its trading days through %s", last), Complete: later})
+	}
+	return out, true
 }

@@ -2,9 +2,8 @@ package eia
 
 import (
 	"fmt"
-	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,18 +29,20 @@ var (
 	monthYear  = regexp.MustCompile(`^(\d{1,2})/(\d{4})$`)
 )
 
-// ngStates is what buildStates read: the U.S. column of the workbook (by period), for the
-// comparison with the U.S. summary workbook, and what it found.
+// ngStates is what buildStates read: the workbook's release, what it found, and the periods
+// it covers only in part.
 type ngStates struct {
-	us      map[string]float64
-	release string
-	found   string
+	release  string
+	found    string
+	coverage []snapshots.Coverage
 }
 
-// buildStates adds a row per state series and month of the state workbook (atom
-// state_electric_power_monthly). Its U.S. column N3045US3 is not served from this workbook:
-// the series is served from the U.S. summary workbook, and this later release of it is
-// compared with that one (ngReleaseGate).
+// buildStates adds a row per series and month of the state workbook: each state series (atom
+// state_electric_power_monthly) and its U.S. column N3045US3 (atom us_electric_power_monthly),
+// a later release of the series the U.S. summary workbook publishes. Both workbooks are
+// documents of the snapshot; ingest serves each month of N3045US3 from the newest release
+// that publishes it and cites the earlier release where the values differ
+// (capability.Documents.Overlap).
 func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, incomplete *[]string) (*snapshots.Source, *ngStates, error) {
 	wb, err := grid.Open(f.Path)
 	if err != nil {
@@ -51,7 +52,7 @@ func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", ngStatesFile, err)
 	}
-	out := &ngStates{us: map[string]float64{}, release: release}
+	out := &ngStates{release: release}
 	sh := wb.Sheet(ngDataSheet)
 	if sh == nil {
 		*missing = append(*missing, fmt.Sprintf("%s: no sheet %q", ngStatesFile, ngDataSheet))
@@ -64,15 +65,14 @@ func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, 
 		observations int
 	}
 	var states []series
-	usCol := 0
 	for ci, c := range sh.Row(ngSourcekeyRow) {
 		key := strings.TrimSpace(c.Value)
+		name := kit.Squash(sh.Cell(ngHeaderRow, ci+1).Value)
 		if key == ngUSSeries {
-			usCol = ci + 1
+			states = append(states, series{col: ci + 1, id: key, area: "US", name: name, unit: unitOf(name)})
 			continue
 		}
 		if m := ngStateKey.FindStringSubmatch(key); m != nil {
-			name := kit.Squash(sh.Cell(ngHeaderRow, ci+1).Value)
 			states = append(states, series{col: ci + 1, id: key, area: m[1], name: name, unit: unitOf(name)})
 		}
 	}
@@ -80,7 +80,7 @@ func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, 
 	if strings.TrimSpace(sh.Cell(ngHeaderRow, 1).Value) != "Date" {
 		absent = append(absent, fmt.Sprintf("no Date header in row %d", ngHeaderRow))
 	}
-	if len(states) == 0 {
+	if !slices.ContainsFunc(states, func(s series) bool { return s.area != "US" }) {
 		absent = append(absent, fmt.Sprintf("no N3045<state>3 sourcekey in row %d", ngSourcekeyRow))
 	}
 	for _, s := range states {
@@ -97,7 +97,7 @@ func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, 
 	}
 	src := f.Source()
 	src.Release, src.Title, src.HeaderRows = release, strings.TrimSpace(sh.Cell(1, 2).Value), map[string]int{ngDataSheet: ngHeaderRow}
-	n := 0
+	n, last := 0, ""
 	for r := ngFirstDataRow; r <= sh.NumRows(); r++ {
 		dc := sh.Cell(r, 1)
 		if dc.Kind == grid.Empty {
@@ -110,11 +110,7 @@ func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, 
 		}
 		d := xls.ExcelSerialToDate(serial)
 		period := d.Format("2006-01")
-		if usCol > 0 {
-			if v, err := kit.Number(sh.Cell(r, usCol)); err == nil && v != nil {
-				out.us[period] = v.(float64)
-			}
-		}
+		last = max(last, period)
 		for i := range states {
 			s := &states[i]
 			price, err := kit.Number(sh.Cell(r, s.col))
@@ -126,8 +122,12 @@ func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, 
 			}
 			// Each series is its own column: the price's column is recorded by series id
 			// (the definition's ColumnBy), so each fact row re-reads its own cell.
+			atom := ngStatesAtom
+			if s.area == "US" {
+				atom = ngSeriesList[0].atom
+			}
 			rows.Add(ingest.Lineage{SourceID: f.SourceID, File: ngStatesFile, Sheet: ngDataSheet, Row: r, SHA256: f.SHA256}).
-				Set("atom", ngStatesAtom).
+				Set("atom", atom).
 				Set("series_id", s.id).
 				Set("series_name", s.name).
 				Set("area", s.area).
@@ -143,39 +143,17 @@ func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, 
 			n++
 		}
 	}
-	out.found = fmt.Sprintf("%s: %d rows of %d state series", ngStatesFile, n, len(states))
-	return &src, out, nil
-}
-
-// ngReleaseGate compares the two releases of N3045US3: the U.S. summary workbook's values
-// (served) and the state workbook's (a later release, not served). The gate passes; its detail
-// lists every month where they differ and the months only the later release has, so no
-// revision is hidden and none silently replaces a served value.
-func ngReleaseGate(served map[string]float64, servedRelease string, st *ngStates) snapshots.Gate {
-	var diffs, extra []string
-	same := 0
-	for p, v := range st.us {
-		w, ok := served[p]
-		switch {
-		case !ok:
-			extra = append(extra, p)
-		case math.Abs(v-w) > 1e-9:
-			diffs = append(diffs, fmt.Sprintf("%s: %g served (release %s), %g in release %s", p, w, servedRelease, v, st.release))
-		default:
-			same++
+	out.found = fmt.Sprintf("%s: %d rows of %d series (N3045US3 and %d states)", ngStatesFile, n, len(states), len(states)-1)
+	for _, atom := range []string{ngSeriesList[0].atom, ngStatesAtom} {
+		series := ngUSSeries
+		if atom == ngStatesAtom {
+			series = "the state series"
+		}
+		if cv, ok := ngCoverage(ngStatesFile, atom, series, "monthly", last); ok {
+			out.coverage = append(out.coverage, cv...)
 		}
 	}
-	sort.Strings(diffs)
-	sort.Strings(extra)
-	detail := fmt.Sprintf("N3045US3 is served from %s (release %s); %s (release %s) repeats it: %d months agree, %d differ",
-		"NG_PRI_SUM_DCU_NUS_M.xls", servedRelease, ngStatesFile, st.release, same, len(diffs))
-	if len(diffs) > 0 {
-		detail += " (" + strings.Join(diffs, "; ") + ")"
-	}
-	if len(extra) > 0 {
-		detail += fmt.Sprintf("; %d months only in the later release, not served: %s to %s", len(extra), extra[0], extra[len(extra)-1])
-	}
-	return snapshots.Gate{Name: "n3045us3_releases_compared", Passed: true, Detail: detail}
+	return &src, out, nil
 }
 
 // dataComplete checks that sheet Data 1 runs to the last observation the Contents sheet

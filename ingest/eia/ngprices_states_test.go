@@ -15,36 +15,39 @@ import (
 	"github.com/citeq/citeq/snapshots"
 )
 
-// TestStatePricesCiteTheirCells checks every state electric-power price against the cell of
-// its series' column on the row it cites (the state workbook is wide: one column per series,
-// so the conformance suite's per-field column map cannot describe it), and that N3045US3 is
-// served once per month, from the U.S. summary workbook.
+// TestStatePricesCiteTheirCells checks every price of the state workbook's document against
+// the cell of its series' column on the row it cites (the state workbook is wide: one column
+// per series, so the conformance suite's per-field column map cannot describe it): the state
+// series and the workbook's own release of N3045US3, which ingest serves wherever it is the
+// newest release of a month.
 func TestStatePricesCiteTheirCells(t *testing.T) {
 	raw := testenv.Raw(t)
 	a := eia.NaturalGasPrices{}
 	plans, err := a.Plan(ingest.NewFinder(raw, a.Folders()))
-	if err != nil || len(plans) != 1 {
+	if err != nil || len(plans) != 3 {
 		t.Fatalf("plans %d, %v", len(plans), err)
 	}
 	var wb *grid.Workbook
-	for i, f := range plans[0].Files {
-		sha, n, err := snapshots.HashFile(f.Path)
-		if err != nil {
-			t.Fatal(err)
+	var plan ingest.Plan
+	for _, p := range plans {
+		if filepath.Base(p.Files[0].Path) != "NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls" {
+			continue
 		}
-		plans[0].Files[i].SHA256, plans[0].Files[i].Bytes = sha, n
-		if filepath.Base(f.Path) == "NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls" {
-			if wb, err = grid.Open(f.Path); err != nil {
-				t.Fatal(err)
-			}
+		plan = p
+		testenv.HashPlan(t, &plan)
+		if wb, err = grid.Open(plan.Files[0].Path); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if wb == nil {
 		t.Skip("no state workbook under CITEQ_RAW")
 	}
-	b, err := a.Build(plans[0])
+	b, err := a.Build(plan)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if b.AsOf != "2023-02-28" {
+		t.Errorf("as_of %s, want the workbook's release 2023-02-28", b.AsOf)
 	}
 	sh := wb.Sheet("Data 1")
 	colOf := map[string]int{}
@@ -55,21 +58,19 @@ func TestStatePricesCiteTheirCells(t *testing.T) {
 	at := func(name string) int {
 		return slices.IndexFunc(cols, func(f capability.Field) bool { return f.Name == name })
 	}
-	states, us := 0, map[string]string{}
+	states, us := 0, 0
 	for _, r := range b.Rows {
 		file, series := r[at(capability.ColSourceFile)].(string), r[at("series_id")].(string)
-		if series == "N3045US3" {
-			if prev, dup := us[r[at("period")].(string)]; dup {
-				t.Fatalf("N3045US3 %s served twice (%s and %s)", r[at("period")], prev, file)
-			}
-			us[r[at("period")].(string)] = file
-			if file != "NG_PRI_SUM_DCU_NUS_M.xls" {
-				t.Fatalf("N3045US3 %s served from %s", r[at("period")], file)
-			}
-			continue
+		if file != "NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls" {
+			t.Fatalf("%s row read from %s", series, file)
 		}
-		if file != "NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls" || r[at("atom")] != "state_electric_power_monthly" {
-			continue
+		switch {
+		case series == "N3045US3" && r[at("atom")] == "us_electric_power_monthly":
+			us++
+		case r[at("atom")] == "state_electric_power_monthly":
+			states++
+		default:
+			t.Fatalf("%s as atom %v", series, r[at("atom")])
 		}
 		row := int(r[at(capability.ColSourceRow)].(int64))
 		cell := strings.TrimSpace(sh.Cell(row, colOf[series]).Value)
@@ -83,9 +84,8 @@ func TestStatePricesCiteTheirCells(t *testing.T) {
 				t.Fatalf("%s row %d: price %v, cell %q", series, row, price, cell)
 			}
 		}
-		states++
 	}
-	if states != 51*252 {
-		t.Fatalf("%d state rows, want 51 series x 252 months", states)
+	if states != 51*252 || us != 252 {
+		t.Fatalf("%d state rows and %d of N3045US3, want 51 series x 252 months and 252", states, us)
 	}
 }

@@ -92,6 +92,9 @@ type File struct {
 	// own. Group, when set, makes one snapshot of the files with the same group key.
 	Together bool
 	Group    func(m []string) string
+	// Document, when set, is the identity of the document a plan of the kind reads
+	// (ingest.Plan.Document), from its first file's submatches; nil: its files' names.
+	Document func(m []string) string
 	// Hint is the as_of a file's name implies (used when the file cannot be parsed, and to
 	// order plans with Spec.ByHint); nil: none.
 	Hint func(path string, m []string) string
@@ -503,17 +506,17 @@ func (s *Spec) plan(finder *ingest.Finder) ([]ingest.Plan, error) {
 					continue
 				}
 				groups[g] = len(plans)
-				plans = append(plans, ingest.Plan{AsOfHint: k.hint(p, m), Files: []ingest.File{f}})
+				plans = append(plans, ingest.Plan{AsOfHint: k.hint(p, m), Document: k.document(m), Files: []ingest.File{f}})
 				matches = append(matches, m)
 			case k.Together:
 				if together == nil {
-					plans = append(plans, ingest.Plan{AsOfHint: k.hint(p, m)})
+					plans = append(plans, ingest.Plan{AsOfHint: k.hint(p, m), Document: k.document(m)})
 					matches = append(matches, m)
 					together = &plans[len(plans)-1]
 				}
 				together.Files = append(together.Files, f)
 			default:
-				plans = append(plans, ingest.Plan{AsOfHint: k.hint(p, m), Files: []ingest.File{f}})
+				plans = append(plans, ingest.Plan{AsOfHint: k.hint(p, m), Document: k.document(m), Files: []ingest.File{f}})
 				matches = append(matches, m)
 			}
 		}
@@ -607,6 +610,13 @@ func (k *File) matches(name string) bool {
 		}
 	}
 	return k.Match != nil && k.Match.MatchString(name)
+}
+
+func (k *File) document(m []string) string {
+	if k.Document == nil {
+		return ""
+	}
+	return k.Document(m)
 }
 
 func (k *File) hint(path string, m []string) string {

@@ -166,11 +166,12 @@ stats "$HH" 2 4 "henry hub 2024 to 07-09" henry_hub_daily_spot 2024-07-10 2024-0
 NGM="$W/ngm_Data 1.tsv"
 # locate the N3045US3 column from the Sourcekey row (row 2)
 COL=$(awk -F "$TAB" 'NR == 2 { for (i = 1; i <= NF; i++) if ($i == "N3045US3") print i; exit }' "$NGM")
-# Both workbooks make one natural_gas.prices snapshot; its as_of is the later of their
-# release dates (RNGWHHDd.xls, 2024-07-10; this workbook itself was released 2022-04-29).
-stats "$NGM" "$COL" 4 "us electric power monthly all" us_electric_power_monthly 2024-07-10 "" "" 1
-stats "$NGM" "$COL" 4 "us electric power monthly 2021" us_electric_power_monthly 2024-07-10 2021-01-01 2021-12-01 1
-stats "$NGM" "$COL" 4 "us electric power monthly 2010s" us_electric_power_monthly 2024-07-10 2010-01-01 2019-12-01 1
+# Each workbook is a document of natural_gas.prices, and the snapshot of its release date
+# (2022-04-29) holds this workbook alone; later snapshots serve N3045US3 from the newest
+# release that publishes each month (compute_docsets.py derives those).
+stats "$NGM" "$COL" 4 "us electric power monthly all" us_electric_power_monthly 2022-04-29 "" "" 1
+stats "$NGM" "$COL" 4 "us electric power monthly 2021" us_electric_power_monthly 2022-04-29 2021-01-01 2021-12-01 1
+stats "$NGM" "$COL" 4 "us electric power monthly 2010s" us_electric_power_monthly 2022-04-29 2010-01-01 2019-12-01 1
 
 # Cross-check of the daily CSV export against the xls (stderr only): dates in both, value mismatches.
 cat >"$W/hhcsv.awk" <<'EOF'

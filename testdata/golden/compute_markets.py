@@ -68,25 +68,32 @@ def ercot_cases():
     for name, as_of in (("DAMLZHBSPP_2024.xlsx", "2024-12-31"), ("DAMLZHBSPP_2025_partial.xlsx", "2025-05-17")):
         rows = ercot_rows(name)
         year = as_of[:4]
+        # The 2025-05-17 snapshot holds the 2024 workbook too (the years' documents complement
+        # each other): the 2025 workbook's figures are asked for with the filter year 2025.
+        scope = {"year": 2025} if year == "2025" else {}
+
+        def params(filters=None, **rest):
+            f = {**(filters or {}), **scope}
+            return {**({"filters": f} if f else {}), **rest}
         allp = [r[4] for r in rows]
         cases.append({"name": f"ercot {year} all hours", "capability": "power.price_ercot", "as_of": as_of,
-                      "params": {}, "totals": {"hour_count": len(rows), "price_count": len(allp)}})
+                      "params": params(), "totals": {"hour_count": len(rows), "price_count": len(allp)}})
         by_point = {}
         for r in rows:
             by_point.setdefault(r[3], []).append(r[4])
         for metric in ("avg_price", "hour_count") if year == "2024" else ("hour_count",):
             cases.append({"name": f"ercot {year} {metric} by settlement point", "capability": "power.price_ercot",
-                          "as_of": as_of, "params": {"group_by": ["settlement_point"]},
+                          "as_of": as_of, "params": params(group_by=["settlement_point"]),
                           "groups": {metric: {p: stats(v)[metric] for p, v in sorted(by_point.items())}}})
         for metric in ("median_price", "p10_price", "p90_price"):
             cases.append({"name": f"ercot {year} {metric} by settlement point", "capability": "power.price_ercot",
-                          "as_of": as_of, "params": {"group_by": ["settlement_point"]},
+                          "as_of": as_of, "params": params(group_by=["settlement_point"]),
                           "groups": {metric: {p: quantiles(v)[metric] for p, v in sorted(by_point.items())}}})
         cases.append({"name": f"ercot {year} all hours quantiles", "capability": "power.price_ercot", "as_of": as_of,
-                      "params": {}, "totals": quantiles(allp)})
+                      "params": params(), "totals": quantiles(allp)})
         hn = [r[4] for r in rows if r[3] == "HB_NORTH"]
         cases.append({"name": f"ercot {year} HB_NORTH", "capability": "power.price_ercot", "as_of": as_of,
-                      "params": {"filters": {"settlement_point": "HB_NORTH"}}, "totals": {**stats(hn), **quantiles(hn)}})
+                      "params": params({"settlement_point": "HB_NORTH"}), "totals": {**stats(hn), **quantiles(hn)}})
         # DST days: the spring-forward day has 23 hours per point, the fall-back day 25.
         for d in sorted({r[0] for r in rows}):
             n = sum(1 for r in rows if r[0] == d and r[3] == "HB_NORTH")

@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/columnar"
+	"github.com/citeq/citeq/internal/bytesize"
 	"github.com/citeq/citeq/service"
 )
 
@@ -66,6 +68,8 @@ func runAnswers(args []string) error {
 	out := fs.String("out", "", "write the dump here (default: standard output)")
 	against := fs.String("against", "", "compare with this earlier dump: print every answer that differs, is new or is gone, and fail when one does")
 	bodies := fs.String("bodies", "", "also write each answer's body into this directory, named by its SHA-256 (to look at a difference)")
+	var budget bytesize.Size
+	fs.Var(&budget, "tables-budget", "bound the tables' decoded columns to this many bytes (k, M, G suffixes, powers of 1024: 1M), so answers are also computed from columns dropped and decoded again (default 0: no bound)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,6 +79,7 @@ func runAnswers(args []string) error {
 	if err := ensureIngested(*raw, *data); err != nil {
 		return err
 	}
+	columnar.SetMemoryBudget(int64(budget))
 	svc, err := service.New(*data)
 	if err != nil {
 		return err
@@ -118,7 +123,9 @@ func runAnswers(args []string) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "answers   %d answers of %s\n", len(lines), *data)
+	mem := columnar.Memory()
+	fmt.Fprintf(os.Stderr, "answers   %d answers of %s (tables: %d decodings, %d evictions, %s held at the end)\n",
+		len(lines), *data, mem.Loads, mem.Evictions, fmtBytes(mem.Used))
 	if *against == "" {
 		return nil
 	}

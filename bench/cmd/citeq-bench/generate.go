@@ -173,12 +173,18 @@ func (b body) String() string {
 // sqlGen writes a capability's questions in DuckDB's SQL.
 type sqlGen struct{ c *capability.Capability }
 
-// metric is metric m over the rows in scope, as the engine computes it: sums, averages and
+// metric is metric m over the rows in scope, as the service answers it: sums, averages and
 // extremes as DOUBLE; a ratio the quotient of two sums, null where the denominator is null or
-// zero; and where m has a unit column, null over rows whose non-null inputs mix units (a null
+// zero; where m has a unit column, null over rows whose non-null inputs mix units (a null
 // unit is a unit of its own) for the aggregations the engine checks (sum, avg, min, max, and
-// count non-null over a numeric column, medians and percentiles).
+// count non-null over a numeric column, medians and percentiles); and null where the
+// capability's declarations withhold it (declared).
 func (g sqlGen) metric(m capability.Metric) string {
+	return g.declared(m, g.aggregate(m))
+}
+
+// aggregate is metric m's aggregation with the unit-column rule.
+func (g sqlGen) aggregate(m capability.Metric) string {
 	col := quoteIdent(m.Column)
 	var e string
 	switch m.Agg {
@@ -212,6 +218,25 @@ func (g sqlGen) metric(m capability.Metric) string {
 	}
 	u, in := quoteIdent(m.UnitColumn), " FILTER (WHERE "+col+" IS NOT NULL)"
 	return "CASE WHEN count(DISTINCT " + u + ")" + in + " + coalesce(bool_or(" + u + " IS NULL)" + in + ", false)::INT > 1 THEN NULL ELSE " + e + " END"
+}
+
+// declared is expression e of metric m null where the capability's declarations withhold
+// it, as the service does: a metric that adds one period only (OnePeriod) over rows whose
+// values are of more than one period (Capability.Periods), and a metric of shares over
+// more than one row holding a share (Shares: its unit column reads one of the share units).
+func (g sqlGen) declared(m capability.Metric, e string) string {
+	if pd := g.c.Periods; m.OnePeriod != nil && pd != nil {
+		e = "CASE WHEN count(DISTINCT " + quoteIdent(pd.Field) + ") FILTER (WHERE " + quoteIdent(pd.Value) + " IS NOT NULL) > 1 THEN NULL ELSE " + e + " END"
+	}
+	if sh := m.Shares; sh != nil {
+		units := make([]string, len(sh.Units))
+		for i, u := range sh.Units {
+			units[i] = literal(capability.String, u)
+		}
+		e = "CASE WHEN count(*) FILTER (WHERE " + quoteIdent(m.UnitColumn) + " IN (" + strings.Join(units, ", ") + ") AND " + quoteIdent(m.Column) +
+			" IS NOT NULL) > 1 THEN NULL ELSE " + e + " END"
+	}
+	return e
 }
 
 // metrics is every metric of the capability, in its order, as a select list.

@@ -126,7 +126,8 @@ func names(qs []Query) []string {
 	return out
 }
 
-// TestMetricSQL: each aggregation's SQL, and the unit-column rule where the engine applies it.
+// TestMetricSQL: each aggregation's SQL, the unit-column rule where the engine applies it,
+// and the declarations that withhold a value (one period, shares).
 func TestMetricSQL(t *testing.T) {
 	c := &capability.Capability{Fields: []capability.Field{
 		{Name: "price", Type: capability.Number}, {Name: "n", Type: capability.Integer}, {Name: "unit", Type: capability.String}, {Name: "name", Type: capability.String}}}
@@ -147,6 +148,23 @@ func TestMetricSQL(t *testing.T) {
 	} {
 		if got := g.metric(tc.m); got != tc.want {
 			t.Errorf("%s(%s):\n got %s\nwant %s", tc.m.Agg, tc.m.Column, got, tc.want)
+		}
+	}
+	// The declarations withhold a value as the service does.
+	c.Fields = append(c.Fields, capability.Field{Name: "period", Type: capability.Date})
+	c.Periods = &capability.Periods{Field: "period", Value: "price"}
+	for _, tc := range []struct {
+		m    capability.Metric
+		want string
+	}{
+		{capability.Metric{Agg: capability.Sum, Column: "price", OnePeriod: &capability.Why{}},
+			`CASE WHEN count(DISTINCT "period") FILTER (WHERE "price" IS NOT NULL) > 1 THEN NULL ELSE sum("price")::DOUBLE END`},
+		{capability.Metric{Agg: capability.Avg, Column: "price", UnitColumn: "unit", Shares: &capability.Shares{Units: []string{"percent", "it's"}}},
+			`CASE WHEN count(*) FILTER (WHERE "unit" IN ('percent', 'it''s') AND "price" IS NOT NULL) > 1 THEN NULL ELSE ` +
+				`CASE WHEN count(DISTINCT "unit") FILTER (WHERE "price" IS NOT NULL) + coalesce(bool_or("unit" IS NULL) FILTER (WHERE "price" IS NOT NULL), false)::INT > 1 THEN NULL ELSE avg("price")::DOUBLE END END`},
+	} {
+		if got := g.metric(tc.m); got != tc.want {
+			t.Errorf("%s(%s) declared:\n got %s\nwant %s", tc.m.Agg, tc.m.Column, got, tc.want)
 		}
 	}
 	if literal(capability.String, "O'Brien") != `'O''Brien'` || literal(capability.Integer, "2020") != "2020" || literal(capability.Boolean, "true") != "true" {

@@ -97,6 +97,11 @@ type Dataset struct {
 	// DUCK TABLE read part of it back from disk.
 	DuckDBTableMemoryBytes  int64 `json:"duckdb_table_memory_bytes,omitempty"`
 	DuckDBTableSpilledBytes int64 `json:"duckdb_table_spilled_bytes,omitempty"`
+	// MemoryBudget is the memory budget the dataset is served under (the history's: its
+	// tables' share in this process, and citeq serve --memory-budget), 0 for none.
+	MemoryBudget int64 `json:"memory_budget_bytes,omitempty"`
+	// History is what a citeq serve process over the history did (history.go).
+	History *HistoryRun `json:"history,omitempty"`
 }
 
 // Result is one (query, dataset, system) measurement.

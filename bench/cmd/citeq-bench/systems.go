@@ -30,6 +30,10 @@ type Answer struct {
 	Rows   []Row
 	// Ordered says Rows are in a meaningful order (records in source order).
 	Ordered bool
+	// Paged says the service's records stop short of the limit because the page's bytes
+	// were reached (summary.records_truncated with fewer records than asked and matched):
+	// they are the first of the rows another system returns.
+	Paged bool
 }
 
 // A system answers queries over one loaded dataset.
@@ -66,6 +70,7 @@ func (s serviceSystem) Prepare(q Query) (func() (any, error), func(any) (Answer,
 				GroupCount int                        `json:"group_count"`
 				Matched    int                        `json:"matched_source_rows"`
 				Totals     map[string]json.RawMessage `json:"totals"`
+				Truncated  bool                       `json:"records_truncated"`
 			} `json:"summary"`
 			Rows []struct {
 				Group   map[string]any `json:"group"`
@@ -98,6 +103,7 @@ func (s serviceSystem) Prepare(q Query) (func() (any, error), func(any) (Answer,
 		switch {
 		case q.Records:
 			a.Ordered = true
+			a.Paged = doc.Summary.Truncated && len(doc.Records) < min(q.Limit, doc.Summary.Matched)
 			for _, rec := range doc.Records {
 				row := Row{Keys: []string{keyText(rec[q.RecordKey])}}
 				for _, col := range q.RecordValues {

@@ -42,7 +42,7 @@ var ercotMonths = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug
 func (ERCOTPrices) Capability() *capability.Capability { return capability.PowerPriceERCOT }
 
 // Version implements ingest.Adapter.
-func (ERCOTPrices) Version() string { return "ercot-dam-spp/1" }
+func (ERCOTPrices) Version() string { return "ercot-dam-spp/2" }
 
 // Folders implements ingest.Adapter.
 func (ERCOTPrices) Folders() []string { return []string{ercotFolder} }
@@ -52,25 +52,19 @@ func (ERCOTPrices) Folders() []string { return []string{ercotFolder} }
 // download it from; the listing is ercotURL.
 func (ERCOTPrices) Known() []fetch.Source { return nil }
 
-// Plan implements ingest.Adapter: one snapshot per workbook. Year-to-date workbooks are
-// planned before the complete years: the generic row_count_not_collapsed gate compares a
-// snapshot with the latest promoted one whatever its document, and a year-to-date workbook
-// holds a fraction of a complete year's rows.
+// Plan implements ingest.Adapter: one document per delivery year, whose year-to-date copy
+// (DAMLZHBSPP_<year>_partial.xlsx) is an earlier version of the year's workbook. The
+// snapshots hold every year's newest version published by their date (ingest's document
+// sets), so the order of the plans does not matter.
 func (ERCOTPrices) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
 	paths, err := finder.Find(func(n string) bool { return ercotFile.MatchString(n) })
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(paths, func(i, j int) bool {
-		pi := ercotFile.FindStringSubmatch(filepath.Base(paths[i]))[2] != ""
-		pj := ercotFile.FindStringSubmatch(filepath.Base(paths[j]))[2] != ""
-		return pi && !pj
-	})
 	var plans []ingest.Plan
 	for _, p := range paths {
 		m := ercotFile.FindStringSubmatch(filepath.Base(p))
-		hint := m[1] + "-12-31"
-		plans = append(plans, ingest.Plan{AsOfHint: hint, Files: []ingest.File{{
+		plans = append(plans, ingest.Plan{AsOfHint: m[1] + "-12-31", Document: "DAMLZHBSPP_" + m[1], Files: []ingest.File{{
 			Path: p, SourceID: ercotSourceID, Publisher: PublisherERCOT, URL: ercotURL, Role: ingest.RoleData,
 		}}})
 	}
@@ -233,6 +227,7 @@ func (ERCOTPrices) Build(p ingest.Plan) (*ingest.Build, error) {
 	}
 	src.Release, src.HeaderRows = last, headers
 	b.AsOf, b.Rows, b.Cells, b.Sources = asOf, facts, rows.Cells(), []snapshots.Source{src}
+	b.Coverage = ercotCoverage(name, year, last)
 	b.Checks = append(b.Checks,
 		kit.Failures(kit.GateHeaders, missing, fmt.Sprintf("%d month sheets with the headers %s", len(headers), strings.Join(ercotLabels, ", "))),
 		bad.Gate(kit.GateCells, fmt.Sprintf("%d rows read", len(facts))),
@@ -317,6 +312,34 @@ func completeness(year int, partial bool, last string, days map[string]ercotDay,
 				out = append(out, fmt.Sprintf("%s %s: %d hours, the day has %d", key, p, day[p], want))
 			}
 		}
+	}
+	return out
+}
+
+// ercotCoverage is what a workbook that ends before 31 December covers of its year, and of
+// the month its last delivery date falls in: every day from 1 January (or the 1st of the
+// month) to that date.
+func ercotCoverage(name string, year int, last string) []snapshots.Coverage {
+	end, err := time.Parse("2006-01-02", last)
+	if err != nil || last == fmt.Sprintf("%d-12-31", year) {
+		return nil
+	}
+	complete := fmt.Sprintf("No published file here has the rest of it: ERCOT posts the complete %d workbook (DAMLZHBSPP_%d.xlsx, report NP4-180-ER) after the year ends; once it is ingested, the as_of of its last delivery date answers for the whole year.", year, year)
+	first := time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC)
+	days := int(end.Sub(first).Hours()/24) + 1
+	inYear := int(time.Date(year+1, 1, 1, 0, 0, 0, 0, time.UTC).Sub(first).Hours() / 24)
+	out := []snapshots.Coverage{{
+		Where: map[string]string{"year": fmt.Sprint(year)}, Period: fmt.Sprintf("the year %d", year), File: name,
+		Covered:  fmt.Sprintf("delivery dates %d-01-01 to %s, %d of its %d days (ERCOT's year-to-date workbook)", year, last, days, inYear),
+		Complete: complete,
+	}}
+	if end.AddDate(0, 0, 1).Month() == end.Month() {
+		month := end.Format("2006-01")
+		out = append(out, snapshots.Coverage{
+			Where: map[string]string{"month": month}, Period: "the month " + month, File: name,
+			Covered:  fmt.Sprintf("delivery dates %s-01 to %s, %d of its %d days", month, last, end.Day(), time.Date(year, end.Month()+1, 0, 0, 0, 0, 0, time.UTC).Day()),
+			Complete: complete,
+		})
 	}
 	return out
 }

@@ -79,7 +79,7 @@ func (MISOAccreditation) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
 	sort.Strings(years)
 	var plans []ingest.Plan
 	for _, py := range years {
-		plans = append(plans, ingest.Plan{Files: byYear[py]})
+		plans = append(plans, ingest.Plan{Document: "PY " + py, Files: byYear[py]})
 	}
 	return plans, nil
 }

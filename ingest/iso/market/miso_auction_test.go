@@ -235,8 +235,22 @@ func TestRuleCorrectionsPostingIsDistinctDocument(t *testing.T) {
 			t.Fatalf("%s not promoted: %v", o.AsOf, o.Reasons)
 		}
 		asOfs = append(asOfs, o.AsOf)
-		if o.AsOf == "2025-05-29" && (len(o.Manifest.Sources) != 1 || !strings.Contains(o.Manifest.Sources[0].File, "Corrections")) {
-			t.Errorf("the corrections snapshot cites %+v", o.Manifest.Sources)
+		if o.AsOf != "2025-05-29" {
+			continue
+		}
+		// The postings of different planning years complement each other; the corrections
+		// posting, a document of its own, republishes every atom of the posting it corrects,
+		// which it replaces from its date on, citing the original where it revises a value.
+		var files []string
+		for _, s := range o.Manifest.Sources {
+			files = append(files, s.File)
+		}
+		if !reflect.DeepEqual(files, []string{"2024-2025 PRA Results Posting 20240425.pdf", "2025-2026 PRA Results Posting 20250529 Corrections.pdf"}) {
+			t.Errorf("the corrections snapshot cites %v", files)
+		}
+		if rv := o.Manifest.Revisions; len(rv) != 1 || !strings.Contains(rv[0].Served.File, "Corrections") ||
+			rv[0].Earlier.File != "2025-2026 PRA Results Posting 20250428.pdf" || rv[0].Earlier.AsOf != "2025-04-28" {
+			t.Errorf("revisions %+v", rv)
 		}
 	}
 	if !reflect.DeepEqual(asOfs, []string{"2024-04-25", "2025-04-28", "2025-05-29", "2026-05-22"}) {

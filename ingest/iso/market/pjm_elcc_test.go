@@ -11,7 +11,8 @@ import (
 )
 
 // TestPJMAccreditationDocuments ingests the fixture documents: each rating document, final or
-// preliminary, is a distinct snapshot with its own kind (a title without one reads as final).
+// preliminary, is a distinct document with its own kind (a title without one reads as final),
+// and the snapshot of each posting date holds every document posted by then.
 func TestPJMAccreditationDocuments(t *testing.T) {
 	t.Parallel()
 	store := &snapshots.Store{Dir: t.TempDir()}
@@ -23,9 +24,9 @@ func TestPJMAccreditationDocuments(t *testing.T) {
 	if len(outcomes) != len(want) {
 		t.Fatalf("%d outcomes", len(outcomes))
 	}
-	for _, o := range outcomes {
-		if o.Status != snapshots.Promoted || o.Rows != 18 || want[o.AsOf] == "" {
-			t.Errorf("%s: %s with %d rows (%v)", o.AsOf, o.Status, o.Rows, o.Reasons)
+	for i, o := range outcomes {
+		if o.Status != snapshots.Promoted || o.Rows != 18*(i+1) || want[o.AsOf] == "" || len(o.Manifest.Documents) != i+1 {
+			t.Errorf("%s: %s with %d rows, %d documents (%v)", o.AsOf, o.Status, o.Rows, len(o.Manifest.Documents), o.Reasons)
 		}
 	}
 	a := market.PJMAccreditation{}

@@ -273,11 +273,11 @@ func TestAggregateEvidenceCancelled(t *testing.T) {
 		cite = c
 	}
 	admitted, ended := make(chan struct{}), make(chan struct{})
-	service.HoldAggregateEvidenceForTest(t, svc, func(ctx context.Context) {
+	t.Cleanup(service.HoldAggregateEvidence(svc, func(ctx context.Context) {
 		close(admitted)
 		<-ctx.Done() // held until the call's context ends
 		close(ended)
-	})
+	}))
 	ctx, cancel := context.WithCancel(context.Background())
 	args, _ := json.Marshal(map[string]any{"capability": "power.capacity", "metric": "nameplate_mw", "citation": cite})
 	errc := make(chan error, 1)

@@ -22,7 +22,7 @@ func All() []ingest.Adapter {
 	// U.S. Energy Information Administration
 	all = append(all,
 		eia.EIA860M,
-		eia.NaturalGasPrices{},
+		eia.NaturalGasPrices,
 		eia.RetailSales,
 		eia.AssetOwnership,
 		eia.Demand{},

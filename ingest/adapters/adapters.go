@@ -47,7 +47,7 @@ func All() []ingest.Adapter {
 
 	// Grid operators: wholesale and capacity markets
 	all = append(all,
-		market.ERCOTPrices{},
+		market.ERCOTPrices,
 		market.PJMCapacityMarket{},
 		market.MISOAuction{},
 		market.MISOAuctionTranscribed,

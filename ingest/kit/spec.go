@@ -322,8 +322,8 @@ type SheetRead struct {
 	fold      func(string) string
 	// End is the row after the data (where Stop ended it, else past the last row).
 	End int
-	// Facts is the number of fact rows added from the sheet; Total the sum of the tally's
-	// Field over them.
+	// Facts is the number of fact rows added from the sheet (or rows counted, Row.Count);
+	// Total the sum of the tally's Field over them.
 	Facts int
 	Total float64
 }
@@ -446,6 +446,16 @@ func (r *Row) Add() *ingest.Row {
 	f.Added = append(f.Added, row)
 	r.Sheet.Facts++
 	return row
+}
+
+// Count counts the row in the sheet's second reading without adding a fact, v its value of
+// what the tally sums (a sheet whose facts are made from several of its rows, a rollup,
+// reconciles the rows it read).
+func (r *Row) Count(v any) {
+	r.Sheet.Facts++
+	if f, ok := v.(float64); ok {
+		r.Sheet.Total += f
+	}
 }
 
 // Adapter is the ingest.Adapter a Spec declares.

@@ -39,7 +39,7 @@ func (broken) Known() []fetch.Source                    { return nil }
 func TestRunGoesOnPastAFailedAdapter(t *testing.T) {
 	raw := testenv.Raw(t)
 	store := &snapshots.Store{Dir: t.TempDir()}
-	outcomes, err := ingest.Run(raw, store, []ingest.Adapter{broken{}, eia.NaturalGasPrices{}}, io.Discard)
+	outcomes, err := ingest.Run(raw, store, []ingest.Adapter{broken{}, eia.NaturalGasPrices}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "power.capacity") {
 		t.Fatalf("error %v, want one naming power.capacity", err)
 	}
@@ -172,7 +172,7 @@ func TestRowsRefuseWhatTheDefinitionDoesNot(t *testing.T) {
 func TestEarlierSchemaSnapshotStands(t *testing.T) {
 	raw := testenv.Raw(t)
 	store := &snapshots.Store{Dir: t.TempDir()}
-	adapter := eia.NaturalGasPrices{}
+	adapter := eia.NaturalGasPrices
 	first, err := ingest.Run(raw, store, []ingest.Adapter{adapter}, io.Discard)
 	if err != nil || len(first) != 3 || first[2].Status != snapshots.Promoted {
 		t.Fatalf("first ingest: %+v, %v", first, err)

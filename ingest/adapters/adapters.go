@@ -22,11 +22,11 @@ func All() []ingest.Adapter {
 	// U.S. Energy Information Administration
 	all = append(all,
 		eia.EIA860M,
-		eia.NaturalGasPrices{},
+		eia.NaturalGasPrices,
 		eia.RetailSales,
 		eia.AssetOwnership,
-		eia.Demand{},
-		eia.DemandRollup{},
+		eia.Demand,
+		eia.DemandRollup,
 		eia.Generation{},
 		eia.FuelCost,
 		eia.FuelCostExcerpt,
@@ -47,7 +47,7 @@ func All() []ingest.Adapter {
 
 	// Grid operators: wholesale and capacity markets
 	all = append(all,
-		market.ERCOTPrices{},
+		market.ERCOTPrices,
 		market.PJMCapacityMarket{},
 		market.MISOAuction{},
 		market.MISOAuctionTranscribed,

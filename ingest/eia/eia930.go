@@ -2,7 +2,6 @@ package eia
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -10,9 +9,6 @@ import (
 	"time"
 	_ "time/tzdata" // the regions' local time zones, whatever the host has installed
 
-	"github.com/citeq/citeq/ingest"
-	"github.com/citeq/citeq/ingest/fetch"
-	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -46,34 +42,54 @@ type demandHourRow struct {
 	value any       // float64, or nil when blank
 }
 
-// demandFileData is one parsed CSV file.
+// demandFileData is what one build read of its CSV file: the preamble's series and region,
+// and the hours.
 type demandFileData struct {
 	name, seriesID, respondent, regionName, unit string
 	zone                                         *time.Location
 	hours                                        []demandHourRow
 	headerOK                                     bool
 	headerDetail                                 string
-	bad                                          kit.Problems
-	sheetRows                                    int
-	sheetSum                                     float64
 }
 
-// readDemand parses the CSV at f. A preamble that does not read as the agency's is reported
-// (headerOK false) and the hours are read all the same, so the gate rejects the file.
-func readDemand(f *ingest.File) (*demandFileData, error) {
-	wb, err := grid.Open(f.Path)
-	if err != nil {
-		return nil, err
-	}
-	sh := wb.Sheets[0]
-	d := &demandFileData{name: filepath.Base(f.Path)}
-	if m := demandFile.FindStringSubmatch(d.name); m != nil {
+func demandOf(b *kit.Book) *demandFileData { return b.State.(*demandFileData) }
+
+// demandFiles are the demand CSV files, one snapshot per file: the preamble read before the
+// hours (line 5 its header), each hour read by each, the file closed by close. The second
+// reading counts every line after the preamble and sums its value as written; field is the
+// fact field the facts are totalled by ("": the hours counted by each, Row.Count).
+func demandFiles(each func(r *kit.Row), close func(fr *kit.FileRead) error, field string) []*kit.File {
+	return []*kit.File{{
+		Match: demandFile, SourceID: demandSourceID, Publisher: Publisher,
+		URL: func(name string, _ []string) string { return demandURL(name) },
+		Sheets: []*kit.Sheet{{
+			Header: demandHeader,
+			Columns: []kit.Column{
+				{Field: "period_raw", At: 1},
+				{Field: "demand_mwh", At: 2, Kind: kit.AsNumber},
+			},
+			IsRow: func(r *kit.Row) bool { return len(r.Sheet.Sheet.Row(r.N)) > 0 },
+			Begin: demandPreamble,
+			Each:  each,
+			Tally: &kit.Tally{Cells: 1, SumCols: func(*kit.SheetRead) []int { return []int{2} }, Field: field, Unit: "MWh", Label: kit.FileLabel},
+		}},
+		Close: close,
+	}}
+}
+
+// demandPreamble reads the series, unit and region from the preamble. A preamble that does
+// not read as the agency's is reported (headers_present) and the hours are read all the
+// same, so the gate rejects the file.
+func demandPreamble(s *kit.SheetRead) bool {
+	d := demandOf(s.File.Book)
+	d.name = s.File.Name
+	if m := s.File.Match; len(m) > 1 {
 		d.regionName = strings.ReplaceAll(m[1], "_", " ")
 	}
-	if m := demandTitle.FindStringSubmatch(strings.TrimSpace(sh.Cell(1, 1).Value)); m != nil {
+	if m := demandTitle.FindStringSubmatch(strings.TrimSpace(s.Cell(1, 1).Value)); m != nil {
 		d.regionName = m[1]
 	}
-	cat, ser := strings.TrimSpace(sh.Cell(demandHeader, 1).Value), strings.TrimSpace(sh.Cell(demandHeader, 2).Value)
+	cat, ser := strings.TrimSpace(s.Cell(demandHeader, 1).Value), strings.TrimSpace(s.Cell(demandHeader, 2).Value)
 	if m := demandSeries.FindStringSubmatch(ser); cat == "Category" && m != nil {
 		d.seriesID, d.respondent, d.unit, d.headerOK = m[1], m[2], m[3], true
 		d.headerDetail = fmt.Sprintf("%s line %d: series %s in %s", d.name, demandHeader, d.seriesID, d.unit)
@@ -84,54 +100,51 @@ func readDemand(f *ingest.File) (*demandFileData, error) {
 		d.headerOK = false
 		d.headerDetail = fmt.Sprintf("%s: unit %q, not megawatthours", d.name, d.unit)
 	}
+	if !d.headerOK {
+		s.File.Book.Missing = append(s.File.Book.Missing, d.headerDetail)
+	}
 	if z, ok := regionZones[d.respondent]; ok {
 		d.zone, _ = time.LoadLocation(z)
 	}
-	for r := demandHeader + 1; r <= sh.NumRows(); r++ {
-		row := sh.Row(r)
-		if len(row) == 0 {
-			continue
-		}
-		raw := strings.TrimSpace(row[0].Value)
-		m := demandHour.FindStringSubmatch(raw)
-		if m == nil {
-			d.bad.Add("%s line %d: %q is not an hour 'MM/D/YYYY HHH'", d.name, r, raw)
-			continue
-		}
-		mo, _ := strconv.Atoi(m[1])
-		day, _ := strconv.Atoi(m[2])
-		yr, _ := strconv.Atoi(m[3])
-		hr, _ := strconv.Atoi(m[4])
-		end := time.Date(yr, time.Month(mo), day, hr, 0, 0, 0, time.UTC)
-		if end.Month() != time.Month(mo) || end.Day() != day || hr > 23 {
-			d.bad.Add("%s line %d: %q is not a calendar hour", d.name, r, raw)
-			continue
-		}
-		v, err := kit.Number(sh.Cell(r, 2))
-		if err != nil {
-			d.bad.Add("%s line %d: %v", d.name, r, err)
-		}
-		d.hours = append(d.hours, demandHourRow{line: r, raw: raw, end: end, value: v})
-		// The second reading: every line after the preamble, its value summed as written.
-		d.sheetRows++
-		if x, err := strconv.ParseFloat(strings.TrimSpace(sh.Cell(r, 2).Value), 64); err == nil {
-			d.sheetSum += x
-		}
-	}
-	return d, nil
+	return true
 }
 
-// demandPlan finds the demand CSV files: one snapshot per file.
-func demandPlan(files *ingest.Finder) ([]ingest.Plan, error) {
-	ps, err := files.Find(demandFile.MatchString)
-	if err != nil {
-		return nil, err
+// demandHourOf reads a line's hour, "MM/D/YYYY HHH" (hour ending, UTC), and its value; a line
+// whose hour does not read is a cell that does not parse, and no hour.
+func demandHourOf(r *kit.Row) (demandHourRow, bool) {
+	raw := r.Text("period_raw")
+	m := demandHour.FindStringSubmatch(raw)
+	if m == nil {
+		r.Problem(1, "period_raw", "%q is not an hour 'MM/D/YYYY HHH'", raw)
+		return demandHourRow{}, false
 	}
-	var plans []ingest.Plan
-	for _, p := range ps {
-		plans = append(plans, ingest.Plan{Files: []ingest.File{{Path: p, SourceID: demandSourceID, Publisher: Publisher, Role: ingest.RoleData, URL: demandURL(filepath.Base(p))}}})
+	mo, _ := strconv.Atoi(m[1])
+	day, _ := strconv.Atoi(m[2])
+	yr, _ := strconv.Atoi(m[3])
+	hr, _ := strconv.Atoi(m[4])
+	end := time.Date(yr, time.Month(mo), day, hr, 0, 0, 0, time.UTC)
+	if end.Month() != time.Month(mo) || end.Day() != day || hr > 23 {
+		r.Problem(1, "period_raw", "%q is not a calendar hour", raw)
+		return demandHourRow{}, false
 	}
-	return plans, nil
+	h := demandHourRow{line: r.N, raw: raw, end: end, value: r.Value("demand_mwh")}
+	d := demandOf(r.Book)
+	d.hours = append(d.hours, h)
+	return h, true
+}
+
+// demandClose dates the file by its latest hour, titles it, and lists the periods it covers
+// only in part; a file without an hour fails the build.
+func demandClose(fr *kit.FileRead, period func(zone *time.Location) func(time.Time) []demandSpan) error {
+	d := demandOf(fr.Book)
+	if len(d.hours) == 0 {
+		return fmt.Errorf("%s: no hourly values", fr.Name)
+	}
+	fr.Source.Title = "Demand for " + d.regionName + " hourly - UTC time (" + d.seriesID + ")"
+	fr.Source.Release = latestEnd(d).Format("2006-01-02")
+	fr.Book.AsOf = fr.Source.Release
+	fr.Book.Coverage = demandCoverage(d, period(d.zone))
+	return nil
 }
 
 // demandURL is the query-browser page the CSV was downloaded from, when the file name's
@@ -143,23 +156,7 @@ func demandURL(name string) string {
 	return "https://www.eia.gov/opendata/qb.php (EIA-930 series, Download Data)"
 }
 
-// demandKnown: the API v1 query browser made the CSV in the browser and has been retired, so
-// there is no address to download it from; the same series is served by API v2 route
-// electricity/rto/region-data, whose JSON a future adapter version can read.
-func demandKnown() []fetch.Source { return nil }
-
 const isoHour = "2006-01-02T15:04:05Z"
-
-// demandSource is the manifest entry of the CSV with its release and header line.
-func demandSource(f *ingest.File, d *demandFileData) snapshots.Source {
-	src := f.Source()
-	src.Title = "Demand for " + d.regionName + " hourly - UTC time (" + d.seriesID + ")"
-	src.HeaderRows = map[string]int{grid.CSVSheetName: demandHeader}
-	if len(d.hours) > 0 {
-		src.Release = latestEnd(d).Format("2006-01-02")
-	}
-	return src
-}
 
 func latestEnd(d *demandFileData) time.Time {
 	var t time.Time
@@ -171,15 +168,11 @@ func latestEnd(d *demandFileData) time.Time {
 	return t
 }
 
-// demandGates are the gates both demand adapters report on a file.
-func demandGates(d *demandFileData, parsedRows int, parsedSum float64) []snapshots.Gate {
-	var missing []string
-	if !d.headerOK {
-		missing = append(missing, d.headerDetail)
-	}
-	var rec kit.Reconcile
-	rec.Sheet(d.name, parsedRows, parsedSum, d.sheetRows, d.sheetSum, "MWh")
-	// Hours missing between the first and the last are reported; the gate passes.
+// demandGates are the gates both demand adapters report on a file: the preamble, the hours
+// that parse, the second reading, and the hours missing between the first and the last
+// (reported; the gate passes).
+func demandGates(b *kit.Book) []snapshots.Gate {
+	d := demandOf(b)
 	seen := map[time.Time]bool{}
 	first, last := time.Time{}, time.Time{}
 	for _, h := range d.hours {
@@ -200,9 +193,9 @@ func demandGates(d *demandFileData, parsedRows int, parsedSum float64) []snapsho
 		}
 	}
 	return []snapshots.Gate{
-		kit.Failures(kit.GateHeaders, missing, d.headerDetail),
-		d.bad.Gate(kit.GateCells, fmt.Sprintf("%d hours parse (MM/D/YYYY HHH, a number)", len(d.hours))),
-		rec.Gate(),
+		b.HeadersGate(d.headerDetail),
+		b.CellsGate(fmt.Sprintf("%d hours parse (MM/D/YYYY HHH, a number)", len(d.hours))),
+		b.Rec.Gate(),
 		{Name: "hour_coverage", Passed: true, Detail: fmt.Sprintf("%d hours from %s to %s (hour ending, UTC); %d hours missing in between", len(d.hours), first.Format(isoHour), last.Format(isoHour), gaps)},
 	}
 }

@@ -7,30 +7,33 @@ import (
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
-	"github.com/citeq/citeq/ingest/fetch"
 	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/snapshots"
 )
 
 // DemandRollup ingests power.demand_rollup: the daily and monthly sums, means and peaks of
 // the EIA-930 hourly demand CSV, in UTC and in the region's local time, each period with its
-// hours present and expected. A period's row cites the line of its peak hour.
-type DemandRollup struct{}
+// hours present and expected. A period's row cites the line of its peak hour. The CSV has no
+// address to download it from (see Demand).
+var DemandRollup = kit.New(&kit.Spec{
+	Cap:      capability.PowerDemandRollup,
+	Version:  "eia930rollup/2",
+	Folders:  []string{"eia/eia930"},
+	Files:    demandFiles(rollupHour, rollupClose, ""),
+	State:    func() any { return &demandFileData{} },
+	Gates:    demandGates,
+	Ranges:   map[string]snapshots.Range{"peak_mwh": {Min: 0, Max: 1e6}, "hours_present": {Min: 1, Max: 745}},
+	Required: []string{"granularity", "time_basis", "period", "demand_mwh", "source_record_key"},
+})
 
-// Capability implements Adapter.
-func (DemandRollup) Capability() *capability.Capability { return capability.PowerDemandRollup }
-
-// Version implements Adapter.
-func (DemandRollup) Version() string { return "eia930rollup/2" }
-
-// Folders implements Adapter.
-func (DemandRollup) Folders() []string { return []string{"eia/eia930"} }
-
-// Known implements Adapter (see demandKnown).
-func (DemandRollup) Known() []fetch.Source { return demandKnown() }
-
-// Plan implements Adapter.
-func (DemandRollup) Plan(files *ingest.Finder) ([]ingest.Plan, error) { return demandPlan(files) }
+// rollupHour reads one hour, counted in the second reading's reconciliation as the hours
+// the periods are summed from.
+func rollupHour(r *kit.Row) {
+	if h, ok := demandHourOf(r); ok {
+		r.Count(h.value)
+	}
+}
 
 // rollupPeriod accumulates one period.
 type rollupPeriod struct {
@@ -53,19 +56,13 @@ func periodOf(gran string, t time.Time, loc *time.Location) (string, time.Time, 
 	return s.Format("2006-01"), s, time.Date(t.Year(), t.Month()+1, 1, 0, 0, 0, 0, loc)
 }
 
-// Build implements Adapter.
-func (DemandRollup) Build(p ingest.Plan) (*ingest.Build, error) {
-	data, _ := ingest.SplitRoles(p.Files)
-	if data == nil {
-		return nil, fmt.Errorf("no demand CSV in the plan")
+// rollupClose sums, averages and finds the peak of every period of the file's hours, a row
+// per period citing its peak hour's line, once the file is read.
+func rollupClose(fr *kit.FileRead) error {
+	if err := demandClose(fr, rollupPeriods); err != nil {
+		return err
 	}
-	d, err := readDemand(data)
-	if err != nil {
-		return nil, err
-	}
-	if len(d.hours) == 0 {
-		return nil, fmt.Errorf("%s: no hourly values", d.name)
-	}
+	d := demandOf(fr.Book)
 	type basis struct {
 		name string
 		loc  *time.Location
@@ -76,13 +73,9 @@ func (DemandRollup) Build(p ingest.Plan) (*ingest.Build, error) {
 	}
 	periods := map[string]*rollupPeriod{}
 	var keys []string
-	sum := 0.0
 	for i := range d.hours {
 		h := &d.hours[i]
 		v, ok := h.value.(float64)
-		if ok {
-			sum += v
-		}
 		start := h.end.Add(-time.Hour)
 		for _, b := range bases {
 			for _, gran := range []string{"day", "month"} {
@@ -112,7 +105,6 @@ func (DemandRollup) Build(p ingest.Plan) (*ingest.Build, error) {
 		}
 	}
 	sort.Strings(keys)
-	rows := ingest.NewRows(capability.PowerDemandRollup)
 	for _, k := range keys {
 		rp := periods[k]
 		if rp.peak == nil {
@@ -120,7 +112,7 @@ func (DemandRollup) Build(p ingest.Plan) (*ingest.Build, error) {
 		}
 		expected := int(rp.next.Sub(rp.start) / time.Hour)
 		zone := rp.zone
-		row := rows.Add(ingest.Lineage{SourceID: data.SourceID, File: d.name, Sheet: grid.CSVSheetName, Row: rp.peak.line, SHA256: data.SHA256}).
+		row := fr.Book.Rows.Add(ingest.Lineage{SourceID: fr.SourceID, File: fr.Name, Sheet: grid.CSVSheetName, Row: rp.peak.line, SHA256: fr.SHA256}).
 			Set("respondent", nullIfEmpty(d.respondent)).
 			Set("respondent_name", nullIfEmpty(d.regionName)).
 			Set("series_id", nullIfEmpty(d.seriesID)).
@@ -141,17 +133,7 @@ func (DemandRollup) Build(p ingest.Plan) (*ingest.Build, error) {
 			Set("peak_hour_ending_utc", rp.peak.end.Format(isoHour)).
 			Set("first_hour_ending_utc", rp.first.Format(isoHour)).
 			Set("last_hour_ending_utc", rp.last.Format(isoHour))
-		row.Key(fmt.Sprintf("%s:%s:%s:%s:%s", data.SourceID, d.seriesID, rp.gran, rp.basis, rp.period))
+		row.Key(fmt.Sprintf("%s:%s:%s:%s:%s", fr.SourceID, d.seriesID, rp.gran, rp.basis, rp.period))
 	}
-	asOf := latestEnd(d).Format("2006-01-02")
-	facts, err := rows.Finish(asOf)
-	if err != nil {
-		return nil, err
-	}
-	return &ingest.Build{
-		AsOf: asOf, Rows: facts, Sources: []snapshots.Source{demandSource(data, d)}, Checks: demandGates(d, len(d.hours), sum), Cells: rows.Cells(),
-		Ranges:   map[string]snapshots.Range{"peak_mwh": {Min: 0, Max: 1e6}, "hours_present": {Min: 1, Max: 745}},
-		Required: []string{"granularity", "time_basis", "period", "demand_mwh", "source_record_key"},
-		Coverage: demandCoverage(d, rollupPeriods(d.zone)),
-	}, nil
+	return nil
 }

@@ -24,16 +24,34 @@ import (
 // (NG_PRI_SUM_A_EPG0_PEU_DMCF_M.xls, atom state_electric_power_monthly), which repeats
 // N3045US3 in a later release. Each workbook is a document of its own (the capability's
 // documents complement each other): ingest composes the snapshots, serving each month of
-// N3045US3 from the newest release that publishes it. The CSV export of the Henry Hub page,
-// when present, is a check of the Henry Hub document: it must agree with the workbook on
-// every date both have.
-type NaturalGasPrices struct{}
-
-// Capability implements Adapter.
-func (NaturalGasPrices) Capability() *capability.Capability { return capability.NaturalGasPrices }
-
-// Version implements Adapter.
-func (NaturalGasPrices) Version() string { return "ngprices/3" }
+// N3045US3 from the newest release that publishes it. The documents are planned by the age
+// of their series' usual release (the U.S. summary, the state workbook, then the daily Henry
+// Hub master); ingest orders the snapshots by the release dates the workbooks print. The CSV
+// export of the Henry Hub page, when present, is a check of the Henry Hub document: it must
+// agree with the workbook on every date both have.
+var NaturalGasPrices = kit.New(&kit.Spec{
+	Cap:     capability.NaturalGasPrices,
+	Version: "ngprices/3",
+	Folders: []string{"eia/ng_prices"},
+	Known:   ngKnown(),
+	Files: []*kit.File{
+		ngSeriesFile(ngSeriesList[0]),
+		{
+			Names: []string{ngStatesFile}, SourceID: ngStatesSourceID, Publisher: Publisher, URL: ngURL(ngStatesURL),
+			Open: ngOpen, Close: ngStatesClose,
+			Sheets: []*kit.Sheet{{Name: ngDataSheet, Header: ngHeaderRow, First: ngFirstDataRow, IsRow: ngDated, Begin: ngStatesBegin, Each: ngStatesRow}},
+		},
+		ngSeriesFile(ngSeriesList[1]),
+		{
+			Names: []string{henryHubCSV}, SourceID: ngSeriesList[1].sourceID, Publisher: Publisher, URL: ngURL(henryHubCSVURL),
+			Role: ingest.RoleCheck, Companion: true, Accept: henryHubPlanned,
+		},
+	},
+	State:    func() any { return &ngState{files: map[*kit.FileRead]*ngFile{}, henryHub: map[string]float64{}} },
+	Gates:    ngGates,
+	Ranges:   map[string]snapshots.Range{"price": {Min: -100, Max: 1000}, "year": {Min: 1900, Max: 2100}},
+	Required: []string{"atom", "series_id", "observation_date", "period", "unit"},
+})
 
 // ngSeries is one series the adapter serves.
 type ngSeries struct {
@@ -57,9 +75,9 @@ const (
 	ngReleaseDateCell = "Release Date:"
 )
 
-// Known implements Adapter. The CSV export has no stable address of its own (the page's
-// button makes it in the browser), so it is not downloaded.
-func (NaturalGasPrices) Known() []fetch.Source {
+// ngKnown are the workbooks ingest --fetch downloads. The CSV export has no stable address of
+// its own (the page's button makes it in the browser), so it is not downloaded.
+func ngKnown() []fetch.Source {
 	var out []fetch.Source
 	for _, s := range ngSeriesList {
 		out = append(out, fetch.Source{URL: s.url, Kind: fetch.XLS, Dest: "eia/ng_prices/" + s.file})
@@ -67,46 +85,197 @@ func (NaturalGasPrices) Known() []fetch.Source {
 	return append(out, fetch.Source{URL: ngStatesURL, Kind: fetch.XLS, Dest: "eia/ng_prices/" + ngStatesFile})
 }
 
-// Folders implements Adapter.
-func (NaturalGasPrices) Folders() []string { return []string{"eia/ng_prices"} }
+func ngURL(url string) func(string, []string) string {
+	return func(string, []string) string { return url }
+}
 
-// Plan implements Adapter: one document per workbook found, the Henry Hub workbook with the
-// CSV export as its check when present. The documents are listed by the age of their
-// series' usual release (the U.S. summary, the state workbook, then the daily Henry Hub
-// master); ingest orders the snapshots by the release dates the workbooks print.
-func (NaturalGasPrices) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
-	var plans []ingest.Plan
-	add := func(name, sourceID, url string) ([]string, error) {
-		ps, err := finder.Named(name)
-		if err != nil {
-			return nil, err
+// ngSeriesFile is the kind of a workbook of one series: its Data 1 sheet, the series' column
+// found by its sourcekey in row 2.
+func ngSeriesFile(s ngSeries) *kit.File {
+	return &kit.File{
+		Names: []string{s.file}, SourceID: s.sourceID, Publisher: Publisher, URL: ngURL(s.url),
+		Open: ngOpen, Close: ngSeriesClose,
+		Sheets: []*kit.Sheet{{
+			Name: ngDataSheet, Header: ngHeaderRow, First: ngFirstDataRow,
+			// The series' fields, set before the price (whose column its series_id chooses).
+			Set: map[string]any{"atom": s.atom, "series_id": s.seriesID, "area": "US", "frequency": s.frequency},
+			Columns: []kit.Column{{Field: "price", Kind: kit.AsNumber, Optional: true, Find: func(sh *kit.SheetRead) int {
+				return sourcekeyCol(sh, s.seriesID)
+			}}},
+			IsRow: ngDated, Begin: ngSeriesBegin, Each: ngObservation,
+		}},
+	}
+}
+
+// henryHubPlanned plans the CSV export only beside the Henry Hub workbook it checks.
+func henryHubPlanned(finder *ingest.Finder, _ string, _ []string) (bool, error) {
+	ps, err := finder.Named(ngSeriesList[1].file)
+	return len(ps) > 0, err
+}
+
+// ngState is what one build read: each workbook read, what it found, and the workbook's Henry
+// Hub prices by date (for the CSV check) and the check's gate.
+type ngState struct {
+	files    map[*kit.FileRead]*ngFile
+	found    []string
+	henryHub map[string]float64
+	csv      []snapshots.Gate
+}
+
+// ngFile is a workbook whose Data 1 sheet has the layout read.
+type ngFile struct {
+	series     ngSeries
+	name, unit string
+	// states are the state workbook's series.
+	states []ngStateSeries
+}
+
+func ngStateOf(b *kit.Book) *ngState { return b.State.(*ngState) }
+
+// sourcekeyCol is the 1-based column whose row-2 sourcekey is id (0: none; the last wins).
+func sourcekeyCol(sh *kit.SheetRead, id string) int {
+	col := 0
+	for ci, c := range sh.Row(ngSourcekeyRow) {
+		if strings.TrimSpace(c.Value) == id {
+			col = ci + 1
 		}
-		for _, p := range ps {
-			plans = append(plans, ingest.Plan{Files: []ingest.File{{Path: p, SourceID: sourceID, Publisher: Publisher, URL: url, Role: ingest.RoleData}}})
-		}
-		return ps, nil
 	}
-	us, hh := ngSeriesList[0], ngSeriesList[1]
-	if _, err := add(us.file, us.sourceID, us.url); err != nil {
-		return nil, err
-	}
-	if _, err := add(ngStatesFile, ngStatesSourceID, ngStatesURL); err != nil {
-		return nil, err
-	}
-	ps, err := add(hh.file, hh.sourceID, hh.url)
-	if err != nil || len(ps) == 0 {
-		return plans, err
-	}
-	csv, err := finder.Named(henryHubCSV)
+	return col
+}
+
+// ngOpen reads a workbook's release date: the file's release, and the snapshot's as_of when
+// the newest.
+func ngOpen(fr *kit.FileRead) error {
+	release, err := releaseDate(fr.WB)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("%s: %w", fr.Name, err)
 	}
-	for i := len(plans) - len(ps); i < len(plans); i++ {
-		for _, p := range csv {
-			plans[i].Files = append(plans[i].Files, ingest.File{Path: p, SourceID: hh.sourceID, Publisher: Publisher, URL: henryHubCSVURL, Role: ingest.RoleCheck})
+	fr.Source.Release = release
+	fr.Book.AsOf = max(fr.Book.AsOf, release)
+	return nil
+}
+
+// ngDated tells a data row by its date cell.
+func ngDated(r *kit.Row) bool { return r.CellAt(1).Kind != grid.Empty }
+
+// ngDate is the row's date, an Excel serial in column A (false: a cell that does not parse).
+func ngDate(r *kit.Row) (time.Time, bool) {
+	dc := r.CellAt(1)
+	serial, err := strconv.ParseFloat(dc.Value, 64)
+	if err != nil || dc.Kind != grid.Number {
+		r.Problem(1, "date", "%q is not an Excel date", dc.Value)
+		return time.Time{}, false
+	}
+	return xls.ExcelSerialToDate(serial), true
+}
+
+// ngSeriesBegin checks the layout of a series workbook's Data 1 sheet: a Date column and the
+// series' column, whose header names its unit; a sheet without them is reported and its
+// workbook left out.
+func ngSeriesBegin(sh *kit.SheetRead) bool {
+	fr, b := sh.File, sh.File.Book
+	s, _ := seriesFor(fr.Name)
+	col := sh.Col("price")
+	if col == 0 || strings.TrimSpace(sh.Cell(ngHeaderRow, 1).Value) != "Date" {
+		b.Missing = append(b.Missing, fmt.Sprintf("%s: sheet %s has no Date column in row %d or no series %s in row %d", fr.Name, ngDataSheet, ngHeaderRow, s.seriesID, ngSourcekeyRow))
+		return false
+	}
+	seriesName := kit.Squash(sh.Cell(ngHeaderRow, col).Value)
+	unit := unitOf(seriesName)
+	if unit == "" {
+		b.Missing = append(b.Missing, fmt.Sprintf("%s: the unit of series %s cannot be read from its header %q in row %d", fr.Name, s.seriesID, seriesName, ngHeaderRow))
+		return false
+	}
+	b.Found = append(b.Found, fmt.Sprintf("%s: Date and %s (%s)", fr.Name, s.seriesID, unit))
+	ngReading(sh)
+	ngStateOf(b).files[fr] = &ngFile{series: s, name: seriesName, unit: unit}
+	return true
+}
+
+// ngReading records what a workbook whose layout is read states of itself: whether its
+// Data 1 sheet runs to the latest data announced, and its title.
+func ngReading(sh *kit.SheetRead) {
+	if why := dataComplete(sh.File.Name, sh.File.WB, sh.Sheet); why != "" {
+		sh.File.Book.Incomplete = append(sh.File.Book.Incomplete, why)
+	}
+	sh.File.Source.Title = strings.TrimSpace(sh.Cell(1, 2).Value)
+}
+
+// ngObservation is one dated price of a series workbook.
+func ngObservation(r *kit.Row) {
+	d, ok := ngDate(r)
+	if !ok {
+		return
+	}
+	st := ngStateOf(r.Book)
+	f := st.files[r.File]
+	s := f.series
+	obs, period := d.Format("2006-01-02"), d.Format("2006-01-02")
+	if s.frequency == "monthly" {
+		obs, period = d.Format("2006-01")+"-01", d.Format("2006-01")
+	}
+	r.Add().
+		Set("series_name", f.name).
+		Set("observation_date", obs).
+		Set("period", period).
+		Set("year", d.Year()).
+		Set("month", d.Format("2006-01")).
+		Set("unit", f.unit).
+		Set("release_date", r.File.Source.Release).
+		Key(s.seriesID + ":" + period)
+	if price, ok := r.Value("price").(float64); ok && s.atom == "henry_hub_daily_spot" {
+		st.henryHub[obs] = price
+	}
+}
+
+// lastPeriod is the latest period of the facts read from a workbook.
+func lastPeriod(fr *kit.FileRead) string {
+	last := ""
+	for _, row := range fr.Added {
+		if p, ok := row.Get("period").(string); ok {
+			last = max(last, p)
 		}
 	}
-	return plans, nil
+	return last
+}
+
+// ngSeriesClose reports what a series workbook held and what of its last year it covers, and
+// checks the Henry Hub workbook against the CSV export planned beside it; a workbook whose
+// layout is not read is left out of the sources.
+func ngSeriesClose(fr *kit.FileRead) error {
+	st := ngStateOf(fr.Book)
+	if f := st.files[fr]; f != nil {
+		s := f.series
+		st.found = append(st.found, fmt.Sprintf("%s: %d rows of %s", fr.Name, len(fr.Added), s.seriesID))
+		if cv, ok := ngCoverage(fr.Name, s.atom, s.seriesID, s.frequency, lastPeriod(fr)); ok {
+			fr.Book.Coverage = append(fr.Book.Coverage, cv...)
+		}
+	} else {
+		fr.Omit = true
+	}
+	if fr.Name != ngSeriesList[1].file {
+		return nil
+	}
+	for i := range fr.Book.Plan.Files {
+		if f := &fr.Book.Plan.Files[i]; f.Role == ingest.RoleCheck {
+			g, err := csvAgreement(f, st.henryHub)
+			if err != nil {
+				return err
+			}
+			st.csv = append(st.csv, g)
+		}
+	}
+	return nil
+}
+
+// ngGates are the headers, cells and completeness gates, then the CSV export's agreement.
+func ngGates(b *kit.Book) []snapshots.Gate {
+	st := ngStateOf(b)
+	return append([]snapshots.Gate{
+		b.HeadersGate(strings.Join(b.Found, "; ")),
+		b.CellsGate(strings.Join(st.found, "; ")),
+		b.CompleteGate("every Data 1 sheet runs to the latest data its Contents sheet announces"),
+	}, st.csv...)
 }
 
 func seriesFor(name string) (ngSeries, bool) {
@@ -126,151 +295,6 @@ func unitOf(header string) string {
 		return "USD/Mcf"
 	}
 	return ""
-}
-
-// Build implements Adapter.
-func (NaturalGasPrices) Build(p ingest.Plan) (*ingest.Build, error) {
-	b := &ingest.Build{
-		Ranges:   map[string]snapshots.Range{"price": {Min: -100, Max: 1000}, "year": {Min: 1900, Max: 2100}},
-		Required: []string{"atom", "series_id", "observation_date", "period", "unit"},
-	}
-	rows := ingest.NewRows(capability.NaturalGasPrices)
-	var bad kit.Problems
-	henryHub := map[string]float64{} // workbook Henry Hub prices by date, for the CSV check
-	var csvFile *ingest.File
-	asOf := ""
-	var found, missing, headersFound, incomplete []string
-	for fi := range p.Files {
-		f := &p.Files[fi]
-		name := filepath.Base(f.Path)
-		if f.Role == ingest.RoleCheck {
-			csvFile = f
-			continue
-		}
-		if name == ngStatesFile {
-			src, st, err := buildStates(f, rows, &bad, &missing, &incomplete)
-			if err != nil {
-				return nil, err
-			}
-			if st.release > asOf {
-				asOf = st.release
-			}
-			if src != nil {
-				b.Sources = append(b.Sources, *src)
-				found = append(found, st.found)
-				headersFound = append(headersFound, ngStatesFile+": Date, N3045US3 and the state series N3045<state>3 (USD/Mcf)")
-				b.Coverage = append(b.Coverage, st.coverage...)
-			}
-			continue
-		}
-		s, ok := seriesFor(name)
-		if !ok {
-			return nil, fmt.Errorf("%s: no series is read from this file", name)
-		}
-		wb, err := grid.Open(f.Path)
-		if err != nil {
-			return nil, err
-		}
-		release, err := releaseDate(wb)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if release > asOf {
-			asOf = release
-		}
-		sh := wb.Sheet(ngDataSheet)
-		if sh == nil {
-			missing = append(missing, fmt.Sprintf("%s: no sheet %q (sheets: %s)", name, ngDataSheet, strings.Join(wb.SheetNames(), ", ")))
-			continue
-		}
-		col := 0
-		for ci, c := range sh.Row(ngSourcekeyRow) {
-			if strings.TrimSpace(c.Value) == s.seriesID {
-				col = ci + 1
-			}
-		}
-		if col == 0 || strings.TrimSpace(sh.Cell(ngHeaderRow, 1).Value) != "Date" {
-			missing = append(missing, fmt.Sprintf("%s: sheet %s has no Date column in row %d or no series %s in row %d", name, ngDataSheet, ngHeaderRow, s.seriesID, ngSourcekeyRow))
-			continue
-		}
-		seriesName := kit.Squash(sh.Cell(ngHeaderRow, col).Value)
-		unit := unitOf(seriesName)
-		if unit == "" {
-			missing = append(missing, fmt.Sprintf("%s: the unit of series %s cannot be read from its header %q in row %d", name, s.seriesID, seriesName, ngHeaderRow))
-			continue
-		}
-		headersFound = append(headersFound, fmt.Sprintf("%s: Date and %s (%s)", name, s.seriesID, unit))
-		if why := dataComplete(name, wb, sh); why != "" {
-			incomplete = append(incomplete, why)
-		}
-		src := f.Source()
-		src.Release, src.Title, src.HeaderRows = release, strings.TrimSpace(sh.Cell(1, 2).Value), map[string]int{ngDataSheet: ngHeaderRow}
-		b.Sources = append(b.Sources, src)
-		n, last := 0, ""
-		for r := ngFirstDataRow; r <= sh.NumRows(); r++ {
-			dc := sh.Cell(r, 1)
-			if dc.Kind == grid.Empty {
-				continue
-			}
-			serial, err := strconv.ParseFloat(dc.Value, 64)
-			if err != nil || dc.Kind != grid.Number {
-				bad.Add("%s!A%d: date %q is not an Excel date", name, r, dc.Value)
-				continue
-			}
-			d := xls.ExcelSerialToDate(serial)
-			price, err := kit.Number(sh.Cell(r, col))
-			if err != nil {
-				bad.Add("%s!%s%d: %v", name, grid.ColumnName(col), r, err)
-			}
-			obs, period := d.Format("2006-01-02"), d.Format("2006-01-02")
-			if s.frequency == "monthly" {
-				obs, period = d.Format("2006-01")+"-01", d.Format("2006-01")
-			}
-			rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: ngDataSheet, Row: r, SHA256: f.SHA256}).
-				Set("atom", s.atom).
-				Set("series_id", s.seriesID).
-				Set("series_name", seriesName).
-				Set("area", "US").
-				Set("frequency", s.frequency).
-				Set("observation_date", obs).
-				Set("period", period).
-				Set("year", d.Year()).
-				Set("month", d.Format("2006-01")).
-				SetCell("price", col, price).
-				Set("unit", unit).
-				Set("release_date", release).
-				Key(s.seriesID + ":" + period)
-			if s.atom == "henry_hub_daily_spot" && price != nil {
-				henryHub[obs] = price.(float64)
-			}
-			if period > last {
-				last = period
-			}
-			n++
-		}
-		found = append(found, fmt.Sprintf("%s: %d rows of %s", name, n, s.seriesID))
-		if cv, ok := ngCoverage(name, s.atom, s.seriesID, s.frequency, last); ok {
-			b.Coverage = append(b.Coverage, cv...)
-		}
-	}
-	facts, err := rows.Finish(asOf)
-	if err != nil {
-		return nil, err
-	}
-	b.AsOf, b.Rows, b.Cells = asOf, facts, rows.Cells()
-	b.Checks = append(b.Checks,
-		kit.Failures(kit.GateHeaders, missing, strings.Join(headersFound, "; ")),
-		bad.Gate(kit.GateCells, strings.Join(found, "; ")),
-		kit.Failures(kit.GateComplete, incomplete, "every Data 1 sheet runs to the latest data its Contents sheet announces"))
-	if csvFile != nil {
-		g, err := csvAgreement(csvFile, henryHub)
-		if err != nil {
-			return nil, err
-		}
-		b.Checks = append(b.Checks, g)
-		b.Sources = append(b.Sources, csvFile.Source())
-	}
-	return b, nil
 }
 
 // releaseDate reads the "Release Date:" cell of the Contents sheet as an ISO date.

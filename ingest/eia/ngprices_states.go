@@ -7,11 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/ingest/xls"
-	"github.com/citeq/citeq/snapshots"
 )
 
 // The agency's "Natural Gas Electric Power Price" workbook by state: sheet Data 1 holds the
@@ -29,58 +27,28 @@ var (
 	monthYear  = regexp.MustCompile(`^(\d{1,2})/(\d{4})$`)
 )
 
-// ngStates is what buildStates read: the workbook's release, what it found, and the periods
-// it covers only in part.
-type ngStates struct {
-	release  string
-	found    string
-	coverage []snapshots.Coverage
-}
-
-// buildStates adds a row per series and month of the state workbook: each state series (atom
-// state_electric_power_monthly) and its U.S. column N3045US3 (atom us_electric_power_monthly),
-// a later release of the series the U.S. summary workbook publishes. Both workbooks are
-// documents of the snapshot; ingest serves each month of N3045US3 from the newest release
-// that publishes it and cites the earlier release where the values differ
-// (capability.Documents.Overlap).
-func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, incomplete *[]string) (*snapshots.Source, *ngStates, error) {
-	wb, err := grid.Open(f.Path)
-	if err != nil {
-		return nil, nil, err
-	}
-	release, err := releaseDate(wb)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", ngStatesFile, err)
-	}
-	out := &ngStates{release: release}
-	sh := wb.Sheet(ngDataSheet)
-	if sh == nil {
-		*missing = append(*missing, fmt.Sprintf("%s: no sheet %q", ngStatesFile, ngDataSheet))
-		return nil, out, nil
-	}
-	type series struct {
-		col          int
-		id, area     string
-		name, unit   string
-		observations int
-	}
-	var states []series
+// ngStatesBegin checks the layout of the state workbook's Data 1 sheet: a Date column, the
+// U.S. series N3045US3 and the state series N3045<state>3 by their row-2 sourcekeys, each
+// header naming its unit; a sheet without them is reported and its workbook left out.
+func ngStatesBegin(sh *kit.SheetRead) bool {
+	fr, b := sh.File, sh.File.Book
+	var states []ngStateSeries
 	for ci, c := range sh.Row(ngSourcekeyRow) {
 		key := strings.TrimSpace(c.Value)
 		name := kit.Squash(sh.Cell(ngHeaderRow, ci+1).Value)
 		if key == ngUSSeries {
-			states = append(states, series{col: ci + 1, id: key, area: "US", name: name, unit: unitOf(name)})
+			states = append(states, ngStateSeries{col: ci + 1, id: key, area: "US", name: name, unit: unitOf(name)})
 			continue
 		}
 		if m := ngStateKey.FindStringSubmatch(key); m != nil {
-			states = append(states, series{col: ci + 1, id: key, area: m[1], name: name, unit: unitOf(name)})
+			states = append(states, ngStateSeries{col: ci + 1, id: key, area: m[1], name: name, unit: unitOf(name)})
 		}
 	}
 	var absent []string
 	if strings.TrimSpace(sh.Cell(ngHeaderRow, 1).Value) != "Date" {
 		absent = append(absent, fmt.Sprintf("no Date header in row %d", ngHeaderRow))
 	}
-	if !slices.ContainsFunc(states, func(s series) bool { return s.area != "US" }) {
+	if !slices.ContainsFunc(states, func(s ngStateSeries) bool { return s.area != "US" }) {
 		absent = append(absent, fmt.Sprintf("no N3045<state>3 sourcekey in row %d", ngSourcekeyRow))
 	}
 	for _, s := range states {
@@ -89,71 +57,80 @@ func buildStates(f *ingest.File, rows *ingest.Rows, bad *kit.Problems, missing, 
 		}
 	}
 	if len(absent) > 0 {
-		*missing = append(*missing, fmt.Sprintf("%s sheet %s: %s", ngStatesFile, ngDataSheet, strings.Join(absent, "; ")))
-		return nil, out, nil
+		b.Missing = append(b.Missing, fmt.Sprintf("%s sheet %s: %s", ngStatesFile, ngDataSheet, strings.Join(absent, "; ")))
+		return false
 	}
-	if why := dataComplete(ngStatesFile, wb, sh); why != "" {
-		*incomplete = append(*incomplete, why)
+	ngReading(sh)
+	ngStateOf(b).files[fr] = &ngFile{states: states}
+	return true
+}
+
+// ngStateSeries is one series of the state workbook: its column, sourcekey, area and header.
+type ngStateSeries struct {
+	col        int
+	id, area   string
+	name, unit string
+}
+
+// ngStatesRow adds a row per series of a month of the state workbook: each state series
+// (atom state_electric_power_monthly) and its U.S. column N3045US3 (atom
+// us_electric_power_monthly), a later release of the series the U.S. summary workbook
+// publishes. Both workbooks are documents of the snapshot; ingest serves each month of
+// N3045US3 from the newest release that publishes it and cites the earlier release where the
+// values differ (capability.Documents.Overlap).
+func ngStatesRow(r *kit.Row) {
+	d, ok := ngDate(r)
+	if !ok {
+		return
 	}
-	src := f.Source()
-	src.Release, src.Title, src.HeaderRows = release, strings.TrimSpace(sh.Cell(1, 2).Value), map[string]int{ngDataSheet: ngHeaderRow}
-	n, last := 0, ""
-	for r := ngFirstDataRow; r <= sh.NumRows(); r++ {
-		dc := sh.Cell(r, 1)
-		if dc.Kind == grid.Empty {
-			continue
+	period := d.Format("2006-01")
+	for _, s := range ngStateOf(r.Book).files[r.File].states {
+		price := r.Read(kit.AsNumber, s.col, "price")
+		// Each series is its own column: the price's column is recorded by series id (the
+		// definition's ColumnBy), so each fact row re-reads its own cell.
+		atom := ngStatesAtom
+		if s.area == "US" {
+			atom = ngSeriesList[0].atom
 		}
-		serial, err := strconv.ParseFloat(dc.Value, 64)
-		if err != nil || dc.Kind != grid.Number {
-			bad.Add("%s!A%d: date %q is not an Excel date", ngStatesFile, r, dc.Value)
-			continue
-		}
-		d := xls.ExcelSerialToDate(serial)
-		period := d.Format("2006-01")
-		last = max(last, period)
-		for i := range states {
-			s := &states[i]
-			price, err := kit.Number(sh.Cell(r, s.col))
-			if err != nil {
-				bad.Add("%s!%s%d: %v", ngStatesFile, grid.ColumnName(s.col), r, err)
-			}
-			if price != nil {
-				s.observations++
-			}
-			// Each series is its own column: the price's column is recorded by series id
-			// (the definition's ColumnBy), so each fact row re-reads its own cell.
-			atom := ngStatesAtom
-			if s.area == "US" {
-				atom = ngSeriesList[0].atom
-			}
-			rows.Add(ingest.Lineage{SourceID: f.SourceID, File: ngStatesFile, Sheet: ngDataSheet, Row: r, SHA256: f.SHA256}).
-				Set("atom", atom).
-				Set("series_id", s.id).
-				Set("series_name", s.name).
-				Set("area", s.area).
-				Set("frequency", "monthly").
-				Set("observation_date", period+"-01").
-				Set("period", period).
-				Set("year", d.Year()).
-				Set("month", period).
-				SetCell("price", s.col, price).
-				Set("unit", s.unit).
-				Set("release_date", release).
-				Key(s.id + ":" + period)
-			n++
-		}
+		r.Add().
+			Set("atom", atom).
+			Set("series_id", s.id).
+			Set("series_name", s.name).
+			Set("area", s.area).
+			Set("frequency", "monthly").
+			Set("observation_date", period+"-01").
+			Set("period", period).
+			Set("year", d.Year()).
+			Set("month", period).
+			SetCell("price", s.col, price).
+			Set("unit", s.unit).
+			Set("release_date", r.File.Source.Release).
+			Key(s.id + ":" + period)
 	}
-	out.found = fmt.Sprintf("%s: %d rows of %d series (N3045US3 and %d states)", ngStatesFile, n, len(states), len(states)-1)
+}
+
+// ngStatesClose reports what the state workbook held and what of its last year it covers; a
+// workbook whose layout is not read is left out of the sources.
+func ngStatesClose(fr *kit.FileRead) error {
+	st := ngStateOf(fr.Book)
+	f := st.files[fr]
+	if f == nil {
+		fr.Omit = true
+		return nil
+	}
+	st.found = append(st.found, fmt.Sprintf("%s: %d rows of %d series (N3045US3 and %d states)", ngStatesFile, len(fr.Added), len(f.states), len(f.states)-1))
+	fr.Book.Found = append(fr.Book.Found, ngStatesFile+": Date, N3045US3 and the state series N3045<state>3 (USD/Mcf)")
+	last := lastPeriod(fr)
 	for _, atom := range []string{ngSeriesList[0].atom, ngStatesAtom} {
 		series := ngUSSeries
 		if atom == ngStatesAtom {
 			series = "the state series"
 		}
 		if cv, ok := ngCoverage(ngStatesFile, atom, series, "monthly", last); ok {
-			out.coverage = append(out.coverage, cv...)
+			fr.Book.Coverage = append(fr.Book.Coverage, cv...)
 		}
 	}
-	return &src, out, nil
+	return nil
 }
 
 // dataComplete checks that sheet Data 1 runs to the last observation the Contents sheet

@@ -22,7 +22,7 @@ import (
 // newest release of a month.
 func TestStatePricesCiteTheirCells(t *testing.T) {
 	raw := testenv.Raw(t)
-	a := eia.NaturalGasPrices{}
+	a := eia.NaturalGasPrices
 	plans, err := a.Plan(ingest.NewFinder(raw, a.Folders()))
 	if err != nil || len(plans) != 3 {
 		t.Fatalf("plans %d, %v", len(plans), err)

@@ -103,6 +103,10 @@ type File struct {
 	Accept func(finder *ingest.Finder, path string, m []string) (bool, error)
 	// Companion files join the snapshot planned last (a list published beside the main file).
 	Companion bool
+	// Role is the role of the kind's files in a plan ("": ingest.RoleData). Files of another
+	// role are not read as data: a check file (ingest.RoleCheck) reaches the hooks through
+	// Book.Plan and is listed among the sources after the data files.
+	Role string
 
 	// Open reads what the file states before its sheets are read (its as_of, its title); an
 	// error fails the build. Close runs after its sheets. nil: nothing.
@@ -280,6 +284,9 @@ type Book struct {
 	// Codebooks and CodebookGate are set by Spec.Codebooks.
 	Codebooks    []snapshots.Codebook
 	CodebookGate snapshots.Gate
+	// Coverage lists the periods the files cover only in part (ingest.Build.Coverage), as the
+	// hooks find them.
+	Coverage []snapshots.Coverage
 	// Facts are the rows once finished (for the gates).
 	Facts []snapshots.Row
 	State any
@@ -315,8 +322,8 @@ type SheetRead struct {
 	fold      func(string) string
 	// End is the row after the data (where Stop ended it, else past the last row).
 	End int
-	// Facts is the number of fact rows added from the sheet; Total the sum of the tally's
-	// Field over them.
+	// Facts is the number of fact rows added from the sheet (or rows counted, Row.Count);
+	// Total the sum of the tally's Field over them.
 	Facts int
 	Total float64
 }
@@ -439,6 +446,16 @@ func (r *Row) Add() *ingest.Row {
 	f.Added = append(f.Added, row)
 	r.Sheet.Facts++
 	return row
+}
+
+// Count counts the row in the sheet's second reading without adding a fact, v its value of
+// what the tally sums (a sheet whose facts are made from several of its rows, a rollup,
+// reconciles the rows it read).
+func (r *Row) Count(v any) {
+	r.Sheet.Facts++
+	if f, ok := v.(float64); ok {
+		r.Sheet.Total += f
+	}
 }
 
 // Adapter is the ingest.Adapter a Spec declares.
@@ -640,7 +657,11 @@ func (k *File) file(path string, m []string) ingest.File {
 	if k.OriginalOf != nil {
 		orig = k.OriginalOf(name, m)
 	}
-	return ingest.File{Path: path, SourceID: id, Publisher: pub, URL: url, Role: ingest.RoleData, Derived: k.Derived, OriginalURL: orig}
+	role := k.Role
+	if role == "" {
+		role = ingest.RoleData
+	}
+	return ingest.File{Path: path, SourceID: id, Publisher: pub, URL: url, Role: role, Derived: k.Derived, OriginalURL: orig}
 }
 
 // newest is the path of the reference file with the greatest first submatch ("" when none).
@@ -698,7 +719,7 @@ func (s *Spec) build(p ingest.Plan) (*ingest.Build, error) {
 		return nil, err
 	}
 	b.Facts, b.AsOf = facts, asOf
-	out := &ingest.Build{AsOf: asOf, Rows: facts, Cells: b.Rows.Cells(), Ranges: s.Ranges, Required: s.Required}
+	out := &ingest.Build{AsOf: asOf, Rows: facts, Cells: b.Rows.Cells(), Ranges: s.Ranges, Required: s.Required, Coverage: b.Coverage}
 	if s.Gates != nil {
 		out.Checks = s.Gates(b)
 	}

@@ -2,25 +2,46 @@ package market
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/citeq/citeq/capability"
-	"github.com/citeq/citeq/ingest"
-	"github.com/citeq/citeq/ingest/fetch"
-	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/snapshots"
 )
 
 // ERCOTPrices ingests power.price_ercot from ERCOT's annual workbooks of report NP4-180-ER
 // (Historical DAM Load Zone and Hub Prices, DAMLZHBSPP_<year>.xlsx): one sheet per month,
-// one row per delivery hour and settlement point. Each workbook is its own snapshot.
-type ERCOTPrices struct{}
+// one row per delivery hour and settlement point. Each workbook is its own snapshot: one
+// document per delivery year, whose year-to-date copy (DAMLZHBSPP_<year>_partial.xlsx) is an
+// earlier version of the year's workbook. The snapshots hold every year's newest version
+// published by their date (ingest's document sets), so the order of the plans does not
+// matter. ERCOT posts the workbook as a zip behind its report listing page, each posting
+// under its own document id, so there is no stable address to download it from (no Known
+// files); the listing is ercotURL.
+var ERCOTPrices = kit.New(&kit.Spec{
+	Cap:     capability.PowerPriceERCOT,
+	Version: "ercot-dam-spp/2",
+	Folders: []string{ercotFolder},
+	Files: []*kit.File{{
+		Match: ercotFile, SourceID: ercotSourceID, Publisher: PublisherERCOT,
+		URL:      func(string, []string) string { return ercotURL },
+		Hint:     func(_ string, m []string) string { return m[1] + "-12-31" },
+		Document: func(m []string) string { return "DAMLZHBSPP_" + m[1] },
+		Sheets:   ercotSheets(),
+		Close:    ercotClose,
+	}},
+	State: func() any {
+		return &ercotState{days: map[string]ercotDay{}, points: map[string]bool{}, hoursOf: map[string]map[string]deliveryHour{}}
+	},
+	Gates:    ercotGates,
+	Ranges:   map[string]snapshots.Range{"price": {Min: -1000, Max: 10000}, "hour_of_day": {Min: 1, Max: 24}},
+	Required: []string{"settlement_point", "settlement_point_type", "delivery_date", "hour_ending", "repeated_hour_flag", "interval_start_utc"},
+})
 
 const (
 	ercotFolder   = "iso/ercot"
@@ -38,202 +59,166 @@ var ercotLabels = []string{"Delivery Date", "Hour Ending", "Repeated Hour Flag",
 
 var ercotMonths = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
-// Capability implements ingest.Adapter.
-func (ERCOTPrices) Capability() *capability.Capability { return capability.PowerPriceERCOT }
-
-// Version implements ingest.Adapter.
-func (ERCOTPrices) Version() string { return "ercot-dam-spp/2" }
-
-// Folders implements ingest.Adapter.
-func (ERCOTPrices) Folders() []string { return []string{ercotFolder} }
-
-// Known implements ingest.Adapter. ERCOT posts the workbook as a zip behind its report
-// listing page, each posting under its own document id, so there is no stable address to
-// download it from; the listing is ercotURL.
-func (ERCOTPrices) Known() []fetch.Source { return nil }
-
-// Plan implements ingest.Adapter: one document per delivery year, whose year-to-date copy
-// (DAMLZHBSPP_<year>_partial.xlsx) is an earlier version of the year's workbook. The
-// snapshots hold every year's newest version published by their date (ingest's document
-// sets), so the order of the plans does not matter.
-func (ERCOTPrices) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
-	paths, err := finder.Find(func(n string) bool { return ercotFile.MatchString(n) })
-	if err != nil {
-		return nil, err
+// ercotSheets are the month sheets, each with its header among its first 5 rows, and the
+// second reading of each: the rows below the header with a delivery date, and the prices
+// summed straight from their cells.
+func ercotSheets() []*kit.Sheet {
+	var out []*kit.Sheet
+	for _, month := range ercotMonths {
+		out = append(out, &kit.Sheet{
+			Name: month, Find: 5,
+			Columns: []kit.Column{
+				{Field: "delivery_date", Header: "Delivery Date", Kind: kit.AsDate},
+				{Field: "hour_ending", Header: "Hour Ending"},
+				{Field: "repeated_hour_flag", Header: "Repeated Hour Flag"},
+				{Field: "settlement_point", Header: "Settlement Point"},
+				{Field: "price", Header: "Settlement Point Price", Kind: kit.AsNumber},
+			},
+			IsRow: func(r *kit.Row) bool { return len(r.Sheet.Sheet.Row(r.N)) > 0 },
+			Each:  ercotRow,
+			Tally: &kit.Tally{Cells: 1, Skip: undated, Sum: []string{"Settlement Point Price"}, Field: "price", Unit: "USD/MWh"},
+		})
 	}
-	var plans []ingest.Plan
-	for _, p := range paths {
-		m := ercotFile.FindStringSubmatch(filepath.Base(p))
-		plans = append(plans, ingest.Plan{AsOfHint: m[1] + "-12-31", Document: "DAMLZHBSPP_" + m[1], Files: []ingest.File{{
-			Path: p, SourceID: ercotSourceID, Publisher: PublisherERCOT, URL: ercotURL, Role: ingest.RoleData,
-		}}})
-	}
-	return plans, nil
+	return out
+}
+
+// undated leaves out of the second reading a row without a delivery date.
+func undated(s *kit.SheetRead, r int) bool {
+	return strings.TrimSpace(s.Cell(r, s.ColOf("Delivery Date")).Value) == ""
 }
 
 // ercotDay is what a workbook holds for one delivery date: rows per settlement point.
 type ercotDay map[string]int
 
-// Build implements ingest.Adapter.
-func (ERCOTPrices) Build(p ingest.Plan) (*ingest.Build, error) {
-	f, _ := ingest.SplitRoles(p.Files)
-	if f == nil {
-		return nil, fmt.Errorf("ercot prices: the plan has no data file")
+// ercotState is what one build read: the rows per delivery date and settlement point, the
+// operating hours of each date, the last delivery date, and what is cut short.
+type ercotState struct {
+	days       map[string]ercotDay
+	points     map[string]bool
+	hoursOf    map[string]map[string]deliveryHour
+	last       string
+	incomplete []string
+}
+
+// ercotRow is one delivery hour of one settlement point, its hour checked against the
+// operating day's clock in Central Prevailing Time; a row whose keys do not read is a cell
+// that does not parse, and no fact.
+func ercotRow(r *kit.Row) {
+	st := r.Book.State.(*ercotState)
+	s := r.Sheet
+	date, ok := r.Value("delivery_date").(string)
+	if !ok {
+		if r.Parsed("delivery_date") {
+			r.Problem(s.Col("delivery_date"), "Delivery Date", "no delivery date")
+		}
+		return
 	}
-	name := filepath.Base(f.Path)
-	m := ercotFile.FindStringSubmatch(name)
-	if m == nil {
-		return nil, fmt.Errorf("ercot prices: %s is not a DAMLZHBSPP workbook", name)
+	d, _ := time.Parse("2006-01-02", date)
+	year, _ := strconv.Atoi(r.File.Match[1])
+	if d.Year() != year || d.Month().String()[:3] != s.Name {
+		st.incomplete = append(st.incomplete, fmt.Sprintf("%s: delivery date %s on sheet %s of the %d workbook", s.Where(r.N, s.Col("delivery_date"), ""), date, s.Name, year))
 	}
-	year, _ := strconv.Atoi(m[1])
-	partial := m[2] != ""
-	wb, err := grid.Open(f.Path)
-	if err != nil {
-		return nil, fmt.Errorf("ercot prices: %w", err)
+	heText := r.Text("hour_ending")
+	he, ok := hourEnding(heText)
+	if !ok {
+		r.Problem(s.Col("hour_ending"), "Hour Ending", "%q is not HH:00", heText)
+		return
 	}
-	b := &ingest.Build{
-		Ranges:   map[string]snapshots.Range{"price": {Min: -1000, Max: 10000}, "hour_of_day": {Min: 1, Max: 24}},
-		Required: []string{"settlement_point", "settlement_point_type", "delivery_date", "hour_ending", "repeated_hour_flag", "interval_start_utc"},
+	flag := r.Text("repeated_hour_flag")
+	if flag != "N" && flag != "Y" {
+		r.Problem(s.Col("repeated_hour_flag"), "Repeated Hour Flag", "%q is not N or Y", flag)
+		return
 	}
-	rows := ingest.NewRows(capability.PowerPriceERCOT)
-	var bad kit.Problems
-	var missing, incomplete []string
-	var rc kit.Reconcile
-	headers := map[string]int{}
-	days := map[string]ercotDay{}
-	points := map[string]bool{}
-	hoursOf := map[string]map[string]deliveryHour{}
-	last := ""
+	point := r.Text("settlement_point")
+	typ := pointType(point)
+	if typ == "" {
+		r.Problem(s.Col("settlement_point"), "Settlement Point", "%q is neither a hub (HB_) nor a load zone (LZ_)", point)
+		return
+	}
+	hours := st.hoursOf[date]
+	if hours == nil {
+		hours = map[string]deliveryHour{}
+		for _, dh := range operatingDay(d) {
+			hours[hourKey(dh.HourEnding, dh.Repeated)] = dh
+		}
+		st.hoursOf[date] = hours
+	}
+	dh, ok := hours[hourKey(he, flag == "Y")]
+	if !ok {
+		r.Problem(s.Col("hour_ending"), "Hour Ending", "hour ending %s flag %s does not exist on %s in Central Prevailing Time", heText, flag, date)
+		return
+	}
+	block := timeBlock(d, he)
+	peak := "off_peak"
+	if block == "5x16" {
+		peak = "on_peak"
+	}
+	r.Add().
+		Set("settlement_point_type", typ).
+		Set("hour_of_day", he).
+		Set("interval_start_utc", dh.Start.Format(time.RFC3339)).
+		Set("interval_end_utc", dh.End.Format(time.RFC3339)).
+		Set("utc_offset", dh.Offset()).
+		Set("year", d.Year()).
+		Set("month", date[:7]).
+		Set("day_of_week", d.Weekday().String()).
+		Set("nerc_holiday", nercHoliday(d)).
+		Set("peak_type", peak).
+		Set("time_block", block).
+		Key(strings.Join([]string{point, date, heText, flag}, "|"))
+	day := st.days[date]
+	if day == nil {
+		day = ercotDay{}
+		st.days[date] = day
+	}
+	day[point]++
+	st.points[point] = true
+	st.last = max(st.last, date)
+}
+
+// ercotClose dates the workbook by its last delivery date (the year's end its name implies
+// when none is read), titles it, and finds what it lacks and what of its year it covers.
+func ercotClose(fr *kit.FileRead) error {
+	st, b := fr.Book.State.(*ercotState), fr.Book
+	year, _ := strconv.Atoi(fr.Match[1])
+	partial := fr.Match[2] != ""
 	unread := map[time.Month]bool{} // months whose sheet could not be read (headers_present says why)
 	for mi, month := range ercotMonths {
-		sh := wb.Sheet(month)
-		if sh == nil {
-			missing = append(missing, fmt.Sprintf("no sheet %s", month))
+		if !slices.ContainsFunc(fr.Sheets, func(s *kit.SheetRead) bool { return s.Name == month && s.HeaderRow > 0 }) {
 			unread[time.Month(mi+1)] = true
-			continue
 		}
-		h, err := kit.FindHeader(sh, 5, ercotLabels...)
-		if err != nil {
-			missing = append(missing, err.Error())
-			unread[time.Month(mi+1)] = true
-			continue
-		}
-		headers[month] = h.Row
-		cDate, cHour, cFlag, cPoint, cPrice := h.Col("Delivery Date"), h.Col("Hour Ending"), h.Col("Repeated Hour Flag"), h.Col("Settlement Point"), h.Col("Settlement Point Price")
-		parsed, sum := 0, 0.0
-		for r := h.Row + 1; r <= sh.NumRows(); r++ {
-			if len(sh.Row(r)) == 0 {
-				continue
-			}
-			at := func(c int) string { return fmt.Sprintf("%s!%s%d", month, grid.ColumnName(c), r) }
-			dv, err := kit.Date(sh.Cell(r, cDate))
-			if err != nil || dv == nil {
-				bad.Add("%s: delivery date %q: %v", at(cDate), sh.Cell(r, cDate).Value, err)
-				continue
-			}
-			date := dv.(string)
-			d, _ := time.Parse("2006-01-02", date)
-			if d.Year() != year || int(d.Month()) != mi+1 {
-				incomplete = append(incomplete, fmt.Sprintf("%s: delivery date %s on sheet %s of the %d workbook", at(cDate), date, month, year))
-			}
-			heText := strings.TrimSpace(sh.Cell(r, cHour).Value)
-			he, ok := hourEnding(heText)
-			if !ok {
-				bad.Add("%s: hour ending %q is not HH:00", at(cHour), heText)
-				continue
-			}
-			flag := strings.TrimSpace(sh.Cell(r, cFlag).Value)
-			if flag != "N" && flag != "Y" {
-				bad.Add("%s: repeated hour flag %q is not N or Y", at(cFlag), flag)
-				continue
-			}
-			point := strings.TrimSpace(sh.Cell(r, cPoint).Value)
-			typ := pointType(point)
-			if typ == "" {
-				bad.Add("%s: settlement point %q is neither a hub (HB_) nor a load zone (LZ_)", at(cPoint), point)
-				continue
-			}
-			hours := hoursOf[date]
-			if hours == nil {
-				hours = map[string]deliveryHour{}
-				for _, dh := range operatingDay(d) {
-					hours[hourKey(dh.HourEnding, dh.Repeated)] = dh
-				}
-				hoursOf[date] = hours
-			}
-			dh, ok := hours[hourKey(he, flag == "Y")]
-			if !ok {
-				bad.Add("%s: hour ending %s flag %s does not exist on %s in Central Prevailing Time", at(cHour), heText, flag, date)
-				continue
-			}
-			price, err := kit.Number(sh.Cell(r, cPrice))
-			if err != nil {
-				bad.Add("%s: %v", at(cPrice), err)
-			}
-			if price != nil {
-				sum += price.(float64)
-			}
-			parsed++
-			block := timeBlock(d, he)
-			peak := "off_peak"
-			if block == "5x16" {
-				peak = "on_peak"
-			}
-			rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: month, Row: r, SHA256: f.SHA256}).
-				SetCell("settlement_point", cPoint, point).
-				Set("settlement_point_type", typ).
-				SetCell("delivery_date", cDate, date).
-				SetCell("hour_ending", cHour, heText).
-				Set("hour_of_day", he).
-				SetCell("repeated_hour_flag", cFlag, flag).
-				Set("interval_start_utc", dh.Start.Format(time.RFC3339)).
-				Set("interval_end_utc", dh.End.Format(time.RFC3339)).
-				Set("utc_offset", dh.Offset()).
-				Set("year", d.Year()).
-				Set("month", date[:7]).
-				Set("day_of_week", d.Weekday().String()).
-				Set("nerc_holiday", nercHoliday(d)).
-				Set("peak_type", peak).
-				Set("time_block", block).
-				SetCell("price", cPrice, price).
-				Key(strings.Join([]string{point, date, heText, flag}, "|"))
-			day := days[date]
-			if day == nil {
-				day = ercotDay{}
-				days[date] = day
-			}
-			day[point]++
-			points[point] = true
-			if date > last {
-				last = date
-			}
-		}
-		n, s := readSheetAgain(sh, h.Row, cDate, cPrice)
-		rc.Sheet(month, parsed, sum, n, s, "USD/MWh")
 	}
-	incomplete = append(incomplete, completeness(year, partial, last, days, points, unread)...)
-	asOf := last
-	if asOf == "" {
-		asOf = p.AsOfHint
+	b.Incomplete = append(st.incomplete, completeness(year, partial, st.last, st.days, st.points, unread)...)
+	b.AsOf = st.last
+	if b.AsOf == "" {
+		b.AsOf = b.Plan.AsOfHint
 	}
-	facts, err := rows.Finish(asOf)
-	if err != nil {
-		return nil, err
-	}
-	src := f.Source()
-	src.Title = fmt.Sprintf("ERCOT NP4-180-ER Historical DAM Load Zone and Hub Prices %d", year)
+	fr.Source.Title = fmt.Sprintf("ERCOT NP4-180-ER Historical DAM Load Zone and Hub Prices %d", year)
 	if partial {
-		src.Title += fmt.Sprintf(" (year to date, through %s)", last)
+		fr.Source.Title += fmt.Sprintf(" (year to date, through %s)", st.last)
 	}
-	src.Release, src.HeaderRows = last, headers
-	b.AsOf, b.Rows, b.Cells, b.Sources = asOf, facts, rows.Cells(), []snapshots.Source{src}
-	b.Coverage = ercotCoverage(name, year, last)
-	b.Checks = append(b.Checks,
-		kit.Failures(kit.GateHeaders, missing, fmt.Sprintf("%d month sheets with the headers %s", len(headers), strings.Join(ercotLabels, ", "))),
-		bad.Gate(kit.GateCells, fmt.Sprintf("%d rows read", len(facts))),
-		rc.Gate(),
-		kit.Failures(kit.GateComplete, incomplete, fmt.Sprintf("%d delivery days through %s, every settlement point (%d) with every hour of each day", len(days), last, len(points))))
-	return b, nil
+	fr.Source.Release = st.last
+	b.Coverage = ercotCoverage(fr.Name, year, st.last)
+	return nil
+}
+
+// ercotGates are the headers, cells, totals and completeness gates.
+func ercotGates(b *kit.Book) []snapshots.Gate {
+	st := b.State.(*ercotState)
+	sheets := 0
+	for _, fr := range b.Files {
+		for _, s := range fr.Sheets {
+			if s.HeaderRow > 0 {
+				sheets++
+			}
+		}
+	}
+	return []snapshots.Gate{
+		b.HeadersGate(fmt.Sprintf("%d month sheets with the headers %s", sheets, strings.Join(ercotLabels, ", "))),
+		b.CellsGate(fmt.Sprintf("%d rows read", len(b.Facts))),
+		b.Rec.Gate(),
+		b.CompleteGate(fmt.Sprintf("%d delivery days through %s, every settlement point (%d) with every hour of each day", len(st.days), st.last, len(st.points))),
+	}
 }
 
 func hourKey(he int, repeated bool) string { return fmt.Sprint(he, repeated) }
@@ -260,22 +245,6 @@ func pointType(p string) string {
 		return "load_zone"
 	}
 	return ""
-}
-
-// readSheetAgain is the second reading of a month sheet for totals_reconcile: the rows below
-// the header with a delivery date, and the prices summed straight from their cells.
-func readSheetAgain(sh *grid.Sheet, header, cDate, cPrice int) (int, float64) {
-	n, sum := 0, 0.0
-	for r := header + 1; r <= sh.NumRows(); r++ {
-		if strings.TrimSpace(sh.Cell(r, cDate).Value) == "" {
-			continue
-		}
-		n++
-		if v, err := strconv.ParseFloat(strings.TrimSpace(sh.Cell(r, cPrice).Value), 64); err == nil {
-			sum += v
-		}
-	}
-	return n, sum
 }
 
 // completeness lists what the workbook lacks: every day from 1 January to its last delivery

@@ -23,7 +23,7 @@ func buildERCOT(t *testing.T) map[string]*ingest.Build {
 	t.Helper()
 	raw := testenv.Raw(t)
 	ercotOnce.Do(func() {
-		a := market.ERCOTPrices{}
+		a := market.ERCOTPrices
 		plans, err := a.Plan(ingest.NewFinder(raw, a.Folders()))
 		if err != nil {
 			ercotErr = err

@@ -54,10 +54,12 @@ bench-evidence:
 	CITEQ_RAW=$(abspath $(RAW)) $(GO) run ./bench/cmd/citeq-bench aggregate-evidence $(BENCHFLAGS)
 
 # The service's answer to every served snapshot's total, records, each dimension and each pair
-# of them and a top 3 with (other), plus the capabilities document and the schemas, one line
-# each (SHA-256, bytes, status, question) in ANSWERS; DATA is ingested from RAW first when it
-# serves nothing. AGAINST=<an earlier dump> also compares, names every answer that differs and
-# fails on one: take a dump before changing the engine, loading or rendering, compare after.
+# of them, a top 3 with (other) and the comparisons with the other snapshots, the evidence of
+# each answer's first citation, plus the capabilities and OpenAPI documents, the schemas and a
+# digest of every snapshot file, one line each (SHA-256, bytes, status, question) in ANSWERS;
+# DATA is ingested from RAW first when it serves nothing. AGAINST=<an earlier dump> also
+# compares, names every answer that differs and fails on one: take a dump before changing the
+# engine, loading, rendering or ingest, compare after (bench/README.md).
 ANSWERS ?= bench/.cache/answers.txt
 AGAINST ?=
 answers-dump:

@@ -9,9 +9,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/citeq/citeq/capability"
@@ -31,10 +33,19 @@ import (
 //   - top3_<k>: each dimension ranked by the first metric that aggregates values (else the
 //     first metric), top_n 3, the rest folded into (other);
 //
-// plus the capabilities document and each capability's schema. Each answer is one line:
-// its SHA-256, its length, the HTTP status (200, or the refusal's), the capability, the
-// as_of, the question's name and its params, so two dumps compare line by line and a
-// difference names the question to ask again.
+//   - compare_<other>_total, _records, _by_<k>: for a capability that answers
+//     compare_as_of, the total, the records and each dimension compared with every other
+//     served snapshot;
+//   - evidence_agg_<question>, evidence_row_<question>: for every answer above, the aggregate
+//     evidence of its first citation (by the metric top3 ranks by) and the source-row
+//     evidence of that citation's verify member;
+//
+// plus the capabilities document, the OpenAPI document, each capability's schema, each
+// snapshot's schema and snapshot document, and a digest of every file of every snapshot
+// the data directory holds (facts.parquet, manifest.json, codebooks.json; served or not).
+// Each answer is one line: its SHA-256, its length, the HTTP status (200, or the refusal's),
+// the capability, the as_of, the question's name and its params, so two dumps compare line
+// by line and a difference names the question to ask again.
 
 // dumpLine is one answer of the dump.
 type dumpLine struct {
@@ -81,7 +92,7 @@ func runAnswers(args []string) error {
 		}
 	}
 	var lines []dumpLine
-	err = dumpAnswers(svc, func(key, params string, status int, body []byte) error {
+	err = dumpAnswers(svc, *data, func(key, params string, status int, body []byte) error {
 		sum := sha256.Sum256(body)
 		l := dumpLine{SHA: hex.EncodeToString(sum[:]), Bytes: len(body), Status: status, Key: key, Params: params}
 		lines = append(lines, l)
@@ -134,8 +145,9 @@ func runAnswers(args []string) error {
 }
 
 // dumpAnswers asks svc every question of the dump, in a fixed order, and hands each answer
-// to emit with its key (capability, as_of and name), params and status.
-func dumpAnswers(svc *service.Service, emit func(key, params string, status int, body []byte) error) error {
+// to emit with its key (capability, as_of and name), params and status; then the files of
+// every snapshot under dataDir.
+func dumpAnswers(svc *service.Service, dataDir string, emit func(key, params string, status int, body []byte) error) error {
 	var doc struct {
 		Capabilities []struct {
 			ID    string   `json:"capability"`
@@ -150,6 +162,9 @@ func dumpAnswers(svc *service.Service, emit func(key, params string, status int,
 	if err := emit("-\t-\tcapabilities", "", 200, caps); err != nil {
 		return err
 	}
+	if err := emit("-\t-\topenapi", "", 200, svc.OpenAPI()); err != nil {
+		return err
+	}
 	for _, e := range doc.Capabilities {
 		c := capability.ByID(e.ID)
 		if c == nil {
@@ -160,12 +175,123 @@ func dumpAnswers(svc *service.Service, emit func(key, params string, status int,
 			return err
 		}
 		for _, asOf := range e.Dates {
-			for _, q := range dumpQuestions(c, asOf) {
+			key := c.ID + "\t" + asOf + "\t"
+			body, qe := svc.SchemaAt(c.ID, asOf)
+			if err := emitAnswer(emit, key+"schema_at", "", body, qe); err != nil {
+				return err
+			}
+			body, qe = svc.SnapshotDoc(c.ID, asOf)
+			if err := emitAnswer(emit, key+"snapshot", "", body, qe); err != nil {
+				return err
+			}
+			qs := dumpQuestions(c, asOf)
+			if service.Compares(c) {
+				qs = append(qs, compareQuestions(c, asOf, e.Dates)...)
+			}
+			ev := evidenceMemo{}
+			for _, q := range qs {
 				body, qe := svc.QueryJSON(c.Path, []byte(q.params))
-				if err := emitAnswer(emit, c.ID+"\t"+asOf+"\t"+q.name, q.params, body, qe); err != nil {
+				if err := emitAnswer(emit, key+q.name, q.params, body, qe); err != nil {
+					return err
+				}
+				if qe != nil {
+					continue
+				}
+				if err := ev.emit(svc, c, key, q, body, emit); err != nil {
 					return err
 				}
 			}
+		}
+	}
+	return dumpSnapshotFiles(dataDir, emit)
+}
+
+// evidenceMemo keeps the evidence answers of one snapshot by request, so that a citation
+// many answers share is verified once.
+type evidenceMemo map[string]evidenceAnswer
+
+type evidenceAnswer struct {
+	status int
+	body   []byte
+}
+
+func (m evidenceMemo) ask(req string, ask func([]byte) ([]byte, *service.Error)) evidenceAnswer {
+	if a, ok := m[req]; ok {
+		return a
+	}
+	body, qe := ask([]byte(req))
+	a := evidenceAnswer{200, body}
+	if qe != nil {
+		a = evidenceAnswer{qe.Status, qe.Body()}
+	}
+	m[req] = a
+	return a
+}
+
+// emit verifies the first citation of answer (by the metric the top-3 questions rank by) and
+// its verify member, and emits both answers.
+func (m evidenceMemo) emit(svc *service.Service, c *capability.Capability, key string, q dumpQuestion, answer []byte, emit func(string, string, int, []byte) error) error {
+	var doc struct {
+		Citations map[string]json.RawMessage `json:"citations"`
+	}
+	if err := json.Unmarshal(answer, &doc); err != nil {
+		return fmt.Errorf("%s%s: read the answer's citations: %w", key, q.name, err)
+	}
+	if len(doc.Citations) == 0 {
+		return nil
+	}
+	// Citation ids are c_ and 16 hex digits, written in ascending order: the least is first.
+	first := slices.Sorted(maps.Keys(doc.Citations))[0]
+	cit := doc.Citations[first]
+	req, err := json.Marshal(struct {
+		Capability string          `json:"capability"`
+		Metric     string          `json:"metric"`
+		Citation   json.RawMessage `json:"citation"`
+	}{c.ID, rankMetric(c).Name, cit})
+	if err != nil {
+		return err
+	}
+	a := m.ask(string(req), svc.AggregateEvidenceJSON)
+	if err := emit(key+"evidence_agg_"+q.name, q.params, a.status, a.body); err != nil {
+		return err
+	}
+	var v struct {
+		Verify json.RawMessage `json:"verify"`
+	}
+	if err := json.Unmarshal(cit, &v); err != nil {
+		return fmt.Errorf("%s%s: read the first citation: %w", key, q.name, err)
+	}
+	if len(v.Verify) == 0 {
+		return nil
+	}
+	a = m.ask(string(v.Verify), svc.EvidenceJSON)
+	return emit(key+"evidence_row_"+q.name, q.params, a.status, a.body)
+}
+
+// dumpSnapshotFiles emits the SHA-256 of every file of every snapshot directory under
+// dataDir (snapshots/<capability>/<as_of>/<fingerprint>/<file>), served or not, in path
+// order: the facts and manifests a change to ingest must leave as they were.
+func dumpSnapshotFiles(dataDir string, emit func(string, string, int, []byte) error) error {
+	paths, err := filepath.Glob(filepath.Join(dataDir, "snapshots", "*", "*", "*", "*"))
+	if err != nil {
+		return err
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		rel, err := filepath.Rel(filepath.Join(dataDir, "snapshots"), p)
+		if err != nil {
+			return err
+		}
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		if strings.HasPrefix(parts[2], ".") {
+			continue // a build that never finished
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("snapshot file: %w", err)
+		}
+		if err := emit(parts[0]+"\t"+parts[1]+"\tfile "+parts[2]+"/"+parts[3], "", 200, b); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -208,12 +334,50 @@ func dumpQuestions(c *capability.Capability, asOf string) []dumpQuestion {
 			out = append(out, q("by_"+k1+"_"+k2, params{GroupBy: []string{k1, k2}}))
 		}
 	}
-	order := c.Metrics[0]
-	if i := slices.IndexFunc(c.Metrics, valueMetric); i >= 0 {
-		order = c.Metrics[i]
-	}
+	order := rankMetric(c)
 	for _, k := range dims {
 		out = append(out, q("top3_"+k, params{GroupBy: []string{k}, OrderBy: order.Name, TopN: 3}))
+	}
+	return out
+}
+
+// rankMetric is the metric the top-3 questions rank by: the first that aggregates values,
+// else the first.
+func rankMetric(c *capability.Capability) capability.Metric {
+	if i := slices.IndexFunc(c.Metrics, valueMetric); i >= 0 {
+		return c.Metrics[i]
+	}
+	return c.Metrics[0]
+}
+
+// compareQuestions are the questions of the dump that compare capability c's snapshot asOf
+// with each other served snapshot of dates: the total, the records and each dimension.
+func compareQuestions(c *capability.Capability, asOf string, dates []string) []dumpQuestion {
+	type params struct {
+		AsOf           string   `json:"as_of"`
+		CompareAsOf    string   `json:"compare_as_of"`
+		GroupBy        []string `json:"group_by,omitempty"`
+		IncludeRecords bool     `json:"include_records,omitempty"`
+		Limit          int      `json:"limit,omitempty"`
+	}
+	var out []dumpQuestion
+	for _, other := range dates {
+		if other == asOf {
+			continue
+		}
+		q := func(name string, p params) {
+			p.AsOf, p.CompareAsOf = asOf, other
+			b, err := json.Marshal(p)
+			if err != nil {
+				panic(err) // strings and ints always marshal
+			}
+			out = append(out, dumpQuestion{"compare_" + other + "_" + name, string(b)})
+		}
+		q("total", params{})
+		q("records", params{IncludeRecords: true, Limit: recordsLimit})
+		for _, k := range c.GroupByNames() {
+			q("by_"+k, params{GroupBy: []string{k}})
+		}
 	}
 	return out
 }

@@ -69,3 +69,39 @@ func TestDumpQuestions(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareQuestions(t *testing.T) {
+	c := capability.ByID("power.interconnection_queue")
+	dates := []string{"2025-01-17", "2025-05-09"}
+	qs := compareQuestions(c, "2025-05-09", dates)
+	if want := 2 + len(c.GroupByNames()); len(qs) != want {
+		t.Fatalf("%d questions, want %d (one other snapshot)", len(qs), want)
+	}
+	for _, q := range qs {
+		if !strings.HasPrefix(q.name, "compare_2025-01-17_") || !strings.Contains(q.params, `"compare_as_of":"2025-01-17"`) || !strings.Contains(q.params, `"as_of":"2025-05-09"`) {
+			t.Errorf("%s: %s does not compare 2025-05-09 with 2025-01-17", q.name, q.params)
+		}
+	}
+}
+
+func TestDumpSnapshotFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"snapshots/x.y/2024-01-31/abc/manifest.json", "snapshots/x.y/2024-01-31/.build-1/manifest.json", "snapshots/x.y/2024-01-31/abc/facts.parquet"} {
+		p = filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var keys []string
+	err := dumpSnapshotFiles(dir, func(key, _ string, _ int, _ []byte) error { keys = append(keys, key); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"x.y\t2024-01-31\tfile abc/facts.parquet", "x.y\t2024-01-31\tfile abc/manifest.json"}
+	if !reflect.DeepEqual(keys, want) {
+		t.Errorf("keys %q, want %q", keys, want)
+	}
+}

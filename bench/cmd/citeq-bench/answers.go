@@ -41,7 +41,9 @@ import (
 //     evidence of that citation's verify member;
 //
 // plus the capabilities document, the OpenAPI document, each capability's schema, each
-// snapshot's schema and snapshot document, and a digest of every file of every snapshot
+// snapshot's schema and snapshot document, what REST and MCP put around the answers (the MCP
+// handshake, tool list, describe and query tool results, and the error bodies of bad
+// requests over both: answers_protocol.go), and a digest of every file of every snapshot
 // the data directory holds (facts.parquet, manifest.json, codebooks.json; served or not).
 // Each answer is one line: its SHA-256, its length, the HTTP status (200, or the refusal's),
 // the capability, the as_of, the question's name and its params, so two dumps compare line
@@ -155,21 +157,26 @@ func dumpAnswers(svc *service.Service, dataDir string, emit func(key, params str
 			Dates []string `json:"as_of_available"`
 		} `json:"capabilities"`
 	}
-	caps := svc.Capabilities()
-	if err := json.Unmarshal(caps, &doc); err != nil {
+	capsDoc := svc.Capabilities()
+	if err := json.Unmarshal(capsDoc, &doc); err != nil {
 		return fmt.Errorf("read the capabilities document: %w", err)
 	}
-	if err := emit("-\t-\tcapabilities", "", 200, caps); err != nil {
+	if err := emit("-\t-\tcapabilities", "", 200, capsDoc); err != nil {
 		return err
 	}
 	if err := emit("-\t-\topenapi", "", 200, svc.OpenAPI()); err != nil {
 		return err
 	}
+	var ids []string
 	for _, e := range doc.Capabilities {
-		c := capability.ByID(e.ID)
-		if c == nil {
-			return fmt.Errorf("the capabilities document lists %s, which is not defined", e.ID)
-		}
+		ids = append(ids, e.ID)
+	}
+	caps, err := servedCaps(ids)
+	if err != nil {
+		return err
+	}
+	for i, e := range doc.Capabilities {
+		c := caps[i]
 		body, qe := svc.Schema(c.Path)
 		if err := emitAnswer(emit, c.ID+"\t-\tschema", "", body, qe); err != nil {
 			return err
@@ -202,6 +209,9 @@ func dumpAnswers(svc *service.Service, dataDir string, emit func(key, params str
 				}
 			}
 		}
+	}
+	if err := dumpProtocol(svc, caps, emit); err != nil {
+		return err
 	}
 	return dumpSnapshotFiles(dataDir, emit)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/citeq/citeq/access"
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/mcp"
 	"github.com/citeq/citeq/service"
@@ -72,7 +73,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 	m := newMetrics(svc, cfg.Metrics...)
 	r.Use(requestLog(log), m.middleware, gin.CustomRecovery(func(c *gin.Context, err any) {
 		log.Error().Interface("panic", err).Str("path", c.Request.URL.Path).Msg("recovered")
-		writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the server failed on this request; it has been logged — retry, and report the X-Request-Id if it persists"})
+		writeErr(c, &apierror.Error{Status: 500, Code: apierror.CodeInternal, Message: "the server failed on this request; it has been logged — retry, and report the X-Request-Id if it persists"})
 	}))
 	if cfg.Gate != nil {
 		r.Use(refuseOtherKeyHeaders)
@@ -155,7 +156,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 	}
 	r.NoRoute(func(c *gin.Context) {
 		if p := c.Request.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
-			writeErr(c, &service.Error{Status: 404, Code: service.CodeNotFound,
+			writeErr(c, &apierror.Error{Status: 404, Code: apierror.CodeNotFound,
 				Message: "no endpoint at " + p + "; use the path without the trailing slash (" + strings.TrimRight(p, "/") + "); GET /v1/capabilities lists every path"})
 			return
 		}
@@ -166,12 +167,12 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 				p, suffix = strings.TrimSuffix(p, end), end
 			}
 		}
-		writeErr(c, &service.Error{Status: 404, Code: service.CodeNotFound,
+		writeErr(c, &apierror.Error{Status: 404, Code: apierror.CodeNotFound,
 			Message: "no endpoint at " + c.Request.URL.Path + " (capability path " + p + " unknown); " + service.DidYouMean(p, suffix) +
 				"GET /v1/capabilities lists what is served, each with its /schema and /query paths"})
 	})
 	r.NoMethod(func(c *gin.Context) {
-		writeErr(c, &service.Error{Status: 405, Code: "method_not_allowed",
+		writeErr(c, &apierror.Error{Status: 405, Code: apierror.CodeMethodNotAllowed,
 			Message: c.Request.Method + " is not served at " + c.Request.URL.Path + "; schema is GET, query is POST or GET, evidence is POST"})
 	})
 	return r, nil
@@ -191,21 +192,21 @@ func refuseOtherKeyHeaders(c *gin.Context) {
 		c.Next()
 		return
 	}
-	writeErr(c, &service.Error{Status: 401, Code: access.CodeInvalidKey,
+	writeErr(c, &apierror.Error{Status: 401, Code: apierror.CodeInvalidKey,
 		Message: "the request carries an API key in the header " + KeyHeader + ", which citeq does not read: send it as the header \"Authorization: Bearer <key>\" instead " +
 			"(with curl: -H \"Authorization: Bearer $(cat var/operator.key)\" for the operator key of a server started with make run). " +
 			"The request is refused rather than answered as a caller without a key, whose queries count against the free quota of its address"})
 	c.Abort()
 }
 
-func readBody(c *gin.Context) ([]byte, *service.Error) {
+func readBody(c *gin.Context) ([]byte, *apierror.Error) {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBody))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return nil, &service.Error{Status: 413, Code: service.CodeInvalidRequest, Message: "the request body is over 1 MiB; send a params object"}
+		return nil, &apierror.Error{Status: 413, Code: apierror.CodeInvalidRequest, Message: "the request body is over 1 MiB; send a params object"}
 	case err != nil:
-		return nil, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the request body could not be read whole (it was cut short or sent too slowly); send the whole body at once, no longer than its Content-Length says"}
+		return nil, &apierror.Error{Status: 400, Code: apierror.CodeInvalidRequest, Message: "the request body could not be read whole (it was cut short or sent too slowly); send the whole body at once, no longer than its Content-Length says"}
 	}
 	return body, nil
 }
@@ -220,8 +221,8 @@ const (
 // respond writes a service result: the payload with its ETag (a hash of the body) and cache
 // lifetime — or 304 when the client already holds it — or the structured error. maxAge 0
 // means the answer must be revalidated every time (evidence re-hashes the file).
-func respond(c *gin.Context, maxAge int) func([]byte, *service.Error) {
-	return func(body []byte, e *service.Error) {
+func respond(c *gin.Context, maxAge int) func([]byte, *apierror.Error) {
+	return func(body []byte, e *apierror.Error) {
 		if e != nil {
 			writeErr(c, e)
 			return
@@ -261,7 +262,7 @@ func etagMatch(header, etag string) bool {
 	return false
 }
 
-func writeErr(c *gin.Context, e *service.Error) {
+func writeErr(c *gin.Context, e *apierror.Error) {
 	c.Set("error_code", e.Code)
 	if e.RetryAfter > 0 {
 		c.Header("Retry-After", strconv.Itoa(e.RetryAfter))

@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/citeq/citeq/access"
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
 )
@@ -252,7 +253,7 @@ func missing(old, now []string) []string {
 
 // query runs a query tool call through the same sequence as a REST query (access.Query),
 // with the caller's headers as the HTTP front end passed them on.
-func query(ctx context.Context, svc *service.Service, gate *access.Gate, c *capability.Capability, req *sdk.CallToolRequest, body []byte) (access.Answer, *service.Error) {
+func query(ctx context.Context, svc *service.Service, gate *access.Gate, c *capability.Capability, req *sdk.CallToolRequest, body []byte) (access.Answer, *apierror.Error) {
 	raw, e := service.ParseBody(body)
 	if e != nil {
 		return access.Answer{}, e
@@ -274,7 +275,7 @@ func args(req *sdk.CallToolRequest) []byte {
 // toolResult carries a service payload as structured content and as text, byte for byte the
 // REST body, followed by links; a service error becomes a tool error carrying the same
 // {error:{code,message}}.
-func toolResult(body []byte, e *service.Error, links ...sdk.Content) *sdk.CallToolResult {
+func toolResult(body []byte, e *apierror.Error, links ...sdk.Content) *sdk.CallToolResult {
 	isErr := false
 	if e != nil {
 		body, isErr, links = e.Body(), true, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
 )
@@ -79,7 +80,7 @@ func readHandler(svc *service.Service) sdk.ResourceHandler {
 			return nil, sdk.ResourceNotFoundError(uri)
 		}
 		var body []byte
-		var e *service.Error
+		var e *apierror.Error
 		ttl := pinnedTTL
 		switch {
 		case seg[0] == "evidence" && len(seg) == 5:

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/citeq/citeq/access"
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
 )
@@ -48,7 +49,7 @@ func Tools(svc *service.Service, caps []*capability.Capability) []*sdk.Tool {
 }
 
 // result reports a tool call to the observer and makes its result.
-func (ts toolSet) result(tool, capID string, body []byte, e *service.Error, links ...sdk.Content) *sdk.CallToolResult {
+func (ts toolSet) result(tool, capID string, body []byte, e *apierror.Error, links ...sdk.Content) *sdk.CallToolResult {
 	code := ""
 	if e != nil {
 		code = e.Code
@@ -164,18 +165,18 @@ func (ts toolSet) generic(ids []string) []toolDef {
 	props[service.CompareParam] = compareProperty()
 	queryIn, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"capability"}, "properties": props,
 		"additionalProperties": map[string]any{"type": "string", "description": "date ranges: <name>_date_from and <name>_date_to (describe names them)"}})
-	capOf := func(body []byte) (*capability.Capability, []byte, *service.Error) {
+	capOf := func(body []byte) (*capability.Capability, []byte, *apierror.Error) {
 		var a map[string]json.RawMessage
 		if err := json.Unmarshal(body, &a); err != nil || a == nil {
-			return nil, nil, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the arguments are not a JSON object; send {\"capability\": \"<id>\", ...}"}
+			return nil, nil, &apierror.Error{Status: 400, Code: apierror.CodeInvalidRequest, Message: "the arguments are not a JSON object; send {\"capability\": \"<id>\", ...}"}
 		}
 		var id string
 		if err := json.Unmarshal(a["capability"], &id); err != nil || id == "" {
-			return nil, nil, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: "capability is required: a capability id from list_capabilities_v1 (" + strings.Join(ids, ", ") + ")"}
+			return nil, nil, &apierror.Error{Status: 400, Code: apierror.CodeInvalidParameter, Message: "capability is required: a capability id from list_capabilities_v1 (" + strings.Join(ids, ", ") + ")"}
 		}
 		c := capability.ByID(id)
 		if c == nil || !ts.served(c) {
-			return nil, nil, &service.Error{Status: 404, Code: service.CodeNotFound, Message: fmt.Sprintf("no served capability %q; use one of %s", id, strings.Join(ids, ", "))}
+			return nil, nil, &apierror.Error{Status: 404, Code: apierror.CodeNotFound, Message: fmt.Sprintf("no served capability %q; use one of %s", id, strings.Join(ids, ", "))}
 		}
 		delete(a, "capability")
 		rest, _ := json.Marshal(a)

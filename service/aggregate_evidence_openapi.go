@@ -1,5 +1,7 @@
 package service
 
+import "github.com/citeq/citeq/apierror"
+
 // The aggregate evidence in the OpenAPI document.
 func init() {
 	extraPaths = append(extraPaths, oaAggregateEvidence)
@@ -9,34 +11,34 @@ const oaAggregateEvidenceOpID = "evidence_aggregate_post"
 
 // oaAggregateEvidenceCodes are the 400 codes of the aggregate evidence, with when each is sent.
 var oaAggregateEvidenceCodes = [][2]string{
-	{CodeInvalidRequest, "the body is not one JSON object of the documented members (anything after it is refused too), or lacks the citation"},
-	{CodeInvalidParameter, "a metric the capability lacks, or an as_of it does not serve"},
-	{CodeNotRecomputable, "the capability's definition declares the metric not recomputable from the cells its citations cite; the message gives the reason (the schema's not_recomputable)"},
-	{CodeEvidenceInvalid, "citation is not an aggregate citation, or has a member an aggregate citation does not"},
-	{CodeEvidenceLineage, "the lineage filter is malformed (an unknown member, a filter listing no value, a value the query would refuse, a null the snapshot does not hold, a date bound that is not a date, reversed bounds, an excluded group repeated or that no row under the filters holds) or selects no row"},
-	{CodeEvidenceSourceFile, "the citation's source_file is not its lineage filter's"},
-	{CodeEvidenceSHA256, "the citation's raw_file_sha256 is not its lineage filter's"},
-	{CodeEvidenceSourceID, "the citation's source_id is not the one the selected rows are cited with"},
-	{CodeEvidencePublisher, "the citation's publisher is not the file's"},
-	{CodeEvidenceSourceURL, "the citation's source_url is not the file's"},
-	{CodeEvidenceDerived, "the citation's derived or original_url is not the file's"},
-	{CodeEvidenceRowsCount, "the citation's source_rows_count is not the number of rows its lineage filter selects"},
-	{CodeEvidenceRowsSample, "the citation's source_rows_sample is not the first five selected rows in source order"},
-	{CodeEvidenceVerify, "the citation's verify is not the record citation of the first selected row"},
-	{CodeEvidenceSourceView, "the citation's source_view is not the file's title, release and the selected rows' sheets"},
-	{CodeEvidenceCellsUnknown, "the snapshot does not record the cell a field of a selected row was read from (written before snapshots recorded it)"},
-	{CodeEvidenceUnknownFile, "the service no longer holds the raw file"},
-	{CodeEvidenceFileName, "the hash is of a file with another name"},
-	{CodeEvidenceHash, "the stored file changed on disk since ingest"},
-	{CodeEvidenceUnreadable, "the stored file cannot be read or parsed"},
-	{CodeEvidenceSheet, "a cited sheet is not in the file"},
-	{CodeEvidenceRow, "a cited row is outside its sheet"},
+	{apierror.CodeInvalidRequest, "the body is not one JSON object of the documented members (anything after it is refused too), or lacks the citation"},
+	{apierror.CodeInvalidParameter, "a metric the capability lacks, or an as_of it does not serve"},
+	{apierror.CodeNotRecomputable, "the capability's definition declares the metric not recomputable from the cells its citations cite; the message gives the reason (the schema's not_recomputable)"},
+	{apierror.CodeEvidenceInvalid, "citation is not an aggregate citation, or has a member an aggregate citation does not"},
+	{apierror.CodeEvidenceLineage, "the lineage filter is malformed (an unknown member, a filter listing no value, a value the query would refuse, a null the snapshot does not hold, a date bound that is not a date, reversed bounds, an excluded group repeated or that no row under the filters holds) or selects no row"},
+	{apierror.CodeEvidenceSourceFile, "the citation's source_file is not its lineage filter's"},
+	{apierror.CodeEvidenceSHA256, "the citation's raw_file_sha256 is not its lineage filter's"},
+	{apierror.CodeEvidenceSourceID, "the citation's source_id is not the one the selected rows are cited with"},
+	{apierror.CodeEvidencePublisher, "the citation's publisher is not the file's"},
+	{apierror.CodeEvidenceSourceURL, "the citation's source_url is not the file's"},
+	{apierror.CodeEvidenceDerived, "the citation's derived or original_url is not the file's"},
+	{apierror.CodeEvidenceRowsCount, "the citation's source_rows_count is not the number of rows its lineage filter selects"},
+	{apierror.CodeEvidenceRowsSample, "the citation's source_rows_sample is not the first five selected rows in source order"},
+	{apierror.CodeEvidenceVerify, "the citation's verify is not the record citation of the first selected row"},
+	{apierror.CodeEvidenceSourceView, "the citation's source_view is not the file's title, release and the selected rows' sheets"},
+	{apierror.CodeEvidenceCellsUnknown, "the snapshot does not record the cell a field of a selected row was read from (written before snapshots recorded it)"},
+	{apierror.CodeEvidenceUnknownFile, "the service no longer holds the raw file"},
+	{apierror.CodeEvidenceFileName, "the hash is of a file with another name"},
+	{apierror.CodeEvidenceHash, "the stored file changed on disk since ingest"},
+	{apierror.CodeEvidenceUnreadable, "the stored file cannot be read or parsed"},
+	{apierror.CodeEvidenceSheet, "a cited sheet is not in the file"},
+	{apierror.CodeEvidenceRow, "a cited row is outside its sheet"},
 }
 
 // oaAggregateEvidenceBusy are its 503 codes.
 var oaAggregateEvidenceBusy = [][2]string{
-	{CodeOverCapacity, "the most verifications the service runs at once are running: send it again after Retry-After seconds"},
-	{CodeCancelled, "the request ended (client gone, an MCP call cancelled) before it was answered"},
+	{apierror.CodeOverCapacity, "the most verifications the service runs at once are running: send it again after Retry-After seconds"},
+	{apierror.CodeCancelled, "the request ended (client gone, an MCP call cancelled) before it was answered"},
 }
 
 // oaCodes are the codes of a code list.

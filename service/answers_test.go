@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"strings"
 	"testing"
@@ -342,7 +343,7 @@ func TestAsOfOnADate(t *testing.T) {
 				{`{"as_of":"on:yesterday"}`, "not on:YYYY-MM-DD"},
 			} {
 				_, e := s.QueryJSON(c.Path, []byte(tc.params))
-				if e == nil || e.Status != 400 || e.Code != CodeInvalidParameter || !strings.Contains(e.Message, tc.want) || !strings.Contains(e.Message, first) {
+				if e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidParameter || !strings.Contains(e.Message, tc.want) || !strings.Contains(e.Message, first) {
 					t.Errorf("%s: got %v, want a 400 saying %q and listing %s", tc.params, e, tc.want, first)
 				}
 			}

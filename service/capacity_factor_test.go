@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/eia"
@@ -263,7 +264,7 @@ func TestCapacityFactorFixtures(t *testing.T) {
 	for _, tc := range refusals {
 		t.Run("refused: "+tc.name, func(t *testing.T) {
 			_, e := s.QueryJSON("power/capacity-factor", []byte(tc.params))
-			if e == nil || e.Status != 400 || e.Code != CodeInvalidParameter {
+			if e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidParameter {
 				t.Fatalf("got %v, want 400 invalid_parameter", e)
 			}
 			for _, want := range []string{"power.generation has 2022-10..2022-11", "power.capacity has 2022-10", "Months on both sides: 2022-10"} {
@@ -290,7 +291,7 @@ func TestCapacityFactorRealFiles(t *testing.T) {
 	s := openAPIService(t)
 	for _, params := range []string{`{}`, `{"period_date_from":"2022-08","period_date_to":"2022-12"}`, `{"period_date_from":"2016-05","period_date_to":"2016-05","filters":{"state":"CO"}}`} {
 		_, e := s.QueryJSON("power/capacity-factor", []byte(params))
-		if e == nil || e.Status != 400 || e.Code != CodeInvalidParameter {
+		if e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidParameter {
 			t.Fatalf("%s: got %v, want 400 invalid_parameter", params, e)
 		}
 		for _, want := range []string{"power.capacity has 2016-05 (as_of 2016-05-31", "power.generation has 2022-08..2022-12 (as_of 2022-12-31; state CO)", "No month is on both sides"} {

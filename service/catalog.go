@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 )
 
@@ -80,21 +81,21 @@ func (s *Service) answerable(c *capability.Capability) Obj {
 //
 // A capability that is defined but not served yet is described too (served false, no
 // snapshot dates, no codebooks), so its parameters and tool names can be read ahead.
-func (s *Service) Schema(p string) ([]byte, *Error) { return s.schema(p, false) }
+func (s *Service) Schema(p string) ([]byte, *apierror.Error) { return s.schema(p, false) }
 
 // SchemaCompact is the describe payload of capability path p for an agent's context: the same
 // document as Schema, but each filter lists only its first CompactValues values (with
 // distinct_values counting them all) and each codebook its code_count and first CompactValues
 // codes. Its "compact" member says so and how to get the full codebooks.
-func (s *Service) SchemaCompact(p string) ([]byte, *Error) { return s.schema(p, true) }
+func (s *Service) SchemaCompact(p string) ([]byte, *apierror.Error) { return s.schema(p, true) }
 
-func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
+func (s *Service) schema(p string, compact bool) ([]byte, *apierror.Error) {
 	return s.schemaAt(p, "latest", compact)
 }
 
 // schemaAt is the describe payload of capability path p with the codebooks and values of
 // its snapshot at (latest: the newest).
-func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
+func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *apierror.Error) {
 	c := capability.ByPath(p)
 	if c == nil {
 		_, e := s.resolve(p)
@@ -103,7 +104,7 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
 	var snap *Snapshot
 	_, dates := s.served(c.ID)
 	if len(dates) > 0 {
-		var e *Error
+		var e *apierror.Error
 		if snap, e = s.snapshot(c, at); e != nil {
 			return nil, e
 		}

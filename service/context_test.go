@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/internal/testenv"
 )
@@ -94,10 +95,10 @@ func TestCancelledRequestsDoNoWork(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	if _, e := svc.RunContext(ctx, q); e == nil || e.Code != CodeCancelled || e.Status != 503 {
+	if _, e := svc.RunContext(ctx, q); e == nil || e.Code != apierror.CodeCancelled || e.Status != 503 {
 		t.Errorf("query on a cancelled context: %v", e)
 	}
-	if _, e := svc.EvidenceContext(ctx, []byte(`{}`)); e == nil || e.Code != CodeCancelled {
+	if _, e := svc.EvidenceContext(ctx, []byte(`{}`)); e == nil || e.Code != apierror.CodeCancelled {
 		t.Errorf("evidence on a cancelled context: %v", e)
 	}
 	if n.Load() != 0 {

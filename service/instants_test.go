@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/citeq/citeq/apierror"
 )
 
 // TestInstantBounds checks date-range bounds given as RFC 3339 timestamps on the two
@@ -138,7 +140,7 @@ func TestInstantBounds(t *testing.T) {
 				}
 				return
 			}
-			if e == nil || e.Status != 400 || e.Code != CodeInvalidParameter || !strings.Contains(e.Message, tc.want) {
+			if e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidParameter || !strings.Contains(e.Message, tc.want) {
 				t.Fatalf("got %v, want a 400 invalid_parameter saying %q", e, tc.want)
 			}
 		})

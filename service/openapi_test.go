@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/internal/testenv"
 )
@@ -371,8 +372,8 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 
 	// Error bodies, and every code the service answers is in the Error schema's enum.
 	codes := oaStrings(oaMember(doc, "components", "schemas", "Error", "properties", "error", "properties", "code", "enum"))
-	for _, code := range []string{CodeInvalidParameter, CodeInvalidFilter, CodeInvalidRequest, CodeNotFound, CodeNotServed, CodeInternal,
-		CodeEvidenceInvalid, CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceSheet, CodeEvidenceRow, CodeEvidenceUnreadable} {
+	for _, code := range []string{apierror.CodeInvalidParameter, apierror.CodeInvalidFilter, apierror.CodeInvalidRequest, apierror.CodeNotFound, apierror.CodeNotServed, apierror.CodeInternal,
+		apierror.CodeEvidenceInvalid, apierror.CodeEvidenceUnknownFile, apierror.CodeEvidenceFileName, apierror.CodeEvidenceHash, apierror.CodeEvidenceSheet, apierror.CodeEvidenceRow, apierror.CodeEvidenceUnreadable} {
 		if !slices.Contains(codes, code) {
 			t.Errorf("error code %s is not in the Error schema", code)
 		}
@@ -381,7 +382,7 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 	check("error", "Error", e.Body())
 	_, e = s.EvidenceJSON([]byte(`{"source_file":"x.xlsx","sheet":"S","source_row":1,"raw_file_sha256":"` + strings.Repeat("0", 64) + `"}`))
 	check("evidence error", "Error", e.Body())
-	if e.Code != CodeEvidenceUnknownFile {
+	if e.Code != apierror.CodeEvidenceUnknownFile {
 		t.Errorf("evidence of an unknown hash: %s", e.Code)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 )
@@ -42,7 +43,7 @@ func (q *Prepared) Pinned() bool { return q.pinned && !q.params.IncludeEvidence 
 func (q *Prepared) Reverified() bool { return q.params.IncludeEvidence }
 
 // Prepare resolves capability path p and validates raw params against it.
-func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
+func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *apierror.Error) {
 	c, e := s.resolve(p)
 	if e != nil {
 		return nil, e
@@ -92,13 +93,13 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,
 // snapshot and canonical params — except with include_evidence, which re-verifies the raw
 // files on every call.
-func (s *Service) Run(q *Prepared) ([]byte, *Error) {
+func (s *Service) Run(q *Prepared) ([]byte, *apierror.Error) {
 	return s.RunContext(context.Background(), q)
 }
 
 // RunContext is Run for a request whose context ends it: a request cancelled (its client
 // gone, or its deadline passed) before the answer is computed is not computed.
-func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *Error) {
+func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *apierror.Error) {
 	if e := cancelled(ctx); e != nil {
 		return nil, e
 	}
@@ -127,7 +128,7 @@ func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *Error) 
 }
 
 // QueryRaw answers a query on capability path p; it returns the JSON payload, or an error.
-func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *Error) {
+func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *apierror.Error) {
 	q, e := s.Prepare(p, raw)
 	if e != nil {
 		return nil, e
@@ -136,7 +137,7 @@ func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *Error) {
 }
 
 // QueryJSON answers a query given as a JSON params object (POST body, MCP arguments).
-func (s *Service) QueryJSON(p string, body []byte) ([]byte, *Error) {
+func (s *Service) QueryJSON(p string, body []byte) ([]byte, *apierror.Error) {
 	raw, e := ParseBody(body)
 	if e != nil {
 		return nil, e
@@ -271,8 +272,8 @@ func QueryColumns(c *capability.Capability, p *Params) []string {
 }
 
 // unreadable is the error of a snapshot column that cannot be read from its file.
-func unreadable(snap *Snapshot, err error) *Error {
-	return errf(500, CodeInternal, "the %s snapshot as_of %s cannot be read (%v); retry, and report it if it persists", snap.Cap.ID, snap.Manifest.AsOf, err)
+func unreadable(snap *Snapshot, err error) *apierror.Error {
+	return apierror.New(500, apierror.CodeInternal, "the %s snapshot as_of %s cannot be read (%v); retry, and report it if it persists", snap.Cap.ID, snap.Manifest.AsOf, err)
 }
 
 // quotient divides the sums num by den, null where den is null or zero.
@@ -297,12 +298,12 @@ type outRow struct {
 	members []int // groups folded into (other)
 }
 
-func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *Error) {
+func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *apierror.Error) {
 	return s.runNoted(c, snap, p, nil)
 }
 
 // runNoted is run with extra notes at the end of summary.notes (staleNote).
-func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, extra []Obj) ([]byte, *Error) {
+func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, extra []Obj) ([]byte, *apierror.Error) {
 	ev, evErr := Evaluate(c, snap.Table, p)
 	if evErr != nil {
 		return nil, unreadable(snap, evErr)
@@ -484,7 +485,7 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 	var recs rawJSON
 	if p.IncludeRecords {
 		var nrecs int
-		var e *Error
+		var e *apierror.Error
 		recs, nrecs, e = s.records(c, snap, sel, p.offset, p.Limit)
 		if e != nil {
 			return nil, e
@@ -925,7 +926,7 @@ func intText(t *columnar.Table, col string, r int) int64 {
 // records renders up to limit matched rows from the offset-th on, in source order, each with
 // its citation, as a JSON array of objects (each field by name, then "citation"), and returns
 // how many: it stops at the first record past PageBytes (paging.go).
-func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, offset, limit int) (rawJSON, int, *Error) {
+func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, offset, limit int) (rawJSON, int, *apierror.Error) {
 	offset = min(offset, sel.Len())
 	n := min(limit, sel.Len()-offset)
 	rows := make([]int, n)

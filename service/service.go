@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 	"github.com/citeq/citeq/snapshots"
@@ -199,20 +200,20 @@ func (s *Service) SnapshotsServed() []*Snapshot {
 }
 
 // resolve finds the capability served under path p.
-func (s *Service) resolve(p string) (*capability.Capability, *Error) {
+func (s *Service) resolve(p string) (*capability.Capability, *apierror.Error) {
 	c := capability.ByPath(p)
 	if c == nil {
-		return nil, errf(404, CodeNotFound, "no capability at /v1/%s; %sGET /v1/capabilities lists the served capabilities and their paths", p, DidYouMean(p, ""))
+		return nil, apierror.New(404, apierror.CodeNotFound, "no capability at /v1/%s; %sGET /v1/capabilities lists the served capabilities and their paths", p, DidYouMean(p, ""))
 	}
 	if _, dates := s.served(c.ID); len(dates) == 0 {
-		return nil, s.operatorErr(errf(404, CodeNotServed, "capability %s is defined but no snapshot of it is served yet: its schema (GET /v1/%s/schema) says why; GET /v1/capabilities lists what is served", c.ID, c.Path),
+		return nil, s.operatorErr(apierror.New(404, apierror.CodeNotServed, "capability %s is defined but no snapshot of it is served yet: its schema (GET /v1/%s/schema) says why; GET /v1/capabilities lists what is served", c.ID, c.Path),
 			"%s has no promoted snapshot: run citeq ingest with its source files (the schema's reason names them)", c.ID)
 	}
 	return c, nil
 }
 
 // snapshot resolves as_of ("" or "latest" → newest) for capability c.
-func (s *Service) snapshot(c *capability.Capability, asOf string) (*Snapshot, *Error) {
+func (s *Service) snapshot(c *capability.Capability, asOf string) (*Snapshot, *apierror.Error) {
 	m, dates := s.served(c.ID)
 	if asOf == "" || asOf == "latest" {
 		if m == nil {
@@ -226,5 +227,5 @@ func (s *Service) snapshot(c *capability.Capability, asOf string) (*Snapshot, *E
 	if snap, ok := m[asOf]; ok {
 		return snap, nil
 	}
-	return nil, errf(400, CodeInvalidParameter, "as_of %q is not a served snapshot of %s; use latest or one of: %s", asOf, c.ID, join(dates))
+	return nil, apierror.New(400, apierror.CodeInvalidParameter, "as_of %q is not a served snapshot of %s; use latest or one of: %s", asOf, c.ID, join(dates))
 }

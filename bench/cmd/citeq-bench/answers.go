@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 	"github.com/citeq/citeq/internal/bytesize"
@@ -225,7 +226,7 @@ type evidenceAnswer struct {
 	body   []byte
 }
 
-func (m evidenceMemo) ask(req string, ask func([]byte) ([]byte, *service.Error)) evidenceAnswer {
+func (m evidenceMemo) ask(req string, ask func([]byte) ([]byte, *apierror.Error)) evidenceAnswer {
 	if a, ok := m[req]; ok {
 		return a
 	}
@@ -307,7 +308,7 @@ func dumpSnapshotFiles(dataDir string, emit func(string, string, int, []byte) er
 	return nil
 }
 
-func emitAnswer(emit func(string, string, int, []byte) error, key, params string, body []byte, qe *service.Error) error {
+func emitAnswer(emit func(string, string, int, []byte) error, key, params string, body []byte, qe *apierror.Error) error {
 	if qe != nil {
 		return emit(key, params, qe.Status, qe.Body())
 	}

@@ -74,7 +74,7 @@ func (g *Gate) Identify(ctx context.Context, authorization, addr string) (Caller
 	case errors.Is(err, state.ErrNotFound):
 		return Caller{}, &apierror.Error{Status: 401, Code: apierror.CodeInvalidKey, Message: "this API key is not known; check it was copied whole (it starts with cq_), or ask the operator for one (citeq keys create)"}
 	case err != nil:
-		return Caller{}, &apierror.Error{Status: 500, Code: apierror.CodeInternal, Message: "the key store failed; retry shortly"}
+		return Caller{}, apierror.New(500, apierror.CodeInternal, "the key store failed; retry shortly").Because(fmt.Errorf("look up a key: %w", err))
 	}
 	return Caller{Key: &key, Addr: addr}, nil
 }
@@ -102,7 +102,7 @@ func (g *Gate) CountQuery(ctx context.Context, c Caller) (string, *apierror.Erro
 	}
 	used, allowed, err := g.Store.ConsumeQuery(ctx, c.Subject(), g.free())
 	if err != nil {
-		return "", &apierror.Error{Status: 500, Code: apierror.CodeInternal, Message: "the quota store failed; retry shortly"}
+		return "", apierror.New(500, apierror.CodeInternal, "the quota store failed; retry shortly").Because(fmt.Errorf("count a query of %s: %w", c.Subject(), err))
 	}
 	if !allowed {
 		who := "this API key"

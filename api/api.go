@@ -72,8 +72,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 	}
 	m := newMetrics(svc, cfg.Metrics...)
 	r.Use(requestLog(log), m.middleware, gin.CustomRecovery(func(c *gin.Context, err any) {
-		log.Error().Interface("panic", err).Str("path", c.Request.URL.Path).Msg("recovered")
-		writeErr(c, &apierror.Error{Status: 500, Code: apierror.CodeInternal, Message: "the server failed on this request; it has been logged — retry, and report the X-Request-Id if it persists"})
+		writeErr(c, apierror.New(500, apierror.CodeInternal, "the server failed on this request; it has been logged — retry, and report the X-Request-Id if it persists").Becausef("panic: %v", err))
 	}))
 	if cfg.Gate != nil {
 		r.Use(refuseOtherKeyHeaders)
@@ -141,7 +140,12 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 	})
 	registerAggregateEvidence(r, svc)
 	// MCP over the streamable HTTP transport: the same service, the same payloads.
-	mcpHTTP := mcp.New(svc, m.tool, cfg.Gate)
+	mcpHTTP := mcp.New(svc, func(tool, capID string, e *apierror.Error, header http.Header) {
+		logRefusal(log, tool, e, header)
+		if tool != "" {
+			m.tool(tool, capID, e)
+		}
+	}, cfg.Gate)
 	mcpHandler := func(c *gin.Context) {
 		// The MCP tools count queries like REST: they see the connection's client address.
 		c.Request.Header.Set(mcp.ClientAddrHeader, c.ClientIP())
@@ -206,7 +210,7 @@ func readBody(c *gin.Context) ([]byte, *apierror.Error) {
 	case errors.As(err, &tooBig):
 		return nil, &apierror.Error{Status: 413, Code: apierror.CodeInvalidRequest, Message: "the request body is over 1 MiB; send a params object"}
 	case err != nil:
-		return nil, &apierror.Error{Status: 400, Code: apierror.CodeInvalidRequest, Message: "the request body could not be read whole (it was cut short or sent too slowly); send the whole body at once, no longer than its Content-Length says"}
+		return nil, apierror.New(400, apierror.CodeInvalidRequest, "the request body could not be read whole (it was cut short or sent too slowly); send the whole body at once, no longer than its Content-Length says").Because(fmt.Errorf("read the request body: %w", err))
 	}
 	return body, nil
 }
@@ -262,8 +266,11 @@ func etagMatch(header, etag string) bool {
 	return false
 }
 
+// writeErr writes e as the answer; the request log (requestLog) records its code and, once,
+// its cause.
 func writeErr(c *gin.Context, e *apierror.Error) {
 	c.Set("error_code", e.Code)
+	c.Set(errorKey, e)
 	if e.RetryAfter > 0 {
 		c.Header("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
@@ -282,16 +289,46 @@ func requestLog(log zerolog.Logger) gin.HandlerFunc {
 			id = hex.EncodeToString(b[:])
 		}
 		c.Header(RequestIDHeader, id)
+		// The handlers behind (MCP's tools among them) read the id from the request.
+		c.Request.Header.Set(RequestIDHeader, id)
 		c.Next()
+		var cause error
+		if v, ok := c.Get(errorKey); ok {
+			cause = v.(*apierror.Error).Cause
+		}
 		ev := log.Info()
-		if c.Writer.Status() >= 500 {
+		switch {
+		case c.Writer.Status() >= 500:
 			ev = log.Error()
+		case cause != nil:
+			ev = log.Warn()
 		}
 		code, _ := c.Get("error_code")
-		ev.Str("request_id", id).Str("method", c.Request.Method).Str("path", c.Request.URL.Path).
+		ev = ev.Str("request_id", id).Str("method", c.Request.Method).Str("path", c.Request.URL.Path).
 			Int("status", c.Writer.Status()).Int("bytes", c.Writer.Size()).Float64("latency_ms", float64(time.Since(start).Microseconds())/1000).
-			Interface("error_code", code).Msg("request")
+			Interface("error_code", code)
+		if cause != nil {
+			ev = ev.AnErr("cause", cause)
+		}
+		ev.Msg("request")
 	}
+}
+
+// errorKey is the gin context key of the error a request was answered with.
+const errorKey = "error"
+
+// logRefusal logs the cause of a refusal MCP wrote (a tool call's, a resource read's), once,
+// with the id of the request that carried it; a refusal without a cause is the request log's
+// alone.
+func logRefusal(log zerolog.Logger, tool string, e *apierror.Error, header http.Header) {
+	if e == nil || e.Cause == nil {
+		return
+	}
+	ev := log.Warn()
+	if e.Status >= 500 {
+		ev = log.Error()
+	}
+	ev.Str("request_id", header.Get(RequestIDHeader)).Str("tool", tool).Str("error_code", e.Code).AnErr("cause", e.Cause).Msg("mcp refusal")
 }
 
 // openAPICache keeps the OpenAPI document of the snapshots served now.

@@ -148,7 +148,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 			return
 		}
 		if err != nil {
-			writeErr(c, &apierror.Error{Status: 500, Code: apierror.CodeInternal, Message: "the subscription could not be stored; retry"})
+			writeErr(c, apierror.New(500, apierror.CodeInternal, "the subscription could not be stored; retry").Because(fmt.Errorf("store a subscription of key %s: %w", caller.Key.ID, err)))
 			return
 		}
 		noStore(c, map[string]any{
@@ -169,7 +169,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		}
 		subs, err := gate.Store.ListSubscriptions(c.Request.Context(), caller.Key.ID)
 		if err != nil {
-			writeErr(c, &apierror.Error{Status: 500, Code: apierror.CodeInternal, Message: "the subscriptions could not be read; retry"})
+			writeErr(c, apierror.New(500, apierror.CodeInternal, "the subscriptions could not be read; retry").Because(fmt.Errorf("list the subscriptions of key %s: %w", caller.Key.ID, err)))
 			return
 		}
 		start := 0
@@ -209,7 +209,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 			writeErr(c, &apierror.Error{Status: 404, Code: apierror.CodeSubscriptionNotFound, Message: "no subscription " + id + " of this key; GET /v1/webhooks/subscriptions lists yours"})
 			return
 		case err != nil:
-			writeErr(c, &apierror.Error{Status: 500, Code: apierror.CodeInternal, Message: "the subscription could not be deleted; retry"})
+			writeErr(c, apierror.New(500, apierror.CodeInternal, "the subscription could not be deleted; retry").Because(fmt.Errorf("delete subscription %s of key %s: %w", id, caller.Key.ID, err)))
 			return
 		}
 		noStore(c, map[string]any{"id": id, "deleted": true})
@@ -221,7 +221,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		}
 		ds, err := gate.Store.ListDeliveries(c.Request.Context(), caller.Key.ID, 100)
 		if err != nil {
-			writeErr(c, &apierror.Error{Status: 500, Code: apierror.CodeInternal, Message: "the deliveries could not be read; retry"})
+			writeErr(c, apierror.New(500, apierror.CodeInternal, "the deliveries could not be read; retry").Because(fmt.Errorf("list the deliveries of key %s: %w", caller.Key.ID, err)))
 			return
 		}
 		list := []map[string]any{}

@@ -40,10 +40,9 @@ Resources: citeq://{capability}/{as_of} (a snapshot), .../schema, .../values/{fi
 // notifications/resources/list_changed, on a 2025 session's stream or a 2026-07-28
 // subscriptions/listen).
 type Handler struct {
-	svc     *service.Service
-	observe Observer
-	gate    *access.Gate
-	limits  Limits
+	svc    *service.Service
+	gate   *access.Gate
+	limits Limits
 	// inflight holds a place for each POST being answered; listens for each open
 	// subscriptions/listen.
 	inflight chan struct{}
@@ -57,9 +56,11 @@ type Handler struct {
 	legacy, modern http.Handler
 }
 
-// Observer is told of every tool call: the tool, its capability ("" for none) and the error
-// code ("" on success).
-type Observer func(tool, capability, code string)
+// Observer is told of every tool call as its result is written: the tool, its capability (""
+// for none), the refusal (nil on success) and the HTTP header of the request that carried it
+// (its X-Request-Id among them); and of every refused resource read, with tool "". The HTTP
+// front end counts the tool calls and logs each refusal's cause, once, with the request id.
+type Observer func(tool, capability string, e *apierror.Error, header http.Header)
 
 // ClientAddrHeader carries the caller's network address from the HTTP front end to the
 // tools (the front end sets it; a client's own value is overwritten).
@@ -73,10 +74,7 @@ func New(svc *service.Service, observe Observer, gate *access.Gate) *Handler {
 
 // NewWithLimits returns the MCP endpoint over svc under limits l.
 func NewWithLimits(svc *service.Service, observe Observer, gate *access.Gate, l Limits) *Handler {
-	if observe == nil {
-		observe = func(string, string, string) {}
-	}
-	h := &Handler{svc: svc, observe: observe, gate: gate, limits: l,
+	h := &Handler{svc: svc, gate: gate, limits: l,
 		inflight: make(chan struct{}, max(l.MaxInFlight, 1)), listens: make(chan struct{}, max(l.MaxListens, 1))}
 	h.server, h.features = newServer(svc, observe, gate)
 	get := func(*http.Request) *sdk.Server { return h.current() }
@@ -141,7 +139,7 @@ func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.S
 
 func newServer(svc *service.Service, observe Observer, gate *access.Gate) (*sdk.Server, *features) {
 	if observe == nil {
-		observe = func(string, string, string) {}
+		observe = func(string, string, *apierror.Error, http.Header) {}
 	}
 	// One page holds every tool (the SDK lists them sorted by name): some clients read only
 	// the first page.
@@ -156,7 +154,7 @@ func newServer(svc *service.Service, observe Observer, gate *access.Gate) (*sdk.
 			// resources (both with listChanged) and completions, inferred from what is added.
 		})
 	s.AddReceivingMiddleware(checkLogLevel)
-	f := &features{svc: svc, tools: toolSet{svc: svc, observe: observe, gate: gate}}
+	f := &features{svc: svc, observe: observe, tools: toolSet{svc: svc, observe: observe, gate: gate}}
 	f.sync(s)
 	return s, f
 }
@@ -192,9 +190,10 @@ func setCacheable(_ context.Context, req sdk.Request, c *sdk.Cacheable) {
 // features is what the server offers for the snapshots served now: tools and resources,
 // re-registered when the set of served snapshots changes.
 type features struct {
-	svc   *service.Service
-	tools toolSet
-	key   string
+	svc     *service.Service
+	observe Observer
+	tools   toolSet
+	key     string
 	// tool names and resource URIs registered for key.
 	toolNames, resourceURIs []string
 	templates               bool
@@ -220,7 +219,7 @@ func (f *features) sync(s *sdk.Server) {
 		s.AddTool(t.tool, t.handler)
 	}
 	f.toolNames = names
-	res := snapshotResources(f.svc)
+	res := snapshotResources(f.svc, f.observe)
 	uris := make([]string, len(res))
 	for i, r := range res {
 		uris[i] = r.res.URI
@@ -233,7 +232,7 @@ func (f *features) sync(s *sdk.Server) {
 	}
 	f.resourceURIs = uris
 	if !f.templates {
-		for _, t := range resourceTemplates(f.svc) {
+		for _, t := range resourceTemplates(f.svc, f.observe) {
 			s.AddResourceTemplate(t.tmpl, t.handler)
 		}
 		f.templates = true

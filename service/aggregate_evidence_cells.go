@@ -23,7 +23,7 @@ import (
 func (s *Service) openRaw(src snapshots.Source) (*grid.Workbook, string, *apierror.Error) {
 	path := s.store.Raw().Find(src.SHA256)
 	if path == "" {
-		return nil, "", s.operatorErr(apierror.New(400, apierror.CodeEvidenceUnknownFile, "this service no longer holds the raw file %s with sha256 %s, so its figures cannot be verified here now; the operator has been told. The publisher's file is at %s", src.File, src.SHA256, orDash(src.URL)),
+		return nil, "", apierror.New(400, apierror.CodeEvidenceUnknownFile, "this service no longer holds the raw file %s with sha256 %s, so its figures cannot be verified here now; the operator has been told. The publisher's file is at %s", src.File, src.SHA256, orDash(src.URL)).Becausef(
 			"the raw file %s with sha256 %s, cited by a served snapshot, is missing from the raw store: fetch it again from %s and run citeq ingest", src.File, src.SHA256, orDash(src.URL))
 	}
 	if filepath.Base(path) != src.File {
@@ -490,8 +490,8 @@ func (r *recompute) column(fr *fieldReader, at rowAt) (int, string, *apierror.Er
 
 // cellsUnknown refuses a field whose cells the snapshot does not name.
 func (r *recompute) cellsUnknown(field, sheet string, row int) *apierror.Error {
-	return r.s.operatorErr(apierror.New(400, apierror.CodeEvidenceCellsUnknown, "the %s snapshot as_of %s does not record which cell of %s sheet %s row %d its %s was read from, so %s cannot be recomputed from the raw file here; verify its cited rows one by one with /v1/evidence/source-row (a citation's verify member)",
-		r.c.ID, r.snap.Manifest.AsOf, r.src.File, sheet, row, field, r.m.Name),
+	return apierror.New(400, apierror.CodeEvidenceCellsUnknown, "the %s snapshot as_of %s does not record which cell of %s sheet %s row %d its %s was read from, so %s cannot be recomputed from the raw file here; verify its cited rows one by one with /v1/evidence/source-row (a citation's verify member)",
+		r.c.ID, r.snap.Manifest.AsOf, r.src.File, sheet, row, field, r.m.Name).Becausef(
 		"the %s snapshot as_of %s (%s) records no column for field %s on sheet %s of %s: it was written before snapshots recorded the columns of that field; rebuild it (delete that snapshot directory and run citeq ingest again: the same files give the same as_of and answers)",
 		r.c.ID, r.snap.Manifest.AsOf, r.snap.Manifest.Dir, field, sheet, r.src.File)
 }

@@ -210,7 +210,7 @@ func (s *Service) verify(c Citation, outside bool, memo hashMemo) (Obj, *apierro
 // client learns that its figures cannot be verified here now, the operator (in the log) what
 // to do about it.
 func (s *Service) changedOnDisk(file, got, cited, url string) *apierror.Error {
-	return s.operatorErr(apierror.New(400, apierror.CodeEvidenceHash, "this service's stored copy of %s no longer hashes to the cited %s (it hashes to %s), so nothing cited from it can be verified here now; the operator has been told. The publisher's file is at %s: its sha256 must be the cited one", file, cited, got, orDash(url)),
+	return apierror.New(400, apierror.CodeEvidenceHash, "this service's stored copy of %s no longer hashes to the cited %s (it hashes to %s), so nothing cited from it can be verified here now; the operator has been told. The publisher's file is at %s: its sha256 must be the cited one", file, cited, got, orDash(url)).Becausef(
 		"the raw file %s with sha256 %s has changed on disk since ingest (it now hashes to %s): fetch it again from %s into the raw store and run citeq ingest", file, cited, got, orDash(url))
 }
 

@@ -168,6 +168,6 @@ func Query(ctx context.Context, svc *service.Service, gate *Gate, authorization,
 			return a, e
 		}
 	}
-	a.Body, e = svc.RunContext(ctx, q)
+	a.Body, e = svc.Run(ctx, q)
 	return a, e
 }

@@ -136,7 +136,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 			writeErr(c, e)
 			return
 		}
-		respond(c, 0)(svc.EvidenceContext(c.Request.Context(), body))
+		respond(c, 0)(svc.Evidence(c.Request.Context(), body))
 	})
 	registerAggregateEvidence(r, svc)
 	// MCP over the streamable HTTP transport: the same service, the same payloads.

@@ -89,7 +89,7 @@ func readHandler(svc *service.Service, observe Observer) sdk.ResourceHandler {
 				return nil, sdk.ResourceNotFoundError(uri)
 			}
 			cite, _ := json.Marshal(map[string]any{"raw_file_sha256": seg[1], "source_file": seg[2], "sheet": seg[3], "source_row": row})
-			body, e = svc.EvidenceContext(ctx, cite)
+			body, e = svc.Evidence(ctx, cite)
 			ttl = 0
 		case len(seg) == 2:
 			body, e = svc.SnapshotDoc(seg[0], seg[1])

@@ -97,7 +97,7 @@ func (ts toolSet) all(caps []*capability.Capability) []toolDef {
 			Annotations:  readOnly(),
 		},
 		handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			body, e := svc.EvidenceContext(ctx, args(req))
+			body, e := svc.Evidence(ctx, args(req))
 			return ts.result(req, "get_source_evidence_v1", "", body, e), nil
 		},
 	}, ts.aggregateEvidence(caps))

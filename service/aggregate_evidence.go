@@ -109,12 +109,7 @@ func decodeStrict(body []byte, v any) error {
 	return nil
 }
 
-// AggregateEvidenceJSON is AggregateEvidenceContext for a request that no context ends.
-func (s *Service) AggregateEvidenceJSON(body []byte) ([]byte, *apierror.Error) {
-	return s.AggregateEvidenceContext(context.Background(), body)
-}
-
-// AggregateEvidenceContext verifies a whole aggregate. It checks the posted citation member
+// AggregateEvidence verifies a whole aggregate. It checks the posted citation member
 // by member against what the service cites for the rows its lineage_filter selects (any
 // difference is a 400 naming the member), re-opens the raw file by sha256 and re-hashes it,
 // reads every cited row's cells by the rules ingest read them with (the columns recorded at
@@ -123,7 +118,7 @@ func (s *Service) AggregateEvidenceJSON(body []byte) ([]byte, *apierror.Error) {
 // metric the definition declares not recomputable is refused with the reason. At most
 // DefaultAggregateInFlight verifications run at once (503 over_capacity beyond); one whose
 // request ends (ctx) stops.
-func (s *Service) AggregateEvidenceContext(ctx context.Context, body []byte) ([]byte, *apierror.Error) {
+func (s *Service) AggregateEvidence(ctx context.Context, body []byte) ([]byte, *apierror.Error) {
 	if e := cancelled(ctx); e != nil {
 		return nil, e
 	}
@@ -187,7 +182,7 @@ func (s *Service) AggregateEvidenceContext(ctx context.Context, body []byte) ([]
 	return out, e
 }
 
-// verifyAggregate is the admitted part of AggregateEvidenceContext.
+// verifyAggregate is the admitted part of AggregateEvidence.
 func (s *Service) verifyAggregate(ctx context.Context, c *capability.Capability, m capability.Metric, cite *postedCitation, lf *lineageFilter, lfJSON []byte, asOf string, given *Num) ([]byte, *apierror.Error) {
 	byDate, dates := s.served(c.ID)
 	snap, ok := byDate[asOf]

@@ -58,7 +58,7 @@ func verifyAggregate(t *testing.T, s *Service, body any) (aggregateVerdict, *api
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, e := s.AggregateEvidenceJSON(b)
+	out, e := s.AggregateEvidence(context.Background(), b)
 	if e != nil {
 		return aggregateVerdict{}, e
 	}
@@ -398,7 +398,7 @@ func TestAggregateEvidenceRefusals(t *testing.T) {
 			Verify json.RawMessage `json:"verify"`
 		}
 		json.Unmarshal(cite, &verify)
-		if _, e := broken.EvidenceJSON(verify.Verify); e == nil || e.Code != apierror.CodeEvidenceHash {
+		if _, e := broken.Evidence(context.Background(), verify.Verify); e == nil || e.Code != apierror.CodeEvidenceHash {
 			t.Fatalf("%s: row evidence of a changed file gives %v", path, e)
 		} else {
 			checkOperatorOnly(t, e)
@@ -456,11 +456,11 @@ func TestAggregateEvidenceBounded(t *testing.T) {
 
 	t.Run("trailing JSON", func(t *testing.T) {
 		for _, tail := range []string{` {}`, ` []`, `x`, ` "more"`} {
-			if _, e := s.AggregateEvidenceJSON(append(append([]byte(nil), body...), tail...)); e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidRequest {
+			if _, e := s.AggregateEvidence(context.Background(), append(append([]byte(nil), body...), tail...)); e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidRequest {
 				t.Errorf("a body followed by %q gives %v", tail, e)
 			}
 		}
-		if _, e := s.AggregateEvidenceJSON(append(append([]byte(nil), body...), " \n"...)); e != nil {
+		if _, e := s.AggregateEvidence(context.Background(), append(append([]byte(nil), body...), " \n"...)); e != nil {
 			t.Errorf("trailing white space: %v", e)
 		}
 	})
@@ -477,13 +477,13 @@ func TestAggregateEvidenceBounded(t *testing.T) {
 			done.Add(1)
 			go func() {
 				defer done.Done()
-				if _, e := s.AggregateEvidenceJSON(body); e != nil {
+				if _, e := s.AggregateEvidence(context.Background(), body); e != nil {
 					t.Errorf("an admitted verification: %v", e)
 				}
 			}()
 		}
 		admitted.Wait()
-		_, e := s.AggregateEvidenceJSON(body)
+		_, e := s.AggregateEvidence(context.Background(), body)
 		if e == nil || e.Status != 503 || e.Code != apierror.CodeOverCapacity || e.RetryAfter != AggregateRetryAfter {
 			t.Errorf("a third verification gives %+v, want 503 %s with Retry-After", e, apierror.CodeOverCapacity)
 		}
@@ -493,7 +493,7 @@ func TestAggregateEvidenceBounded(t *testing.T) {
 		if in, _, over, _ := s.AggregateEvidenceStats(); in != 0 || over != 1 {
 			t.Errorf("in flight %d, refused %d", in, over)
 		}
-		if _, e := s.AggregateEvidenceJSON(body); e != nil {
+		if _, e := s.AggregateEvidence(context.Background(), body); e != nil {
 			t.Errorf("after the others ended: %v", e)
 		}
 	})
@@ -501,7 +501,7 @@ func TestAggregateEvidenceBounded(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, e := s.AggregateEvidenceContext(ctx, body); e == nil || e.Code != apierror.CodeCancelled {
+		if _, e := s.AggregateEvidence(ctx, body); e == nil || e.Code != apierror.CodeCancelled {
 			t.Errorf("a cancelled request gives %v", e)
 		}
 		// Cancelled while its rows are read: it stops there.
@@ -511,7 +511,7 @@ func TestAggregateEvidenceBounded(t *testing.T) {
 		ctx, cancel = context.WithCancel(context.Background())
 		s.aggregate.onAdmit = func(context.Context) { cancel() }
 		defer func() { s.aggregate.onAdmit = nil }()
-		if _, e := s.AggregateEvidenceContext(ctx, body); e == nil || e.Code != apierror.CodeCancelled {
+		if _, e := s.AggregateEvidence(ctx, body); e == nil || e.Code != apierror.CodeCancelled {
 			t.Errorf("a request cancelled once admitted gives %v", e)
 		}
 		if _, _, _, after := s.AggregateEvidenceStats(); after != before+1 {

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/citeq/citeq/apierror"
@@ -327,7 +328,7 @@ func TestAsOfOnADate(t *testing.T) {
 				if q.Pinned() {
 					t.Errorf("%s is pinned; a snapshot promoted later may be the one in force", tc.params)
 				}
-				got, e := s.Run(q)
+				got, e := s.Run(context.Background(), q)
 				if e != nil {
 					t.Fatal(e)
 				}

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"math"
@@ -201,7 +202,7 @@ func TestCapacityFactorFixtures(t *testing.T) {
 		}
 		verified := map[string]int{}
 		for _, r := range doc.Records {
-			out, e := s.EvidenceJSON(r.Citation)
+			out, e := s.Evidence(context.Background(), r.Citation)
 			if e != nil {
 				t.Fatalf("%s record %s: %s", r.Side, r.Citation, e.Body())
 			}

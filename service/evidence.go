@@ -30,15 +30,10 @@ type Citation struct {
 	OriginalURL string `json:"original_url,omitempty"`
 }
 
-// EvidenceJSON verifies a citation posted as JSON (a record-level citation, or the verify
-// member of an aggregate citation, or an aggregate citation as a whole).
-func (s *Service) EvidenceJSON(body []byte) ([]byte, *apierror.Error) {
-	return s.EvidenceContext(context.Background(), body)
-}
-
-// EvidenceContext is EvidenceJSON for a request whose context ends it: a request cancelled
-// before its file is hashed is not verified.
-func (s *Service) EvidenceContext(ctx context.Context, body []byte) ([]byte, *apierror.Error) {
+// Evidence verifies a citation posted as JSON (a record-level citation, or the verify
+// member of an aggregate citation, or an aggregate citation as a whole). A request whose
+// context has ended before its file is hashed is not verified.
+func (s *Service) Evidence(ctx context.Context, body []byte) ([]byte, *apierror.Error) {
 	if e := cancelled(ctx); e != nil {
 		return nil, e
 	}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -352,7 +353,7 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 			t.Fatalf("%s: no record (%v)", c.ID, err)
 		}
 		check(c.ID+" evidence request", "EvidenceRequest", resp.Records[0].Citation)
-		ev, e := s.EvidenceJSON(resp.Records[0].Citation)
+		ev, e := s.Evidence(context.Background(), resp.Records[0].Citation)
 		if e != nil {
 			t.Fatal(e)
 		}
@@ -380,7 +381,7 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 	}
 	_, e := s.QueryJSON("no/such", []byte(`{}`))
 	check("error", "Error", e.Body())
-	_, e = s.EvidenceJSON([]byte(`{"source_file":"x.xlsx","sheet":"S","source_row":1,"raw_file_sha256":"` + strings.Repeat("0", 64) + `"}`))
+	_, e = s.Evidence(context.Background(), []byte(`{"source_file":"x.xlsx","sheet":"S","source_row":1,"raw_file_sha256":"`+strings.Repeat("0", 64)+`"}`))
 	check("evidence error", "Error", e.Body())
 	if e.Code != apierror.CodeEvidenceUnknownFile {
 		t.Errorf("evidence of an unknown hash: %s", e.Code)

@@ -92,14 +92,9 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *apierror.Error) 
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,
 // snapshot and canonical params — except with include_evidence, which re-verifies the raw
-// files on every call.
-func (s *Service) Run(q *Prepared) ([]byte, *apierror.Error) {
-	return s.RunContext(context.Background(), q)
-}
-
-// RunContext is Run for a request whose context ends it: a request cancelled (its client
-// gone, or its deadline passed) before the answer is computed is not computed.
-func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *apierror.Error) {
+// files on every call. A request whose context has ended (its client gone, or its deadline
+// passed) before the answer is computed is not computed.
+func (s *Service) Run(ctx context.Context, q *Prepared) ([]byte, *apierror.Error) {
 	if e := cancelled(ctx); e != nil {
 		return nil, e
 	}
@@ -127,13 +122,14 @@ func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *apierro
 	return body, e
 }
 
-// QueryRaw answers a query on capability path p; it returns the JSON payload, or an error.
+// QueryRaw answers a query on capability path p for a caller with no request to end it (a
+// benchmark, a test); it returns the JSON payload, or an error.
 func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *apierror.Error) {
 	q, e := s.Prepare(p, raw)
 	if e != nil {
 		return nil, e
 	}
-	return s.Run(q)
+	return s.Run(context.Background(), q)
 }
 
 // QueryJSON answers a query given as a JSON params object (POST body, MCP arguments).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -226,11 +227,11 @@ type evidenceAnswer struct {
 	body   []byte
 }
 
-func (m evidenceMemo) ask(req string, ask func([]byte) ([]byte, *apierror.Error)) evidenceAnswer {
+func (m evidenceMemo) ask(req string, ask func(context.Context, []byte) ([]byte, *apierror.Error)) evidenceAnswer {
 	if a, ok := m[req]; ok {
 		return a
 	}
-	body, qe := ask([]byte(req))
+	body, qe := ask(context.Background(), []byte(req))
 	a := evidenceAnswer{200, body}
 	if qe != nil {
 		a = evidenceAnswer{qe.Status, qe.Body()}
@@ -262,7 +263,7 @@ func (m evidenceMemo) emit(svc *service.Service, c *capability.Capability, key s
 	if err != nil {
 		return err
 	}
-	a := m.ask(string(req), svc.AggregateEvidenceJSON)
+	a := m.ask(string(req), svc.AggregateEvidence)
 	if err := emit(key+"evidence_agg_"+q.name, q.params, a.status, a.body); err != nil {
 		return err
 	}
@@ -275,7 +276,7 @@ func (m evidenceMemo) emit(svc *service.Service, c *capability.Capability, key s
 	if len(v.Verify) == 0 {
 		return nil
 	}
-	a = m.ask(string(v.Verify), svc.EvidenceJSON)
+	a = m.ask(string(v.Verify), svc.Evidence)
 	return emit(key+"evidence_row_"+q.name, q.params, a.status, a.body)
 }
 

@@ -1,8 +1,8 @@
 // Package access decides who is calling and whether a query may run: API keys presented as
 // "Authorization: Bearer <key>", the free quota of 25 queries (per key, or per client address
 // for callers without a key), the paid plans that lift it, and the operator key that lifts it
-// for the person running the server alone. REST and MCP both go through it, so a query
-// counts the same whichever way it arrives.
+// for the person running the server alone. REST and MCP both count queries through it (see
+// package ask), so a query counts the same whichever way it arrives.
 package access
 
 import (
@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/citeq/citeq/apierror"
-	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/state"
 )
 
@@ -128,46 +127,4 @@ func (g *Gate) operatorHint(c Caller) string {
 	return fmt.Sprintf(" You are calling from the server's own machine: this server's operator key, kept in %s, is not limited by the free quota. "+
 		"Send it as the header \"Authorization: Bearer <key>\" (with curl: -H \"Authorization: Bearer $(cat %s)\"); bin/citeq sends it by itself when run from the repository's directory.",
 		g.OperatorFile, g.OperatorFile)
-}
-
-// Answer is a query's payload and what the front ends put around it.
-type Answer struct {
-	Body []byte
-	// Remaining is the remaining-queries value ("" without accounts); it is set on a
-	// payment_required error too.
-	Remaining string
-	// Pinned reports whether the answer never changes (an exact as_of, no evidence).
-	Pinned bool
-	// Reverified reports whether the answer re-verified raw files (include_evidence) and
-	// must be revalidated on every use.
-	Reverified bool
-}
-
-// Query answers a query as every front end does: identify the caller, validate the params,
-// count the query (a valid one only), run it. gate may be nil: no accounts, every query free.
-func Query(ctx context.Context, svc *service.Service, gate *Gate, authorization, addr, path string, raw service.RawParams) (Answer, *apierror.Error) {
-	var a Answer
-	var caller Caller
-	if err := ctx.Err(); err != nil {
-		return a, &apierror.Error{Status: 503, Code: apierror.CodeCancelled, Message: "the request ended (" + err.Error() + ") before it was answered; send it again"}
-	}
-	if gate != nil {
-		var e *apierror.Error
-		if caller, e = gate.Identify(ctx, authorization, addr); e != nil {
-			return a, e
-		}
-	}
-	q, e := svc.Prepare(path, raw)
-	if e != nil {
-		return a, e
-	}
-	a.Pinned = q.Pinned()
-	a.Reverified = q.Reverified()
-	if gate != nil {
-		if a.Remaining, e = gate.CountQuery(ctx, caller); e != nil {
-			return a, e
-		}
-	}
-	a.Body, e = svc.Run(ctx, q)
-	return a, e
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/apierror"
+	"github.com/citeq/citeq/ask"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/mcp"
 	"github.com/citeq/citeq/service"
@@ -95,7 +96,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 			respond(c, latestMaxAge)(svc.Schema(path))
 		})
 		query := func(c *gin.Context, raw service.RawParams) {
-			a, e := access.Query(c.Request.Context(), svc, cfg.Gate, c.GetHeader("Authorization"), c.ClientIP(), path, raw)
+			a, e := ask.Query(c.Request.Context(), svc, cfg.Gate, c.GetHeader("Authorization"), c.ClientIP(), path, raw)
 			if a.Remaining != "" {
 				c.Header(access.RemainingHeader, a.Remaining)
 			}

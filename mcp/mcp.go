@@ -21,6 +21,7 @@ import (
 
 	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/apierror"
+	"github.com/citeq/citeq/ask"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
 )
@@ -250,18 +251,18 @@ func missing(old, now []string) []string {
 	return out
 }
 
-// query runs a query tool call through the same sequence as a REST query (access.Query),
+// query runs a query tool call through the same sequence as a REST query (ask.Query),
 // with the caller's headers as the HTTP front end passed them on.
-func query(ctx context.Context, svc *service.Service, gate *access.Gate, c *capability.Capability, req *sdk.CallToolRequest, body []byte) (access.Answer, *apierror.Error) {
+func query(ctx context.Context, svc *service.Service, gate *access.Gate, c *capability.Capability, req *sdk.CallToolRequest, body []byte) (ask.Answer, *apierror.Error) {
 	raw, e := service.ParseBody(body)
 	if e != nil {
-		return access.Answer{}, e
+		return ask.Answer{}, e
 	}
 	var hdr http.Header
 	if req.Extra != nil {
 		hdr = req.Extra.Header
 	}
-	return access.Query(ctx, svc, gate, hdr.Get("Authorization"), hdr.Get(ClientAddrHeader), c.Path, raw)
+	return ask.Query(ctx, svc, gate, hdr.Get("Authorization"), hdr.Get(ClientAddrHeader), c.Path, raw)
 }
 
 func args(req *sdk.CallToolRequest) []byte {

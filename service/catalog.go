@@ -31,6 +31,7 @@ func (s *Service) Capabilities() []byte {
 			{"as_of_available", dates},
 		}
 		entry = append(entry, s.answerable(c)...)
+		entry = append(entry, derivedDoc(s.latest(c))...)
 		entry = append(entry,
 			KV{"endpoints", Obj{
 				{"schema", "/v1/" + c.Path + "/schema"},
@@ -56,6 +57,26 @@ func (s *Service) Capabilities() []byte {
 		{"join_key_vocabulary", joinKeyVocabulary()},
 		{"mcp", Obj{{"endpoint", "/mcp"}, {"server_card", ServerCardPath}}},
 	})
+}
+
+// derivedDoc says whether a capability's latest snapshot answers from a third party's copy of the
+// publisher's data (MANIFEST's derived = yes): derived, and with it each such file and the
+// publisher's own address of the data it was copied from. A capability that joins others has no
+// files of its own (nil).
+func derivedDoc(snap *Snapshot) Obj {
+	if snap == nil {
+		return nil
+	}
+	var files []Obj
+	for _, src := range snap.Manifest.Sources {
+		if src.Derived {
+			files = append(files, Obj{{"source_file", src.File}, {"original_url", src.OriginalURL}})
+		}
+	}
+	if files == nil {
+		return Obj{{"derived", false}}
+	}
+	return Obj{{"derived", true}, {"derived_files", files}}
 }
 
 // answerable are the members that say whether a served capability answers queries: answerable

@@ -972,6 +972,8 @@ func oaSharedSchemas(served []*capability.Capability) Obj {
 				{"as_of_available", oaArray(oaDate(""), "")},
 				{"answerable", oaBoolean("false for a derived capability whose inputs have nothing to join: every query is refused, for the reason given")},
 				{"not_answerable_because", oaStr("with answerable false: the refusal every query gets (what each input has, and which files would make it answer)")},
+				{"derived", oaBoolean("true when the latest snapshot answers, wholly or in part, from a third party's copy of the publisher's data (every citation of such a file says derived too); absent for a capability that joins others")},
+				{"derived_files", oaArray(oaObject("", Obj{{"source_file", oaStr("the copy, the file hashed in citations")}, {"original_url", oaStr("the publisher's own address of the data it was copied from")}}, "source_file", "original_url"), "with derived true: each such file of the latest snapshot")},
 				{"endpoints", oaObject("", Obj{{"schema", oaStr("")}, {"query", oaStr("")}}, "schema", "query")},
 				{"mcp_tools", oaObject("", Obj{{"describe", oaStr("")}, {"query", oaStr("")}}, "describe", "query")},
 				{"join_keys", oaJoinKeys()},

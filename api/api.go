@@ -347,7 +347,7 @@ func (o *openAPICache) get() []byte {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.body == nil || key != o.key {
-		o.body, o.key = o.svc.OpenAPI(), key
+		o.body, o.key = OpenAPI(o.svc), key
 	}
 	return o.body
 }

@@ -98,7 +98,7 @@ func refsOf(r citedRow) []string {
 // it equals the figure served, that the lineage filter selects exactly the cited rows, and
 // that a group cited by one file has the figure its row shows.
 func TestAggregateEvidence(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	cases := []struct{ path, params string }{
 		{"power/capacity", `{"filters":{"lifecycle":"operating"},"group_by":["state"],"order_by":"nameplate_mw","top_n":3}`},
 		{"power/capacity", `{"group_by":["lifecycle"]}`},
@@ -226,7 +226,7 @@ func sweepCitations(t *testing.T, s *Service, c *capability.Capability, asOf str
 // verified and equal, or, for a metric its definition declares not recomputable, 400
 // metric_not_recomputable with that reason. The outcome counts are logged.
 func TestAggregateEvidenceEveryMetric(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	start := time.Now()
 	counts := map[string]int{}
 	perCap := map[string]map[string]int{}
@@ -299,7 +299,7 @@ var oneColumnQuery = map[string]string{
 
 // TestAggregateEvidenceRefusals checks the structured errors of the aggregate evidence.
 func TestAggregateEvidenceRefusals(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	for _, path := range []string{"power/capacity", "natural-gas/prices"} {
 		c := capabilityAt(t, path)
 		a := queryAnswer(t, s, path, oneColumnQuery[path])
@@ -443,7 +443,7 @@ func checkOperatorOnly(t *testing.T, e *apierror.Error) {
 // refused with 503 over_capacity and a Retry-After; a verification whose context ends stops
 // (before it starts, and in the middle of its rows); repeated excluded groups are refused.
 func TestAggregateEvidenceBounded(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	a := queryAnswer(t, s, "power/capacity", `{"group_by":["state"],"order_by":"nameplate_mw","top_n":2}`)
 	var otherRef string
 	for _, r := range a.Rows {

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/citeq/citeq/apierror"
-	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/eia"
 	"github.com/citeq/citeq/internal/testenv"
@@ -219,28 +218,6 @@ func TestCapacityFactorFixtures(t *testing.T) {
 		}
 	})
 
-	t.Run("answers and refusals match the OpenAPI document", func(t *testing.T) {
-		check := oaChecker(t, oaDecodeJSON(t, s.OpenAPI()))
-		c := capability.PowerCapacityFactor
-		pfx := oaSchemaPrefix(c)
-		for _, q := range []string{`{` + oct + `}`, `{` + oct + `,"group_by":["eia_plant_id"],"order_by":"capacity_factor","top_n":2,"include_records":true,"limit":3,"include_evidence":true}`,
-			`{"filters":{"month":"2022-10","state":"CO"},"group_by":["state","month"]}`} {
-			check("params "+q, pfx+"QueryParams", []byte(q))
-			b, e := s.QueryJSON(c.Path, []byte(q))
-			if e != nil {
-				t.Fatal(e.Body())
-			}
-			check(q, pfx+"QueryResponse", b)
-		}
-		b, e := s.Schema(c.Path)
-		if e != nil {
-			t.Fatal(e.Body())
-		}
-		check("schema", "CapabilitySchema", b)
-		_, e = s.QueryJSON(c.Path, []byte(`{}`))
-		check("refusal", "Error", e.Body())
-	})
-
 	t.Run("as_of on a date", func(t *testing.T) {
 		a, _ := ask(t, s, "power/capacity-factor", `{"as_of":"on:2999-12-31",`+oct+`}`)
 		if a.AsOf != "2022-11-30" {
@@ -289,7 +266,7 @@ func jsonText(v any) string {
 // (power.capacity: the May 2016 inventory; power.generation: Colorado, 2022-08 to 2022-12),
 // so every query is refused with what each side has.
 func TestCapacityFactorRealFiles(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	for _, params := range []string{`{}`, `{"period_date_from":"2022-08","period_date_to":"2022-12"}`, `{"period_date_from":"2016-05","period_date_to":"2016-05","filters":{"state":"CO"}}`} {
 		_, e := s.QueryJSON("power/capacity-factor", []byte(params))
 		if e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidParameter {

@@ -8,8 +8,8 @@ import (
 	"github.com/citeq/citeq/capability"
 )
 
-// valuesListed is the largest dictionary whose values the schema lists for a dimension.
-const valuesListed = 300
+// ValuesListed is the largest dictionary whose values the schema lists for a dimension.
+const ValuesListed = 300
 
 // CompactValues is how many values of a filter or codes of a codebook the compact
 // description lists (after the count of them all).
@@ -238,7 +238,7 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *apierror.Error)
 		{"date_ranges", orEmpty(ranges)},
 		{"metrics", metrics},
 		{"order_by", c.MetricNames()},
-		{"controls", controlsDoc()},
+		{"controls", ControlsDoc()},
 		{"ranking", []string{
 			"Without order_by and top_n, all groups are returned in group-key order (nulls last).",
 			"order_by needs group_by and names a metric; it never ranks by a dimension. Ties keep group-key order; null values rank last.",
@@ -317,7 +317,7 @@ func aggregateCitationFields(c *capability.Capability) []string {
 	return f
 }
 
-func controlsDoc() []Obj {
+func ControlsDoc() []Obj {
 	return []Obj{
 		{{"name", "include_records"}, {"type", "boolean"}, {"default", false}, {"description", "return the matched detail records (in source order), each with its own citation"}},
 		{{"name", "limit"}, {"type", "integer"}, {"default", DefaultLimit}, {"maximum", MaxLimit}, {"description", "the most detail records include_records returns; summary.records_truncated says when more matched"}},
@@ -351,7 +351,7 @@ func (s *Service) fieldDoc(snap *Snapshot, f capability.Field, compact bool) Obj
 	}
 	if col := snap.Table.Col(f.Name); col != nil {
 		o = append(o, KV{"distinct_values", len(col.Values)})
-		if len(f.Enum) == 0 && len(col.Values) <= valuesListed {
+		if len(f.Enum) == 0 && len(col.Values) <= ValuesListed {
 			vals := make([]any, len(col.Values))
 			for i, v := range col.Values {
 				vals[i] = typed(f.Type, v)

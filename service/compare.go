@@ -16,6 +16,20 @@ import (
 // queue_id).
 const CompareParam = "compare_as_of"
 
+// Compares reports whether capability c answers compare_as_of: the interconnection queues,
+// whose projects are keyed by queue_id.
+func Compares(c *capability.Capability) bool {
+	_, ok := c.Field("queue_id")
+	return ok
+}
+
+// CompareAsOfPattern is what compare_as_of takes: a served snapshot date, or latest.
+const CompareAsOfPattern = `^(latest|[0-9]{4}-[0-9]{2}-[0-9]{2})$`
+
+// CompareAsOfDescription describes compare_as_of, in the OpenAPI document and the MCP tool
+// schemas alike.
+const CompareAsOfDescription = "Another snapshot of the same capability (a served as_of date YYYY-MM-DD, or latest) to compare with: the answer is then the comparison, not the query's answer: `figures` holds the query's answer at both snapshots (keyed by as_of, every group cited). Every project of either snapshot is classified by its queue_id first (the n-th repeat of an id on a sheet as id#n): `entered` (absent from the older file), `left` (absent from the newer), `status_changed` (normalized or raw; `summary.withdrawn_since` counts those now withdrawn), `mw_changed`, or unchanged (counted in `summary.unchanged`), each side with its own record citation; the filters then select among them by their values in either snapshot (entered by the newer, left by the older, the others when either matches), and a filter value is valid when either snapshot holds it. Rows without an identity (known_defect) are listed under `not_compared`."
+
 // comparison is the other side of a query with compare_as_of: the snapshot compared with and
 // the query's params validated for it.
 type comparison struct {

@@ -15,7 +15,7 @@ import (
 // the UTC instant, a whole UTC day asked as its first and last hour ending equals the day
 // asked as a date, and the forms a range cannot take are refused with what to send instead.
 func TestInstantBounds(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 
 	type echo struct {
 		Query map[string]any `json:"query"`

@@ -115,14 +115,5 @@ func pageLists(offset int, lists ...[]Obj) ([][]Obj, []int, int) {
 	return out, from, 0
 }
 
-// oaPageMembers are the summary members of a page in the OpenAPI document.
-func oaPageMembers() []KV {
-	return []KV{
-		{CursorParam, oaStr("the cursor this page was asked with")},
-		{"next_cursor", oaStr("present when more follow: the cursor of the next page")},
-		{"next_page", oaStr("present when more follow: how to ask for the next page")},
-	}
-}
-
-// with is o followed by kv.
-func (o Obj) with(kv ...KV) Obj { return append(o, kv...) }
+// With is o followed by kv.
+func (o Obj) With(kv ...KV) Obj { return append(o, kv...) }

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/citeq/citeq/api"
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
@@ -166,7 +167,7 @@ func dumpAnswers(svc *service.Service, dataDir string, emit func(key, params str
 	if err := emit("-\t-\tcapabilities", "", 200, capsDoc); err != nil {
 		return err
 	}
-	if err := emit("-\t-\topenapi", "", 200, svc.OpenAPI()); err != nil {
+	if err := emit("-\t-\topenapi", "", 200, api.OpenAPI(svc)); err != nil {
 		return err
 	}
 	var ids []string

@@ -1,4 +1,6 @@
-package service
+package api
+
+import "github.com/citeq/citeq/service"
 
 import "github.com/citeq/citeq/apierror"
 
@@ -51,7 +53,7 @@ func oaCodes(list [][2]string) []string {
 }
 
 // oaWithHeaders adds response headers (of components/headers) to a response.
-func oaWithHeaders(resp Obj, names ...string) Obj {
+func oaWithHeaders(resp service.Obj, names ...string) service.Obj {
 	for i, kv := range resp {
 		if kv.K == "headers" {
 			resp[i].V = oaHeaders(names...)
@@ -60,31 +62,31 @@ func oaWithHeaders(resp Obj, names ...string) Obj {
 	return resp
 }
 
-func oaAggregateEvidence(s *Service) (string, Obj) {
+func oaAggregateEvidence(s *service.Service) (string, service.Obj) {
 	var ids []string
 	for _, c := range s.Served() {
 		if len(c.Inputs) == 0 { // a derived capability's citations are verified row by row
 			ids = append(ids, c.ID)
 		}
 	}
-	num := Obj{{"type", []string{"number", "null"}}}
-	request := oaWithAdditional(oaObject("The aggregate to verify: an aggregate citation of a query answer (or its lineage_filter with as_of), the capability it comes from and a metric.", Obj{
-		{"capability", Obj{{"type", "string"}, {"enum", ids}, {"description", "the capability's identifier (its path is taken too)"}}},
+	num := service.Obj{{"type", []string{"number", "null"}}}
+	request := oaWithAdditional(oaObject("The aggregate to verify: an aggregate citation of a query answer (or its lineage_filter with as_of), the capability it comes from and a metric.", service.Obj{
+		{"capability", service.Obj{{"type", "string"}, {"enum", ids}, {"description", "the capability's identifier (its path is taken too)"}}},
 		{"metric", oaStr("the metric to recompute")},
 		{"citation", oaWithDesc(oaSref("AggregateCitation"), "a member of the answer's citations, as is")},
-		{"lineage_filter", Obj{{"type", "object"}, {"description", "instead of citation: its lineage_filter (then as_of is required)"}}},
+		{"lineage_filter", service.Obj{{"type", "object"}, {"description", "instead of citation: its lineage_filter (then as_of is required)"}}},
 		{"as_of", oaDate("with lineage_filter: the as_of of the answer; with citation, the citation's (omit it)")},
-		{"value", Obj{{"type", "number"}, {"description", "optional: the figure read in the answer, to compare with the recomputed one"}}},
+		{"value", service.Obj{{"type", "number"}, {"description", "optional: the figure read in the answer, to compare with the recomputed one"}}},
 	}, "capability", "metric"), false)
-	column := oaObject("", Obj{
-		{"sheet", Obj{{"type", []string{"string", "null"}}}},
+	column := oaObject("", service.Obj{
+		{"sheet", service.Obj{{"type", []string{"string", "null"}}}},
 		{"field", oaStr("")},
-		{"column", Obj{{"type", []string{"string", "null"}}, {"description", "column letter(s); null when the sheet has no column for the field, or for a rule the field is read by"}}},
-		{"header", Obj{{"type", []string{"string", "null"}}, {"description", "the column's header"}}},
-		{"by", Obj{{"type", "object"}, {"description", "on a sheet holding one column per line or series: the field choosing the column, and its value"}}},
+		{"column", service.Obj{{"type", []string{"string", "null"}}, {"description", "column letter(s); null when the sheet has no column for the field, or for a rule the field is read by"}}},
+		{"header", service.Obj{{"type", []string{"string", "null"}}, {"description", "the column's header"}}},
+		{"by", service.Obj{{"type", "object"}, {"description", "on a sheet holding one column per line or series: the field choosing the column, and its value"}}},
 		{"note", oaStr("")},
 	}, "sheet", "field", "column", "header")
-	response := oaObject("A whole aggregate recomputed from the literal cells of the rows its citation cites.", Obj{
+	response := oaObject("A whole aggregate recomputed from the literal cells of the rows its citation cites.", service.Obj{
 		{"verified", oaBoolean("true when the raw file hashed as cited and the recomputed figure equals the served one")},
 		{"equal", oaBoolean("whether the recomputed figure equals the figure served for the cited rows (to 15 significant digits; both null counts as equal)")},
 		{"capability", oaStr("")},
@@ -98,14 +100,14 @@ func oaAggregateEvidence(s *Service) (string, Obj) {
 		{"value_given", num},
 		{"equal_to_value_given", oaBoolean("with value: whether it is the recomputed figure")},
 		{"source_file", oaStr("")},
-		{"raw_file_sha256", Obj{{"type", "string"}, {"pattern", oaSha256Pattern}}},
-		{"computed_sha256", Obj{{"type", "string"}, {"pattern", oaSha256Pattern}, {"description", "the hash of the stored file, computed now"}}},
+		{"raw_file_sha256", service.Obj{{"type", "string"}, {"pattern", oaSha256Pattern}}},
+		{"computed_sha256", service.Obj{{"type", "string"}, {"pattern", oaSha256Pattern}, {"description", "the hash of the stored file, computed now"}}},
 		{"cells_read", oaInteger("")},
 		{"empty_cells", oaInteger("cells read empty: null values")},
 		{"non_numeric_cells", oaInteger("cells of a numeric field that spell no number: null values")},
-		{"non_numeric_sample", oaArray(oaObject("", Obj{{"field", oaStr("")}, {"sheet", oaStr("")}, {"source_row", oaInteger("")}, {"column", oaStr("")}, {"value", oaStr("")}}), "the first five of them")},
+		{"non_numeric_sample", oaArray(oaObject("", service.Obj{{"field", oaStr("")}, {"sheet", oaStr("")}, {"source_row", oaInteger("")}, {"column", oaStr("")}, {"value", oaStr("")}}), "the first five of them")},
 		{"columns", oaArray(column, "per sheet and field, the column read and its header")},
-		{"lineage_filter", Obj{{"type", "object"}, {"description", "the lineage filter verified"}}},
+		{"lineage_filter", service.Obj{{"type", "object"}, {"description", "the lineage filter verified"}}},
 		{"method", oaStr("how the figure was recomputed")},
 	}, "verified", "equal", "capability", "as_of", "metric", "aggregation", "unit", "recomputed", "served", "rows", "source_file", "raw_file_sha256", "computed_sha256", "columns", "method")
 	c := exampleCap()
@@ -113,14 +115,14 @@ func oaAggregateEvidence(s *Service) (string, Obj) {
 	if len(c.Metrics) > 0 {
 		metric = c.Metrics[0].Name
 	}
-	body := Obj{
+	body := service.Obj{
 		{"description", "The capability, the metric and the aggregate citation (a member of a query answer's citations), or its lineage_filter with as_of as here."},
 		{"required", true},
-		{"content", Obj{{"application/json", Obj{
+		{"content", service.Obj{{"application/json", service.Obj{
 			{"schema", request},
-			{"example", Obj{{"capability", c.ID}, {"metric", metric}, {"as_of", "2016-05-31"}, {"lineage_filter", Obj{
+			{"example", service.Obj{{"capability", c.ID}, {"metric", metric}, {"as_of", "2016-05-31"}, {"lineage_filter", service.Obj{
 				{"source_file", "may_generator2016.xlsx"}, {"raw_file_sha256", "b196f74ef36c02c34e956ffaed9fc2d996abb1319b87e7a0f77d3d9f3ff18fe5"},
-				{"filters", Obj{{"lifecycle", []string{"operating"}}, {"state", []string{"TX"}}}}}}}},
+				{"filters", service.Obj{{"lifecycle", []string{"operating"}}, {"state", []string{"TX"}}}}}}}},
 		}}}},
 	}
 	op := oaOp{
@@ -129,5 +131,5 @@ func oaAggregateEvidence(s *Service) (string, Obj) {
 		body: body, ok: oaJSONOK("The aggregate, recomputed.", response, "ETag", "Cache-Control"), cached: true,
 		errs: []string{"400", "404", "413", "503"},
 	}
-	return AggregateEvidencePath, Obj{{"post", op.build()}}
+	return service.AggregateEvidencePath, service.Obj{{"post", op.build()}}
 }

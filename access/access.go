@@ -21,6 +21,17 @@ import (
 // ("unlimited" for a paid plan).
 const RemainingHeader = "X-Free-Queries-Remaining"
 
+// The paid plans' prices, in U.S. dollars: each lifts the free quota.
+const (
+	PriceMonthlyUSD = 49
+	PriceAnnualUSD  = 490
+)
+
+// PlanPrices names the paid plans with their prices, as a refusal for payment gives them.
+func PlanPrices() string {
+	return fmt.Sprintf("monthly, %d USD a month, or annual, %d USD a year", PriceMonthlyUSD, PriceAnnualUSD)
+}
+
 // Caller is who is calling: a key, or (without one) a client address.
 type Caller struct {
 	Key  *state.Key
@@ -109,9 +120,9 @@ func (g *Gate) CountQuery(ctx context.Context, c Caller) (string, *apierror.Erro
 			who = "callers without an API key from this address"
 		}
 		return "0", &apierror.Error{Status: 402, Code: apierror.CodePaymentRequired, Message: fmt.Sprintf(
-			"the %d free queries of %s are used. Subscribe to a paid plan for unlimited queries: monthly, 49 USD a month, or annual, 490 USD a year; "+
+			"the %d free queries of %s are used. Subscribe to a paid plan for unlimited queries: %s; "+
 				"the operator upgrades a key with citeq keys plan <key id> monthly|annual (or creates one with citeq keys create --plan monthly). "+
-				"Discover, describe and verify stay free.%s", g.free(), who, g.operatorHint(c))}
+				"Discover, describe and verify stay free.%s", g.free(), who, PlanPrices(), g.operatorHint(c))}
 	}
 	return strconv.Itoa(max(0, g.free()-used)), nil
 }

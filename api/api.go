@@ -204,12 +204,17 @@ func refuseOtherKeyHeaders(c *gin.Context) {
 	c.Abort()
 }
 
+// bodyTooLarge refuses a request body over MaxBody.
+func bodyTooLarge() *apierror.Error {
+	return apierror.New(413, apierror.CodeInvalidRequest, "the request body is over %d MiB; send a params object", MaxBody>>20)
+}
+
 func readBody(c *gin.Context) ([]byte, *apierror.Error) {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBody))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return nil, &apierror.Error{Status: 413, Code: apierror.CodeInvalidRequest, Message: "the request body is over 1 MiB; send a params object"}
+		return nil, bodyTooLarge()
 	case err != nil:
 		return nil, apierror.New(400, apierror.CodeInvalidRequest, "the request body could not be read whole (it was cut short or sent too slowly); send the whole body at once, no longer than its Content-Length says").Because(fmt.Errorf("read the request body: %w", err))
 	}

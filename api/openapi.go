@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
+	"github.com/citeq/citeq/state"
+	"github.com/citeq/citeq/webhooks"
 )
 
 // extraPaths lets later endpoints describe themselves in the OpenAPI document without
@@ -228,7 +232,7 @@ func oaHeaderComponents() service.Obj {
 			{"description", "A strong entity tag of the body; send it back in If-None-Match to get 304 while the answer is unchanged."},
 			{"schema", service.Obj{{"type", "string"}}}}},
 		{"X-Free-Queries-Remaining", service.Obj{
-			{"description", "How many of the 25 free queries the caller (its key, or without a key its client address) has left after this one, or `unlimited` on a paid plan."},
+			{"description", fmt.Sprintf("How many of the %d free queries the caller (its key, or without a key its client address) has left after this one, or `unlimited` on a paid plan.", state.FreeQueries)},
 			{"schema", service.Obj{{"type", "string"}, {"pattern", "^([0-9]+|unlimited)$"}}}}},
 		{"Retry-After", service.Obj{
 			{"description", "How many seconds to wait before sending the request again."},
@@ -332,8 +336,8 @@ func oaErrorResponses() service.Obj {
 		{"MethodNotAllowed", resp(oaCodeList([][2]string{{apierror.CodeMethodNotAllowed, "the path is served, but not for this method (e.g. DELETE on a query path)"}}),
 			apierror.CodeMethodNotAllowed, "DELETE is not served at /v1/"+exampleCap().Path+"/query; schema is GET, query is POST or GET, evidence is POST",
 			apierror.CodeMethodNotAllowed)},
-		{"PayloadTooLarge", resp(oaCodeList([][2]string{{apierror.CodeInvalidRequest, "the body is over 1 MiB"}}),
-			apierror.CodeInvalidRequest, "the request body is over 1 MiB; send a params object",
+		{"PayloadTooLarge", resp(oaCodeList([][2]string{{apierror.CodeInvalidRequest, fmt.Sprintf("the body is over %d MiB", MaxBody>>20)}}),
+			apierror.CodeInvalidRequest, bodyTooLarge().Message,
 			apierror.CodeInvalidRequest)},
 		{"Unauthorized", resp(oaCodeList([][2]string{
 			{apierror.CodeKeyRequired, "a webhook endpoint called without an API key"},
@@ -341,15 +345,15 @@ func oaErrorResponses() service.Obj {
 			{apierror.CodeRevokedKey, "the key has been revoked"},
 		}), apierror.CodeKeyRequired, "this endpoint needs an API key: send \"Authorization: Bearer <key>\" (an operator creates one with citeq keys create)",
 			apierror.CodeKeyRequired, apierror.CodeInvalidKey, apierror.CodeRevokedKey)},
-		{"PaymentRequired", resp(oaCodeList([][2]string{{apierror.CodePaymentRequired, "the 25 free queries of the key (or, without a key, of the client address) are used; the message names the plans (monthly 49 USD, annual 490 USD) and how to upgrade"}}),
-			apierror.CodePaymentRequired, "the 25 free queries of this API key are used. Subscribe to a paid plan for unlimited queries: monthly, 49 USD a month, or annual, 490 USD a year; ...",
+		{"PaymentRequired", resp(oaCodeList([][2]string{{apierror.CodePaymentRequired, fmt.Sprintf("the %d free queries of the key (or, without a key, of the client address) are used; the message names the plans (monthly %d USD, annual %d USD) and how to upgrade", state.FreeQueries, access.PriceMonthlyUSD, access.PriceAnnualUSD)}}),
+			apierror.CodePaymentRequired, fmt.Sprintf("the %d free queries of this API key are used. Subscribe to a paid plan for unlimited queries: %s; ...", state.FreeQueries, access.PlanPrices()),
 			apierror.CodePaymentRequired)},
 		{"WebhookBadRequest", resp(oaCodeList([][2]string{
-			{apierror.CodeInvalidRequest, "malformed body or data after the JSON object, unknown or ineligible (unserved or sub-daily) data_point, a callback_url over 2048 bytes, not https, or resolving to a loopback, private, link-local, unique-local, multicast or unspecified address (or an IPv6 address embedding one)"},
-			{apierror.CodeInvalidParameter, "a listing's limit outside 1..100, or an after that is not one of the key's subscriptions"},
+			{apierror.CodeInvalidRequest, "malformed body or data after the JSON object, unknown or ineligible (unserved or sub-daily) data_point, a callback_url over " + strconv.Itoa(webhooks.MaxCallbackURL) + " bytes, not https, or resolving to a loopback, private, link-local, unique-local, multicast or unspecified address (or an IPv6 address embedding one)"},
+			{apierror.CodeInvalidParameter, "a listing's limit outside 1.." + strconv.Itoa(MaxPage) + ", or an after that is not one of the key's subscriptions"},
 		}), apierror.CodeInvalidRequest, "callback_url must use https, not \"http\"; give a public https URL", apierror.CodeInvalidRequest, apierror.CodeInvalidParameter)},
-		{"SubscriptionLimit", resp(oaCodeList([][2]string{{apierror.CodeSubscriptionLimit, "the key already holds 100 active subscriptions"}}),
-			apierror.CodeSubscriptionLimit, "this key already holds 100 subscriptions, the most allowed; DELETE /v1/webhooks/subscriptions/{id} the ones you no longer need, then subscribe again", apierror.CodeSubscriptionLimit)},
+		{"SubscriptionLimit", resp(oaCodeList([][2]string{{apierror.CodeSubscriptionLimit, fmt.Sprintf("the key already holds %d active subscriptions", state.MaxSubscriptionsPerKey)}}),
+			apierror.CodeSubscriptionLimit, subscriptionLimit().Message, apierror.CodeSubscriptionLimit)},
 		{"SubscriptionNotFound", resp(oaCodeList([][2]string{{apierror.CodeSubscriptionNotFound, "no such subscription of the calling key (unknown, deleted, or another key's: not told apart)"}}),
 			apierror.CodeSubscriptionNotFound, "no subscription sub_0123 of this key; GET /v1/webhooks/subscriptions lists yours", apierror.CodeSubscriptionNotFound)},
 		{"InternalError", resp(oaCodeList([][2]string{{apierror.CodeInternal, "a bug; logged with the request id"}}),

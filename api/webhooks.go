@@ -94,6 +94,11 @@ func eligibleList(svc *service.Service) string {
 	return strings.Join(ids, ", ")
 }
 
+// subscriptionLimit refuses a subscription beyond state.MaxSubscriptionsPerKey.
+func subscriptionLimit() *apierror.Error {
+	return apierror.New(409, apierror.CodeSubscriptionLimit, "this key already holds %d subscriptions, the most allowed; DELETE /v1/webhooks/subscriptions/{id} the ones you no longer need, then subscribe again", state.MaxSubscriptionsPerKey)
+}
+
 func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, guard webhooks.Guard) {
 	auth := func(c *gin.Context) (access.Caller, bool) {
 		caller, e := gate.RequireKey(c.Request.Context(), c.GetHeader("Authorization"), c.ClientIP())
@@ -144,7 +149,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		}
 		sub, err := gate.Store.CreateSubscription(c.Request.Context(), caller.Key.ID, req.DataPoint, req.CallbackURL)
 		if errors.Is(err, state.ErrLimit) {
-			writeErr(c, &apierror.Error{Status: 409, Code: apierror.CodeSubscriptionLimit, Message: fmt.Sprintf("this key already holds %d subscriptions, the most allowed; DELETE /v1/webhooks/subscriptions/{id} the ones you no longer need, then subscribe again", state.MaxSubscriptionsPerKey)})
+			writeErr(c, subscriptionLimit())
 			return
 		}
 		if err != nil {

@@ -108,9 +108,15 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		}
 		return caller, true
 	}
+	// The webhook answers are written by encoding/json, which escapes <, > and & (a callback
+	// URL's query string among them), where the query answers' writer keeps them.
 	noStore := func(c *gin.Context, body any) {
+		b, err := json.Marshal(body)
+		if err != nil {
+			writeErr(c, apierror.New(500, apierror.CodeInternal, "the answer could not be written; retry, and report the X-Request-Id if it persists").Because(fmt.Errorf("write a webhook answer: %w", err)))
+			return
+		}
 		c.Header("Cache-Control", "no-store")
-		b, _ := json.Marshal(body)
 		c.Data(http.StatusOK, "application/json", b)
 	}
 	r.POST("/v1/webhooks/subscriptions", func(c *gin.Context) {

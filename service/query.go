@@ -530,40 +530,19 @@ func (s *Service) summary(c *capability.Capability, snap *Snapshot, p *Params, e
 
 // assemble joins the answer's pieces: head (the small members, without the closing brace),
 // the rows (out, and tail when rendered in two halves), the records recs (nil without) and
-// the citations of cw, verified again when evidence asks for it.
+// the citations of cw, each with its verified evidence when evidence asks for it. bytes.Join
+// copies them into a buffer of their exact length, which it does not clear first.
 func (s *Service) assemble(head, out, tail []byte, recs rawJSON, cw *citeWriter, evidence bool) []byte {
-	if !evidence {
-		// Joined from its pieces: bytes.Join copies them into a buffer of their exact length,
-		// which it does not clear first.
-		pieces := append(make([][]byte, 0, 2*len(cw.cites)+12), head, rowsMember, out)
-		if tail != nil {
-			pieces = append(pieces, comma, tail)
-		}
-		pieces = append(pieces, closeBracket)
-		if recs != nil {
-			pieces = append(pieces, recordsMember, recs)
-		}
-		pieces = cw.citationPieces(append(pieces, citationsMember))
-		return bytes.Join(append(pieces, closeBrace), nil)
-	}
-	size := len(head) + 1 + len(`,"rows":`) + len(out) + 1 + len(tail) + 1 + len(`,"citations":`) + cw.citationsLen() + len(cw.cites)*512
-	if recs != nil {
-		size += len(`,"records":`) + len(recs)
-	}
-	body := append(make([]byte, 0, size), head...)
-	body = append(body, rowsMember...)
-	body = append(body, out...)
+	pieces := append(make([][]byte, 0, 3*len(cw.cites)+12), head, rowsMember, out)
 	if tail != nil {
-		body = append(append(body, ','), tail...)
+		pieces = append(pieces, comma, tail)
 	}
-	body = append(body, ']')
+	pieces = append(pieces, closeBracket)
 	if recs != nil {
-		body = append(body, recordsMember...)
-		body = append(body, recs...)
+		pieces = append(pieces, recordsMember, recs)
 	}
-	body = append(body, citationsMember...)
-	body = cw.appendCitations(body, s, true)
-	return append(body, '}')
+	pieces = cw.citationPieces(append(pieces, citationsMember), s, evidence)
+	return bytes.Join(append(pieces, closeBrace), nil)
 }
 
 // Pieces of the answers' JSON.

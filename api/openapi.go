@@ -522,7 +522,6 @@ func oaSchemaPrefix(c *capability.Capability) string {
 	return b.String()
 }
 
-// oaJSONType is the JSON Schema type of a field type.
 // oaValueSchema is the schema of one value of field f.
 func oaValueSchema(f capability.Field) service.Obj {
 	o := service.Obj{{"type", f.Type.JSONType()}}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/capability/captest"
 	"github.com/citeq/citeq/snapshots"
 )
 
@@ -238,7 +239,7 @@ func checkMetrics(t *testing.T, what string, got, want map[string]*float64) {
 // Integer and Number columns, answer over HTTP what the rows written give, per group and in
 // total; the Number and Integer dimensions filter and group.
 func TestNumericMeasuresOverHTTP(t *testing.T) {
-	c := capability.RegisterForTest(t, numericCap())
+	c := captest.RegisterForTest(t, numericCap())
 	rows := numericRows()
 	srv := newServer(t, writeNumeric(t, c, rows))
 	query := "/v1/" + c.Path + "/query"

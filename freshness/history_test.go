@@ -61,7 +61,7 @@ func TestBackfillERCOTPrices(t *testing.T) {
 	read := func(rel string) []byte {
 		b, err := os.ReadFile(filepath.Join(raw, rel))
 		if err != nil {
-			t.Skipf("raw file %s: %v", rel, err)
+			testenv.SkipRaw(t, "raw file %s: %v", rel, err)
 		}
 		return b
 	}

@@ -93,6 +93,20 @@ type Adapter interface {
 	Known() []fetch.Source
 }
 
+// Named is implemented by an adapter that shares its capability with another (two forms of
+// a publisher's data): its name tells them apart.
+type Named interface {
+	Name() string
+}
+
+// NameOf names adapter a: its capability's identifier, and its own name when it has one.
+func NameOf(a Adapter) string {
+	if n, ok := a.(Named); ok && n.Name() != "" {
+		return a.Capability().ID + " " + n.Name()
+	}
+	return a.Capability().ID
+}
+
 // Pager is implemented by an adapter whose files also come from an API read page by page
 // with a key from configuration: ingest --fetch walks each request's pages
 // (fetch.FetchPages) into the adapter's folders.

@@ -67,7 +67,7 @@ func cfFixtureService(t *testing.T) *Service {
 			return retitle(sheet, append(out, rows[len(rows)-1]))
 		})
 	data := filepath.Join(dir, "var")
-	outcomes, err := ingest.Run(rawDir, &snapshots.Store{Dir: data}, []ingest.Adapter{eia.EIA860M{}, eia.Generation{}}, io.Discard)
+	outcomes, err := ingest.Run(rawDir, &snapshots.Store{Dir: data}, []ingest.Adapter{eia.EIA860M, eia.Generation{}}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -48,7 +49,7 @@ func TestBuildHistory(t *testing.T) {
 	cols := snapshots.Columns(src.Cap)
 	perturbed := map[int]bool{}
 	for _, name := range spec.Perturb {
-		perturbed[colIndex(t, src.Cap, name)] = true
+		perturbed[testenv.Column(t, src.Cap, name)] = true
 	}
 	var dates []string
 	var prev []snapshots.Row

@@ -16,6 +16,7 @@ import (
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/adapters"
+	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -55,7 +56,7 @@ func source(t *testing.T, capID ...string) *Source {
 		raw = filepath.Join("..", "..", "..", "shared", "data", "raw")
 	}
 	if _, err := os.Stat(raw); err != nil {
-		t.Skipf("raw files not available (%v); set CITEQ_RAW", err)
+		testenv.SkipRaw(t, "raw files not available (%v); set CITEQ_RAW", err)
 	}
 	srcOnce.Do(func() {
 		srcData, srcErr = os.MkdirTemp("", "citeq-synth-test-")
@@ -113,22 +114,11 @@ func generate(t *testing.T, src *Source, opt Options) []snapshots.Row {
 	return rows
 }
 
-func colIndex(t *testing.T, c *capability.Capability, name string) int {
-	t.Helper()
-	for i, f := range snapshots.Columns(c) {
-		if f.Name == name {
-			return i
-		}
-	}
-	t.Fatalf("no column %s", name)
-	return -1
-}
-
 // origin maps each generated row to its source row and replica through its record key:
 // the source row's, verbatim in the first replica and with the suffix ~k in replica k.
 func origin(t *testing.T, src *Source, rows []snapshots.Row) (srcRow, replica []int) {
 	t.Helper()
-	key := colIndex(t, src.Cap, capability.FieldRecordKey)
+	key := testenv.Column(t, src.Cap, capability.FieldRecordKey)
 	bySource := map[string]int{}
 	for j, r := range src.Rows {
 		k := r[key].(string)
@@ -306,7 +296,7 @@ func testPerturbation(t *testing.T, id string) {
 		s := src.Rows[srcRow[i]]
 		var factor float64 // the row's factor, the same for every perturbed column
 		for _, name := range spec.Perturb {
-			ci := colIndex(t, src.Cap, name)
+			ci := testenv.Column(t, src.Cap, name)
 			b := perCol[name]
 			if b == nil {
 				b = &bounds{}
@@ -383,7 +373,7 @@ func TestNaturalKeysUniqueAndGatesPass(t *testing.T) {
 				}
 			}
 			// The record key stays unique.
-			key := colIndex(t, src.Cap, capability.FieldRecordKey)
+			key := testenv.Column(t, src.Cap, capability.FieldRecordKey)
 			seen := map[string]int{}
 			for i, r := range rows {
 				k := r[key].(string)

@@ -21,16 +21,16 @@ func All() []ingest.Adapter {
 
 	// U.S. Energy Information Administration
 	all = append(all,
-		eia.EIA860M{},
+		eia.EIA860M,
 		eia.NaturalGasPrices{},
-		eia.RetailSales{},
-		eia.AssetOwnership{},
+		eia.RetailSales,
+		eia.AssetOwnership,
 		eia.Demand{},
 		eia.DemandRollup{},
 		eia.Generation{},
-		eia.FuelCost{},
-		eia.FuelCostExcerpt{},
-		eia.GenerationAnnual{},
+		eia.FuelCost,
+		eia.FuelCostExcerpt,
+		eia.GenerationAnnual,
 	)
 
 	// Grid operators: interconnection queues
@@ -50,9 +50,9 @@ func All() []ingest.Adapter {
 		market.ERCOTPrices{},
 		market.PJMCapacityMarket{},
 		market.MISOAuction{},
-		market.MISOAuctionTranscribed{},
+		market.MISOAuctionTranscribed,
 		market.PJMAccreditation{},
-		market.PJMAccreditationTranscribed{},
+		market.PJMAccreditationTranscribed,
 		market.MISOAccreditation{},
 	)
 
@@ -61,9 +61,9 @@ func All() []ingest.Adapter {
 
 	// Federal Reserve (FRED), Census Bureau, NCSES, FCC
 	all = append(all,
-		fred.G17{},
-		census.C30{},
-		ncses.ABS{},
+		fred.G17,
+		census.C30,
+		ncses.ABS,
 		census.ChipTrade(),
 		census.EquipmentTrade(),
 		census.RobotTrade(),

@@ -48,12 +48,15 @@ const (
 //
 // The checks run on the newest plan of each form of the publisher's data the adapter reads
 // (the source id of a plan's first data file): a USA Trade Online export and a transcription
-// of API answers are each checked, not only the newest document.
+// of API answers are each checked, not only the newest document. The cited cells are checked
+// on every plan, each layout a publisher's file has had (EIA-860M's May 2016, NYISO's 2020).
+// Each adapter's subtest is named by ingest.NameOf (two adapters of one capability by their
+// names).
 func TestConformance(t *testing.T) {
 	raw := testenv.Raw(t)
 	fixtures := filepath.Join(testenv.RepoRoot(t), "testdata", "fixtures")
 	for _, a := range adapters.All() {
-		t.Run(a.Capability().ID, func(t *testing.T) {
+		t.Run(ingest.NameOf(a), func(t *testing.T) {
 			t.Parallel()
 			root := raw
 			plans, err := a.Plan(ingest.NewFinder(raw, a.Folders()))
@@ -85,21 +88,39 @@ func TestConformance(t *testing.T) {
 					t.Fatalf("%s %s not promoted: %v", o.Capability, o.AsOf, o.Reasons)
 				}
 			}
+			manifest := func(t *testing.T, asOf string) *snapshots.Manifest {
+				for _, o := range outcomes {
+					if o.AsOf == asOf {
+						return o.Manifest
+					}
+				}
+				t.Fatalf("no snapshot for as_of %s among %d outcomes", asOf, len(outcomes))
+				return nil
+			}
 			forms := newestOfEachForm(plans)
+			newest := map[int]bool{}
+			for _, f := range forms {
+				newest[f.index] = true
+			}
+			for i, p := range plans {
+				if newest[i] {
+					continue
+				}
+				t.Run(fmt.Sprintf("cells of plan %d of %d", i+1, len(plans)), func(t *testing.T) {
+					testenv.HashPlan(t, &p)
+					b, err := a.Build(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkCitedCells(t, a.Capability(), data, manifest(t, b.AsOf), b)
+				})
+			}
 			for _, f := range forms {
 				check := func(t *testing.T) {
 					p := f.plan
 					testenv.HashPlan(t, &p)
 					b := buildTwice(t, a, p)
-					var m *snapshots.Manifest
-					for _, o := range outcomes {
-						if o.AsOf == b.AsOf {
-							m = o.Manifest
-						}
-					}
-					if m == nil {
-						t.Fatalf("no snapshot for as_of %s among %d outcomes", b.AsOf, len(outcomes))
-					}
+					m := manifest(t, b.AsOf)
 					checkKeyAndCodebooks(t, a.Capability(), b)
 					checkCitedCells(t, a.Capability(), data, m, b)
 					first, _ := ingest.SplitRoles(p.Files)
@@ -131,10 +152,11 @@ var damageEveryFile = map[string]bool{
 	capability.PowerCapacityMarketMISO.ID: true,
 }
 
-// form is the newest plan of one form of a publisher's data.
+// form is the newest plan of one form of a publisher's data, and its index among the plans.
 type form struct {
 	sourceID string
 	plan     ingest.Plan
+	index    int
 }
 
 // newestOfEachForm returns, for each source id of the plans' first data files, the last plan
@@ -154,7 +176,7 @@ func newestOfEachForm(plans []ingest.Plan) []form {
 	}
 	out := make([]form, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, form{id, plans[last[id]]})
+		out = append(out, form{id, plans[last[id]], last[id]})
 	}
 	slices.SortStableFunc(out, func(x, y form) int { return last[x.sourceID] - last[y.sourceID] })
 	return out

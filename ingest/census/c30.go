@@ -4,14 +4,12 @@ package census
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/citeq/citeq/capability"
-	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/fetch"
 	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
@@ -43,20 +41,41 @@ var c30Workbooks = []c30Workbook{
 	{"pubsatime.xlsx", "Public SA", "CENSUS:C30:pubsatime", "https://www.census.gov/construction/c30/xlsx/pubsatime.xlsx"},
 }
 
-// C30 ingests ai_infrastructure.construction from the C30 seasonally adjusted workbooks.
-type C30 struct{}
+// C30 ingests ai_infrastructure.construction from the C30 seasonally adjusted workbooks, one
+// snapshot of both: a row per sector, line and month, from the value column of each line.
+var C30 = kit.New(&kit.Spec{
+	Cap:      capability.AIInfrastructureConstruction,
+	Version:  "census-c30/1",
+	Folders:  []string{C30Folder},
+	Known:    c30Known(),
+	Files:    []*kit.File{c30File(c30Workbooks[0]), c30File(c30Workbooks[1])},
+	Together: true,
+	State:    func() any { return &c30Build{books: map[string]*snapshots.Code{}} },
+	AsOf: func(b *kit.Book) (string, error) {
+		if asOf := b.State.(*c30Build).asOf; asOf != "" {
+			return asOf, nil
+		}
+		return noDataAsOf, nil
+	},
+	Gates: func(b *kit.Book) []snapshots.Gate {
+		st := b.State.(*c30Build)
+		book := snapshots.Codebook{Name: "line_path", Description: "the published lines of the C30 workbooks, with their ancestors (from the header row; the hierarchy follows the column order)"}
+		for _, k := range st.order {
+			book.Codes = append(book.Codes, *st.books[k])
+		}
+		b.Codebooks = []snapshots.Codebook{book}
+		detail := strings.Join(st.parsed, "; ") + fmt.Sprintf("; %d blank cells (lines not yet published) and %d public detail cells written 0 before 2002 (not available) are not served", st.unpublished, st.notAvailable)
+		return []snapshots.Gate{
+			b.HeadersGate(strings.Join(b.Found, "; ")),
+			b.CellsGate(detail),
+			b.CompleteGate("every sheet runs month by month from its header to its source line"),
+		}
+	},
+	Ranges:   map[string]snapshots.Range{"value_musd": {Min: 0, Max: 1e8}, "year": {Min: 1990, Max: 2100}, "level": {Min: 0, Max: 4}},
+	Required: []string{"sector", "line", "line_path", "level", "observation_date", "period", "mark", "unit"},
+})
 
-// Capability implements ingest.Adapter.
-func (C30) Capability() *capability.Capability { return capability.AIInfrastructureConstruction }
-
-// Version implements ingest.Adapter.
-func (C30) Version() string { return "census-c30/1" }
-
-// Folders implements ingest.Adapter.
-func (C30) Folders() []string { return []string{C30Folder} }
-
-// Known implements ingest.Adapter.
-func (C30) Known() []fetch.Source {
+func c30Known() []fetch.Source {
 	var out []fetch.Source
 	for _, w := range c30Workbooks {
 		out = append(out, fetch.Source{URL: w.url, Kind: fetch.XLSX, Dest: C30Folder + "/" + w.file})
@@ -64,22 +83,23 @@ func (C30) Known() []fetch.Source {
 	return out
 }
 
-// Plan implements ingest.Adapter: one snapshot of the workbooks found.
-func (C30) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
-	var files []ingest.File
-	for _, w := range c30Workbooks {
-		ps, err := finder.Named(w.file)
-		if err != nil {
-			return nil, fmt.Errorf("census c30 plan: %w", err)
-		}
-		for _, p := range ps {
-			files = append(files, ingest.File{Path: p, SourceID: w.sourceID, Publisher: c30C30Publisher, URL: w.url, Role: ingest.RoleData})
-		}
+// c30File is one workbook: its sheet, a row per month from row 5 (newest first) down to the
+// first blank label, then the source line with the release date.
+func c30File(w c30Workbook) *kit.File {
+	return &kit.File{
+		Names:    []string{w.file},
+		SourceID: w.sourceID, Publisher: c30C30Publisher,
+		URL: func(string, []string) string { return w.url },
+		Sheets: []*kit.Sheet{{
+			Name: w.sheet, Header: c30HeaderRow, First: c30FirstDataRow,
+			Columns: []kit.Column{{Field: "period_label", At: 1}},
+			Begin:   c30Header,
+			Stop:    func(r *kit.Row) bool { return strings.TrimSpace(r.CellAt(1).Value) == "" },
+			IsRow:   func(*kit.Row) bool { return true },
+			Each:    c30Month,
+		}},
+		Close: c30Release,
 	}
-	if len(files) == 0 {
-		return nil, nil
-	}
-	return []ingest.Plan{{Files: files}}, nil
 }
 
 // c30Column is one value column as the adapter expects it.
@@ -173,86 +193,31 @@ func parseMonth(s string) (time.Time, string, error) {
 
 // c30Build is the state of one build.
 type c30Build struct {
-	rows                      *ingest.Rows
-	bad                       kit.Problems
-	missing, found, short     []string
 	parsed                    []string
 	books                     map[string]*snapshots.Code
 	order                     []string
 	asOf                      string
 	unpublished, notAvailable int
+	// the workbook being read: its columns, the previous month, months and values read
+	cols           []c30Column
+	headers        map[int]string
+	prev           time.Time
+	months, values int
 }
 
-// Build implements ingest.Adapter.
-func (C30) Build(p ingest.Plan) (*ingest.Build, error) {
-	b := &ingest.Build{
-		Ranges:   map[string]snapshots.Range{"value_musd": {Min: 0, Max: 1e8}, "year": {Min: 1990, Max: 2100}, "level": {Min: 0, Max: 4}},
-		Required: []string{"sector", "line", "line_path", "level", "observation_date", "period", "mark", "unit"},
-	}
-	st := &c30Build{rows: ingest.NewRows(capability.AIInfrastructureConstruction), books: map[string]*snapshots.Code{}}
-	for i := range p.Files {
-		f := &p.Files[i]
-		src, err := st.readWorkbook(f)
-		if err != nil {
-			return nil, err
-		}
-		if src != nil {
-			b.Sources = append(b.Sources, *src)
-		}
-	}
-	asOf := st.asOf
-	if asOf == "" {
-		asOf = noDataAsOf
-	}
-	facts, err := st.rows.Finish(asOf)
-	if err != nil {
-		return nil, fmt.Errorf("census c30: %w", err)
-	}
-	b.AsOf, b.Rows, b.Cells = asOf, facts, st.rows.Cells()
-	book := snapshots.Codebook{Name: "line_path", Description: "the published lines of the C30 workbooks, with their ancestors (from the header row; the hierarchy follows the column order)"}
-	for _, k := range st.order {
-		book.Codes = append(book.Codes, *st.books[k])
-	}
-	b.Codebooks = ingest.CountCodes(capability.AIInfrastructureConstruction, []snapshots.Codebook{book}, facts)
-	detail := strings.Join(st.parsed, "; ") + fmt.Sprintf("; %d blank cells (lines not yet published) and %d public detail cells written 0 before 2002 (not available) are not served", st.unpublished, st.notAvailable)
-	b.Checks = append(b.Checks,
-		kit.Failures(kit.GateHeaders, st.missing, strings.Join(st.found, "; ")),
-		st.bad.Gate(kit.GateCells, detail),
-		kit.Failures(kit.GateComplete, st.short, "every sheet runs month by month from its header to its source line"))
-	return b, nil
-}
-
-// readWorkbook reads one workbook's rows; it returns the source (nil when its sheet or
-// header is not as expected, which the headers gate reports).
-func (st *c30Build) readWorkbook(f *ingest.File) (*snapshots.Source, error) {
-	name := filepath.Base(f.Path)
-	var w c30Workbook
-	for _, x := range c30Workbooks {
-		if x.file == name {
-			w = x
-		}
-	}
-	if w.file == "" {
-		return nil, fmt.Errorf("census c30: %s: no workbook of this name is read", name)
-	}
-	wb, err := grid.Open(f.Path)
-	if err != nil {
-		return nil, fmt.Errorf("census c30: %w", err)
-	}
-	sh := wb.Sheet(w.sheet)
-	if sh == nil {
-		st.missing = append(st.missing, fmt.Sprintf("%s: no sheet %q (sheets: %s)", name, w.sheet, strings.Join(wb.SheetNames(), ", ")))
-		return nil, nil
-	}
-	cols := columnsOf(name)
+// c30Header checks the header row holds Date and the workbook's lines in order, and records
+// each line in the line_path codebook; a sheet whose header is not the workbook's is
+// reported and not read.
+func c30Header(s *kit.SheetRead) bool {
+	b, st, name := s.File.Book, s.File.Book.State.(*c30Build), s.File.Name
+	st.cols, st.headers, st.prev, st.months, st.values = columnsOf(name), map[int]string{}, time.Time{}, 0, 0
 	var wrong []string
-	if got := strings.TrimSpace(sh.Cell(c30HeaderRow, 1).Value); got != "Date" {
+	if got := strings.TrimSpace(s.Cell(c30HeaderRow, 1).Value); got != "Date" {
 		wrong = append(wrong, fmt.Sprintf("A%d is %q, not Date", c30HeaderRow, got))
 	}
-	headers := map[int]string{}
-	for _, c := range cols {
-		raw := sh.Cell(c30HeaderRow, c.col).Value
-		headers[c.col] = kit.Squash(strings.ReplaceAll(raw, "_x000D_", " "))
+	for _, c := range st.cols {
+		raw := s.Cell(c30HeaderRow, c.col).Value
+		st.headers[c.col] = kit.Squash(strings.ReplaceAll(raw, "_x000D_", " "))
 		if got := cleanHeader(raw); got != c.want {
 			wrong = append(wrong, fmt.Sprintf("%s%d is %q, not %q", grid.ColumnName(c.col), c30HeaderRow, got, c.want))
 		}
@@ -261,11 +226,12 @@ func (st *c30Build) readWorkbook(f *ingest.File) (*snapshots.Source, error) {
 		if len(wrong) > 3 {
 			wrong = append(wrong[:3], fmt.Sprintf("and %d more", len(wrong)-3))
 		}
-		st.missing = append(st.missing, fmt.Sprintf("%s sheet %s: %s", name, w.sheet, strings.Join(wrong, "; ")))
-		return nil, nil
+		b.Missing = append(b.Missing, fmt.Sprintf("%s sheet %s: %s", name, s.Name, strings.Join(wrong, "; ")))
+		s.File.Omit = true
+		return false
 	}
-	st.found = append(st.found, fmt.Sprintf("%s: Date and %d lines in row %d", name, len(cols), c30HeaderRow))
-	for _, c := range cols {
+	b.Found = append(b.Found, fmt.Sprintf("%s: Date and %d lines in row %d", name, len(st.cols), c30HeaderRow))
+	for _, c := range st.cols {
 		key := c.path
 		if code, ok := st.books[key]; ok {
 			if !strings.Contains(code.Group, c.sector) {
@@ -273,88 +239,93 @@ func (st *c30Build) readWorkbook(f *ingest.File) (*snapshots.Source, error) {
 			}
 			continue
 		}
-		st.books[key] = &snapshots.Code{Code: key, Description: headers[c.col], Group: c.sector, InAgencyTable: true,
-			Source: &snapshots.CodeSource{SourceFile: name, Sheet: w.sheet, SourceRow: c30HeaderRow, SHA256: f.SHA256}}
+		st.books[key] = &snapshots.Code{Code: key, Description: st.headers[c.col], Group: c.sector, InAgencyTable: true,
+			Source: &snapshots.CodeSource{SourceFile: name, Sheet: s.Name, SourceRow: c30HeaderRow, SHA256: s.File.SHA256}}
 		st.order = append(st.order, key)
 	}
-	months, values := 0, 0
-	var prev time.Time
-	r := c30FirstDataRow
-	for ; r <= sh.NumRows(); r++ {
-		row := sh.Row(r)
-		if len(row) == 0 || strings.TrimSpace(row[0].Value) == "" {
-			break
-		}
-		label := strings.TrimSpace(row[0].Value)
-		t, mark, err := parseMonth(label)
+	return true
+}
+
+// c30Month adds a month's row of every line with a published value.
+func c30Month(r *kit.Row) {
+	st := r.Book.State.(*c30Build)
+	label := strings.TrimSpace(r.CellAt(1).Value)
+	t, mark, err := parseMonth(label)
+	if err != nil {
+		r.Problem(1, "Date", "%v", err)
+		return
+	}
+	if !st.prev.IsZero() && !t.Equal(st.prev.AddDate(0, -1, 0)) {
+		r.Book.Incomplete = append(r.Book.Incomplete, fmt.Sprintf("%s!A%d: %s follows %s (months run newest first, one by one)", r.File.Name, r.N, t.Format("2006-01"), st.prev.Format("2006-01")))
+	}
+	st.prev = t
+	st.months++
+	period := t.Format("2006-01")
+	for _, c := range st.cols {
+		cell := r.CellAt(c.col)
+		v, err := kit.Number(cell)
 		if err != nil {
-			st.bad.Add("%s!A%d: %v", name, r, err)
+			r.Problem(c.col, c.line, "%v", err)
 			continue
 		}
-		if !prev.IsZero() && !t.Equal(prev.AddDate(0, -1, 0)) {
-			st.short = append(st.short, fmt.Sprintf("%s!A%d: %s follows %s (months run newest first, one by one)", name, r, t.Format("2006-01"), prev.Format("2006-01")))
+		if v == nil {
+			st.unpublished++
+			continue
 		}
-		prev = t
-		months++
-		period := t.Format("2006-01")
-		for _, c := range cols {
-			cell := sh.Cell(r, c.col)
-			v, err := kit.Number(cell)
-			if err != nil {
-				st.bad.Add("%s!%s%d: %v", name, grid.ColumnName(c.col), r, err)
-				continue
-			}
-			if v == nil {
-				st.unpublished++
-				continue
-			}
-			if name == "pubsatime.xlsx" && c.level > 0 && t.Year() < 2002 && v.(float64) == 0 {
-				st.notAvailable++
-				continue
-			}
-			var parent any
-			if c.parent != "" {
-				parent = c.parent
-			}
-			st.rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: w.sheet, Row: r, SHA256: f.SHA256}).
-				Set("sector", c.sector).
-				Set("line", c.line).
-				Set("line_path", c.path).
-				Set("parent_line", parent).
-				Set("level", c.level).
-				Set("column_header", headers[c.col]).
-				Set("source_column", grid.ColumnName(c.col)).
-				Set("observation_date", t.Format("2006-01-02")).
-				Set("period", period).
-				Set("year", t.Year()).
-				SetCell("period_label", 1, label).
-				Set("mark", mark).
-				SetCell("value_musd", c.col, v).
-				Set("unit", c30Unit).
-				Key(c.sector + ":" + c.path + ":" + period)
-			values++
+		if r.File.Name == "pubsatime.xlsx" && c.level > 0 && t.Year() < 2002 && v.(float64) == 0 {
+			st.notAvailable++
+			continue
 		}
+		var parent any
+		if c.parent != "" {
+			parent = c.parent
+		}
+		r.Add().
+			Set("sector", c.sector).
+			Set("line", c.line).
+			Set("line_path", c.path).
+			Set("parent_line", parent).
+			Set("level", c.level).
+			Set("column_header", st.headers[c.col]).
+			Set("source_column", grid.ColumnName(c.col)).
+			Set("observation_date", t.Format("2006-01-02")).
+			Set("period", period).
+			Set("year", t.Year()).
+			Set("mark", mark).
+			SetCell("value_musd", c.col, v).
+			Set("unit", c30Unit).
+			Key(c.sector + ":" + c.path + ":" + period)
+		st.values++
 	}
+}
+
+// c30Release reads the release date from the source line after the months: the snapshot is
+// as of the latest workbook's.
+func c30Release(fr *kit.FileRead) error {
+	st := fr.Book.State.(*c30Build)
+	if len(fr.Sheets) == 0 || fr.Omit {
+		fr.Omit = true
+		return nil
+	}
+	s := fr.Sheets[0]
 	release := ""
-	for ; r <= sh.NumRows(); r++ {
-		if m := sourceLine.FindStringSubmatch(strings.TrimSpace(sh.Cell(r, 1).Value)); m != nil {
+	for r := s.End; r <= s.NumRows(); r++ {
+		if m := sourceLine.FindStringSubmatch(strings.TrimSpace(s.Cell(r, 1).Value)); m != nil {
 			t, err := kit.ParseDate(m[1])
 			if err != nil {
-				return nil, fmt.Errorf("census c30: %s row %d: release date: %w", name, r, err)
+				return fmt.Errorf("census c30: %s row %d: release date: %w", fr.Name, r, err)
 			}
 			release = t.Format("2006-01-02")
 			break
 		}
 	}
 	if release == "" {
-		st.short = append(st.short, fmt.Sprintf("%s sheet %s: no \"Source: U.S. Census Bureau, Construction Spending, <date>\" line after the %d months read: the sheet is cut short", name, w.sheet, months))
+		fr.Book.Incomplete = append(fr.Book.Incomplete, fmt.Sprintf("%s sheet %s: no \"Source: U.S. Census Bureau, Construction Spending, <date>\" line after the %d months read: the sheet is cut short", fr.Name, s.Name, st.months))
 	} else if release > st.asOf {
 		st.asOf = release
 	}
-	st.parsed = append(st.parsed, fmt.Sprintf("%s: %d months, %d values", name, months, values))
-	src := f.Source()
-	src.Title = strings.TrimSpace(sh.Cell(1, 1).Value)
-	src.Release = release
-	src.HeaderRows = map[string]int{w.sheet: c30HeaderRow}
-	return &src, nil
+	st.parsed = append(st.parsed, fmt.Sprintf("%s: %d months, %d values", fr.Name, st.months, st.values))
+	fr.Source.Title = strings.TrimSpace(s.Cell(1, 1).Value)
+	fr.Source.Release = release
+	return nil
 }

@@ -12,39 +12,13 @@ import (
 	"github.com/citeq/citeq/ingest/census"
 	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/internal/testenv"
-	"github.com/citeq/citeq/snapshots"
 )
 
-func c30Plan(t *testing.T, root string) ingest.Plan {
-	t.Helper()
-	a := census.C30{}
-	plans, err := a.Plan(ingest.NewFinder(root, a.Folders()))
-	if err != nil || len(plans) != 1 {
-		t.Fatalf("plans %d, err %v", len(plans), err)
-	}
-	p := plans[0]
-	for i := range p.Files {
-		sha, n, err := snapshots.HashFile(p.Files[i].Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Files[i].SHA256, p.Files[i].Bytes = sha, n
-	}
-	return p
-}
-
-func col(c *capability.Capability, name string) int {
-	for i, f := range snapshots.Columns(c) {
-		if f.Name == name {
-			return i
-		}
-	}
-	panic(name)
-}
+func c30Plan(t *testing.T, root string) ingest.Plan { return testenv.OnePlan(t, census.C30, root) }
 
 func buildC30(t *testing.T) *ingest.Build {
 	t.Helper()
-	b, err := census.C30{}.Build(c30Plan(t, testenv.Raw(t)))
+	b, err := census.C30.Build(c30Plan(t, testenv.Raw(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +38,7 @@ func TestC30ValuesAreTheirCells(t *testing.T) {
 	sheets := map[string]*grid.Sheet{}
 	raw := filepath.Join(testenv.Raw(t), filepath.FromSlash(census.C30Folder))
 	for _, r := range b.Rows {
-		file := r[col(c, capability.ColSourceFile)].(string)
+		file := r[testenv.Column(t, c, capability.ColSourceFile)].(string)
 		sh := sheets[file]
 		if sh == nil {
 			wb, err := grid.Open(filepath.Join(raw, file))
@@ -74,15 +48,15 @@ func TestC30ValuesAreTheirCells(t *testing.T) {
 			sh = wb.Sheets[0]
 			sheets[file] = sh
 		}
-		row := int(r[col(c, capability.ColSourceRow)].(int64))
-		letter := r[col(c, "source_column")].(string)
+		row := int(r[testenv.Column(t, c, capability.ColSourceRow)].(int64))
+		letter := r[testenv.Column(t, c, "source_column")].(string)
 		n := 0
 		for _, ch := range letter {
 			n = n*26 + int(ch-'A'+1)
 		}
 		lit := sh.Cell(row, n).Value
 		want, err := strconv.ParseFloat(lit, 64)
-		if got := r[col(c, "value_musd")]; err != nil || got != want {
+		if got := r[testenv.Column(t, c, "value_musd")]; err != nil || got != want {
 			t.Fatalf("%s row %d column %s: value %v, cell %q", file, row, letter, got, lit)
 		}
 	}
@@ -97,8 +71,8 @@ func TestC30Lines(t *testing.T) {
 	val := map[key]float64{}
 	children := map[key][]float64{}
 	for _, r := range b.Rows {
-		s, p, per := r[col(c, "sector")].(string), r[col(c, "line_path")].(string), r[col(c, "period")].(string)
-		v := r[col(c, "value_musd")].(float64)
+		s, p, per := r[testenv.Column(t, c, "sector")].(string), r[testenv.Column(t, c, "line_path")].(string), r[testenv.Column(t, c, "period")].(string)
+		v := r[testenv.Column(t, c, "value_musd")].(float64)
 		val[key{s, p, per}] = v
 		if i := strings.LastIndex(p, " > "); i > 0 {
 			k := key{s, p[:i], per}
@@ -157,7 +131,7 @@ func TestC30Damaged(t *testing.T) {
 			x := testenv.ReadCells(t, filepath.Join(raw, filepath.FromSlash(census.C30Folder), "privsatime.xlsx"))
 			tc.edit(x)
 			x.Write(t, filepath.Join(dir, "privsatime.xlsx"))
-			b, err := census.C30{}.Build(c30Plan(t, filepath.Dir(filepath.Dir(dir))))
+			b, err := census.C30.Build(c30Plan(t, filepath.Dir(filepath.Dir(dir))))
 			if err != nil {
 				t.Fatal(err)
 			}

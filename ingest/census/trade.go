@@ -33,48 +33,62 @@ const TradeFolder = "aiinfra_robotics/census_trade"
 const TradeDerivedFolder = "aiinfra_robotics/census_trade_derived"
 
 // Trade ingests one of the import capabilities from the Census Bureau's import statistics
-// for its commodities; ChipTrade, EquipmentTrade and RobotTrade configure it.
-type Trade struct {
+// for its commodities; ChipTrade, EquipmentTrade and RobotTrade configure it. It is one sheet
+// spec over the three forms (kit.Spec): each document its own snapshot, the API's answers for
+// the adapter's headings one document set, in the order of their as_of, the API set (whose
+// as_of is known once read) last.
+type Trade struct{ kit.Adapter }
+
+// ChipTrade is the adapter of ai_infrastructure.trade (HS 8541, 8542 and the subheading
+// 854232).
+func ChipTrade() Trade { return newTrade(capability.AIInfrastructureTrade, "8541", "8542") }
+
+// EquipmentTrade is the adapter of ai_infrastructure.equipment_trade (HS 8486).
+func EquipmentTrade() Trade { return newTrade(capability.AIInfrastructureEquipmentTrade, "8486") }
+
+// RobotTrade is the adapter of robotics.trade (HS 847950).
+func RobotTrade() Trade { return newTrade(capability.RoboticsTrade, "847950") }
+
+// trade is what configures one import capability's adapter.
+type trade struct {
 	cap *capability.Capability
 	// api lists the HS headings requested from the international trade API (Known).
 	api []string
 }
 
-// ChipTrade is the adapter of ai_infrastructure.trade (HS 8541, 8542 and the subheading
-// 854232).
-func ChipTrade() Trade {
-	return Trade{capability.AIInfrastructureTrade, []string{"8541", "8542"}}
+// newTrade declares the adapter of capability c, whose API answers are those of headings api.
+func newTrade(c *capability.Capability, api ...string) Trade {
+	t := &trade{cap: c, api: api}
+	return Trade{kit.New(&kit.Spec{
+		Cap:     c,
+		Version: "census-trade/2",
+		Folders: []string{TradeFolder, TradeDerivedFolder},
+		Known:   t.known(),
+		Files:   []*kit.File{t.exportKind(), t.excerptKind(), t.apiKind()},
+		Sort:    tradeOrder,
+		State:   func() any { return &tradeBuild{t: t, sums: map[string]*tradeSum{}} },
+		AsOf: func(b *kit.Book) (string, error) {
+			if tb := b.State.(*tradeBuild); tb.asOf != "" {
+				return tb.asOf, nil
+			}
+			return noDataAsOf, nil
+		},
+		Gates:    tradeGates,
+		Ranges:   map[string]snapshots.Range{"general_imports_usd": {Min: 0, Max: 1e13}, "consumption_imports_usd": {Min: 0, Max: 1e13}, "year": {Min: 1990, Max: 2100}},
+		Required: []string{"source_form", "commodity", "commodity_level", "value_unit", "country_name", "country_kind", "period", "observation_date"},
+	})}
 }
-
-// EquipmentTrade is the adapter of ai_infrastructure.equipment_trade (HS 8486).
-func EquipmentTrade() Trade {
-	return Trade{capability.AIInfrastructureEquipmentTrade, []string{"8486"}}
-}
-
-// RobotTrade is the adapter of robotics.trade (HS 847950).
-func RobotTrade() Trade {
-	return Trade{capability.RoboticsTrade, []string{"847950"}}
-}
-
-// Capability implements ingest.Adapter.
-func (a Trade) Capability() *capability.Capability { return a.cap }
-
-// Version implements ingest.Adapter.
-func (Trade) Version() string { return "census-trade/2" }
-
-// Folders implements ingest.Adapter.
-func (Trade) Folders() []string { return []string{TradeFolder, TradeDerivedFolder} }
 
 // commodities lists every HS code the capability answers (its commodity field's values).
-func (a Trade) commodities() []string {
-	f, _ := a.cap.Field("commodity")
+func (t *trade) commodities() []string {
+	f, _ := t.cap.Field("commodity")
 	return f.Enum
 }
 
 // levels lists the commodity levels of the capability's codes (HS4, HS6).
-func (a Trade) levels() []string {
+func (t *trade) levels() []string {
 	var out []string
-	for _, c := range a.commodities() {
+	for _, c := range t.commodities() {
 		if l := capability.TradeLevel(c); !slices.Contains(out, l) {
 			out = append(out, l)
 		}
@@ -82,65 +96,27 @@ func (a Trade) levels() []string {
 	return out
 }
 
-// Known implements ingest.Adapter. The response is a JSON document.
-func (a Trade) Known() []fetch.Source {
+// known are the API requests of the adapter's headings. The response is a JSON document.
+func (t *trade) known() []fetch.Source {
 	var out []fetch.Source
-	for _, c := range a.api {
+	for _, c := range t.api {
 		out = append(out, fetch.Source{URL: TradeURL(c), Kind: fetch.JSON, Dest: TradeFolder + "/" + tradeFile(c)})
 	}
 	return out
 }
 
-// Plan implements ingest.Adapter: each document is its own snapshot. The API's answers for
-// the adapter's headings are one document set; each USA Trade Online export at the level of
-// one of the capability's commodities is one document, as of its "Current date:" line; each
-// transcription of API answers for one of its commodities is one document, derived. Plans
-// are in the order of their as_of (the API set, whose as_of is known once read, last).
-func (a Trade) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
-	var plans []ingest.Plan
-	var api []ingest.File
-	for _, c := range a.api {
-		ps, err := finder.Named(tradeFile(c))
-		if err != nil {
-			return nil, fmt.Errorf("census trade plan: %w", err)
+// tradeOrder orders the plans by their as_of hints, the API set last.
+func tradeOrder(plans []ingest.Plan) {
+	last := func(p ingest.Plan) bool {
+		return len(p.Files) > 0 && apiName.MatchString(filepath.Base(p.Files[0].Path))
+	}
+	sort.SliceStable(plans, func(i, j int) bool {
+		li, lj := last(plans[i]), last(plans[j])
+		if li != lj {
+			return lj
 		}
-		for _, p := range ps {
-			api = append(api, ingest.File{Path: p, SourceID: "CENSUS:intltrade:imports:HS" + c, Publisher: tradePublisher, URL: TradeURL(c), Role: ingest.RoleData})
-		}
-	}
-	exports, err := finder.Find(exportName.MatchString)
-	if err != nil {
-		return nil, fmt.Errorf("census trade plan: %w", err)
-	}
-	for _, p := range exports {
-		hint, level, err := peekExport(p)
-		if err != nil {
-			return nil, fmt.Errorf("census trade plan: %w", err)
-		}
-		if !slices.Contains(a.levels(), level) {
-			continue // an export of another level holds none of the capability's commodities
-		}
-		plans = append(plans, ingest.Plan{AsOfHint: hint, Files: []ingest.File{{Path: p, SourceID: exportSourceID,
-			Publisher: exportPublisher, URL: exportURL, Role: ingest.RoleData}}})
-	}
-	excerpts, err := finder.Find(excerptName.MatchString)
-	if err != nil {
-		return nil, fmt.Errorf("census trade plan: %w", err)
-	}
-	for _, p := range excerpts {
-		code := excerptName.FindStringSubmatch(filepath.Base(p))[1]
-		if !slices.Contains(a.commodities(), code) {
-			continue
-		}
-		plans = append(plans, ingest.Plan{AsOfHint: excerptHint(filepath.Base(p)), Files: []ingest.File{{Path: p,
-			SourceID: excerptSourceID(code), Publisher: excerptPublisher, URL: excerptURL, Role: ingest.RoleData,
-			Derived: true, OriginalURL: excerptOriginal(code, "", "")}}})
-	}
-	sort.SliceStable(plans, func(i, j int) bool { return plans[i].AsOfHint < plans[j].AsOfHint })
-	if len(api) > 0 {
-		plans = append(plans, ingest.Plan{Files: api})
-	}
-	return plans, nil
+		return !li && plans[i].AsOfHint < plans[j].AsOfHint
+	})
 }
 
 // peekExport reads the first lines of a USA Trade Online export: the date of its "Current
@@ -171,13 +147,10 @@ func peekExport(path string) (hint, level string, err error) {
 
 // tradeBuild gathers what the readers of one plan's files find.
 type tradeBuild struct {
-	a    Trade
-	rows *ingest.Rows
-	// bad are cells that do not parse; layout the files whose title lines or header are not
-	// the form's (found says what was found where they are).
-	bad           kit.Problems
-	layout, found []string
-	read          []string
+	t *trade
+	// found says what was found where the files' title lines and header are.
+	found []string
+	read  []string
 	// sums are the API's and transcriptions' commodity-months, for totals_reconcile; reconcile
 	// is set when a file of such a form was read.
 	sums      map[string]*tradeSum
@@ -187,8 +160,20 @@ type tradeBuild struct {
 	missing, present []string
 	complete         bool
 	// asOf is the latest as_of among the plan's documents.
-	asOf    string
-	sources []snapshots.Source
+	asOf string
+	// file is what the file being read adds up to.
+	file fileTally
+}
+
+// fileTally is what one file's lines add up to.
+type fileTally struct {
+	n, other    int
+	first, last string
+	dateLine    string
+	months      map[string]int
+	levels      map[string]bool
+	dated       bool
+	exportAsOf  string
 }
 
 // tradeSum is one commodity-month's total line and the sum of its countries, in one file.
@@ -224,49 +209,22 @@ func (tb *tradeBuild) document(asOf string) {
 	}
 }
 
-// Build implements ingest.Adapter.
-func (a Trade) Build(p ingest.Plan) (*ingest.Build, error) {
-	tb := &tradeBuild{a: a, rows: ingest.NewRows(a.cap), sums: map[string]*tradeSum{}}
-	for i := range p.Files {
-		f := &p.Files[i]
-		name := filepath.Base(f.Path)
-		var err error
-		switch {
-		case exportName.MatchString(name):
-			err = tb.readExport(f)
-		case excerptName.MatchString(name):
-			err = tb.readExcerpt(f)
-		default:
-			err = tb.readAPI(f)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("census trade: %w", err)
-		}
+// tradeGates are the snapshot's gates: the files' layout, their cells, the totals of the
+// forms that print them, and the export's commodities.
+func tradeGates(b *kit.Book) []snapshots.Gate {
+	tb := b.State.(*tradeBuild)
+	gates := []snapshots.Gate{
+		kit.Failures(kit.GateHeaders, b.Missing, strings.Join(tb.found, "; ")),
+		b.CellsGate(strings.Join(tb.read, "; ")),
 	}
-	asOf := tb.asOf
-	if asOf == "" {
-		asOf = noDataAsOf
-	}
-	facts, err := tb.rows.Finish(asOf)
-	if err != nil {
-		return nil, fmt.Errorf("census trade: %w", err)
-	}
-	b := &ingest.Build{
-		AsOf: asOf, Rows: facts, Cells: tb.rows.Cells(), Sources: tb.sources,
-		Ranges:   map[string]snapshots.Range{"general_imports_usd": {Min: 0, Max: 1e13}, "consumption_imports_usd": {Min: 0, Max: 1e13}, "year": {Min: 1990, Max: 2100}},
-		Required: []string{"source_form", "commodity", "commodity_level", "value_unit", "country_name", "country_kind", "period", "observation_date"},
-	}
-	b.Checks = append(b.Checks,
-		kit.Failures(kit.GateHeaders, tb.layout, strings.Join(tb.found, "; ")),
-		tb.bad.Gate(kit.GateCells, strings.Join(tb.read, "; ")))
 	if tb.reconcile {
-		b.Checks = append(b.Checks, reconcileTrade(tb.sums))
+		gates = append(gates, reconcileTrade(tb.sums))
 	}
 	if tb.complete {
-		b.Checks = append(b.Checks, kit.Failures(kit.GateComplete, tb.missing,
+		gates = append(gates, kit.Failures(kit.GateComplete, tb.missing,
 			"every heading of the capability at the export's level is in it: "+strings.Join(tb.present, "; ")))
 	}
-	return b, nil
+	return gates
 }
 
 // reconcileTrade checks each commodity-month of each file with total lines: its

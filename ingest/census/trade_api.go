@@ -2,13 +2,12 @@ package census
 
 import (
 	"fmt"
-	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/citeq/citeq/capability"
-	"github.com/citeq/citeq/ingest"
-	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
 )
 
@@ -39,6 +38,9 @@ var tradeColumns = []struct{ field, variable string }{
 	{"consumption_quantity_flag", "CON_QY1_MO_FLAG"},
 }
 
+// apiName is the name of an API answer, by the heading requested.
+var apiName = regexp.MustCompile(`^imports_hs(\d+)\.json$`)
+
 func tradeFile(code string) string { return "imports_hs" + code + ".json" }
 
 // TradeURL is the API request of one commodity: every country and aggregate, every month
@@ -47,105 +49,100 @@ func TradeURL(code string) string {
 	return fmt.Sprintf("%s?get=%s&I_COMMODITY=%s&COMM_LVL=HS%d&time=from+%s", tradeAPI, tradeGet, code, len(code), tradeFrom)
 }
 
-// readAPI reads one response of the international trade API: one row per element of its
-// array after the header, countries and aggregates alike. The API set is as of the first day
-// of the latest month among its responses (an answer carries no release date).
-func (tb *tradeBuild) readAPI(f *ingest.File) error {
-	name := filepath.Base(f.Path)
-	code := strings.TrimSuffix(strings.TrimPrefix(name, "imports_hs"), ".json")
-	wb, err := grid.Open(f.Path)
-	if err != nil {
-		return err
+// apiKind declares the international trade API's answers for the adapter's headings, one
+// document set: one row per element of each answer's array after the header, countries and
+// aggregates alike. The set is as of the first day of the latest month among its answers (an
+// answer carries no release date).
+func (t *trade) apiKind() *kit.File {
+	var names []string
+	for _, c := range t.api {
+		names = append(names, tradeFile(c))
 	}
-	sh := wb.Sheets[0]
-	cols, err := tradeLayout(sh)
-	if err != nil {
-		// The snapshot is rejected for it; the columns are still read where the request
-		// puts them, so that every other gate judges the rest of the file on its own.
-		tb.layout = append(tb.layout, fmt.Sprintf("%s: %v", name, err))
-	} else {
-		tb.found = append(tb.found, fmt.Sprintf("%s: %d variables", name, len(cols)))
+	// Each variable where the response's header names it, else where the request puts it, so
+	// that every other gate judges the rest of the file on its own.
+	order := append(strings.Split(tradeGet, ","), "I_COMMODITY", "COMM_LVL", "time")
+	var cols []kit.Column
+	for _, c := range tradeColumns {
+		k := kit.AsText
+		if fd, _ := t.cap.Field(c.field); fd.Type == capability.Number {
+			k = kit.AsNumber
+		}
+		cols = append(cols, kit.Column{Field: c.field, Header: c.variable, Kind: k, At: slices.Index(order, c.variable) + 1})
 	}
-	tb.reconcile = true
-	n, latest := 0, ""
-	for r := 2; r <= sh.NumRows(); r++ {
-		if len(sh.Row(r)) == 0 {
-			continue
-		}
-		cell := func(v string) grid.Cell { return sh.Cell(r, cols[v]) }
-		ctyCode := kit.Text(cell("CTY_CODE"))
-		period := kit.Text(cell("time"))
-		comm := kit.Text(cell("I_COMMODITY"))
-		if ctyCode == nil || period == nil || comm != code {
-			tb.bad.Add("%s element %d: CTY_CODE %v, time %v, I_COMMODITY %v (want %s)", name, r, ctyCode, period, comm, code)
-			continue
-		}
-		t, err := time.Parse("2006-01", period.(string))
-		if err != nil {
-			tb.bad.Add("%s element %d: time %q is not YYYY-MM", name, r, period)
-			continue
-		}
-		row := tb.rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: sh.Name, Row: r, SHA256: f.SHA256})
-		vals := map[string]any{}
-		for _, c := range tradeColumns {
-			col := cols[c.variable]
-			fd, _ := tb.a.cap.Field(c.field)
-			var v any
-			if fd.Type == capability.Number {
-				v, err = kit.Number(sh.Cell(r, col))
-				if err != nil {
-					tb.bad.Add("%s element %d %s: %v", name, r, c.variable, err)
+	return &kit.File{
+		Names: names, Match: apiName, Together: true,
+		Source: func(_ string, m []string) (string, string, string) {
+			return "CENSUS:intltrade:imports:HS" + m[1], tradePublisher, TradeURL(m[1])
+		},
+		Open: openTradeFile,
+		Sheets: []*kit.Sheet{{
+			Header:  1,
+			Columns: cols,
+			Begin: func(s *kit.SheetRead) bool {
+				tb := s.File.Book.State.(*tradeBuild)
+				tb.reconcile = true
+				if headed(s, variables()) {
+					tb.found = append(tb.found, fmt.Sprintf("%s: %d variables", s.File.Name, len(tradeColumns)))
 				}
-			} else {
-				v = kit.Text(sh.Cell(r, col))
-			}
-			vals[c.field] = v
-			row.SetCell(c.field, col, v)
-		}
-		level, _ := vals["commodity_level"].(string)
-		if level != capability.TradeLevel(code) {
-			tb.bad.Add("%s element %d: COMM_LVL %v, want %s for I_COMMODITY %s", name, r, vals["commodity_level"], capability.TradeLevel(code), code)
-		}
-		kind := countryKind(ctyCode.(string))
-		row.Set("source_form", capability.TradeFormAPI).
-			Set("value_unit", capability.TradeValueUnit(capability.TradeLevel(code))).
-			Set("country_kind", kind).
-			Set("observation_date", t.Format("2006-01-02")).
-			Set("year", t.Year()).
-			Key(capability.TradeFormAPI + ":" + code + ":" + ctyCode.(string) + ":" + period.(string))
-		tb.add(name, code, period.(string), kind, vals["general_imports_usd"])
-		latest = max(latest, period.(string))
-		n++
+				return true
+			},
+			IsRow: lineHeld,
+			Each:  apiLine,
+		}},
+		Close: closeAPI,
 	}
-	tb.read = append(tb.read, fmt.Sprintf("%s (API, HS %s): %d lines", name, code, n))
-	if latest != "" {
-		tb.document(latest + "-01")
-	}
-	src := f.Source()
-	src.Title = "U.S. imports of HS " + code + " by country, monthly (Census international trade API, imports/hs)"
-	src.HeaderRows = map[string]int{sh.Name: 1}
-	tb.sources = append(tb.sources, src)
-	return nil
 }
 
-// tradeLayout finds each variable's column in the response's header row; when one is
-// missing it returns the columns where the request puts them, with the error.
-func tradeLayout(sh *grid.Sheet) (map[string]int, error) {
-	var labels []string
+// variables are the API variables read.
+func variables() []string {
+	var out []string
 	for _, c := range tradeColumns {
-		labels = append(labels, c.variable)
+		out = append(out, c.variable)
 	}
-	cols := map[string]int{}
-	h, err := kit.FindHeader(sh, 1, labels...)
-	if err == nil {
-		for _, l := range labels {
-			cols[l] = h.Col(l)
-		}
-		return cols, nil
+	return out
+}
+
+// apiLine reads one element of an answer: a country or aggregate of the requested heading in
+// one month.
+func apiLine(r *kit.Row) {
+	tb, name := r.Book.State.(*tradeBuild), r.File.Name
+	code := r.File.Match[1]
+	ctyCode, period, comm := r.Value("country_code"), r.Value("period"), r.Value("commodity")
+	if ctyCode == nil || period == nil || comm != code {
+		r.Book.Bad.Add("%s element %d: CTY_CODE %v, time %v, I_COMMODITY %v (want %s)", name, r.N, ctyCode, period, comm, code)
+		return
 	}
-	order := append(strings.Split(tradeGet, ","), "I_COMMODITY", "COMM_LVL", "time")
-	for i, v := range order {
-		cols[v] = i + 1
+	t, err := time.Parse("2006-01", period.(string))
+	if err != nil {
+		r.Book.Bad.Add("%s element %d: time %q is not YYYY-MM", name, r.N, period)
+		return
 	}
-	return cols, err
+	level, _ := r.Value("commodity_level").(string)
+	if level != capability.TradeLevel(code) {
+		r.Book.Bad.Add("%s element %d: COMM_LVL %v, want %s for I_COMMODITY %s", name, r.N, r.Value("commodity_level"), capability.TradeLevel(code), code)
+	}
+	kind := countryKind(ctyCode.(string))
+	r.Add().
+		Set("source_form", capability.TradeFormAPI).
+		Set("value_unit", capability.TradeValueUnit(capability.TradeLevel(code))).
+		Set("country_kind", kind).
+		Set("observation_date", t.Format("2006-01-02")).
+		Set("year", t.Year()).
+		Key(capability.TradeFormAPI + ":" + code + ":" + ctyCode.(string) + ":" + period.(string))
+	tb.add(name, code, period.(string), kind, r.Value("general_imports_usd"))
+	f := &tb.file
+	f.last = max(f.last, period.(string))
+	f.n++
+}
+
+// closeAPI says what an answer held.
+func closeAPI(fr *kit.FileRead) error {
+	tb, code := fr.Book.State.(*tradeBuild), fr.Match[1]
+	f := &tb.file
+	tb.read = append(tb.read, fmt.Sprintf("%s (API, HS %s): %d lines", fr.Name, code, f.n))
+	if f.last != "" {
+		tb.document(f.last + "-01")
+	}
+	fr.Source.Title = "U.S. imports of HS " + code + " by country, monthly (Census international trade API, imports/hs)"
+	return nil
 }

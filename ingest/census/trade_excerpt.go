@@ -5,12 +5,12 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
-	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
 )
 
@@ -65,80 +65,107 @@ func excerptHint(name string) string {
 	return ""
 }
 
-// readExcerpt reads one transcription of API answers, every line: countries and aggregates
-// alike. It is as of the first day of the latest month it holds, like the API's answers.
-func (tb *tradeBuild) readExcerpt(f *ingest.File) error {
-	name := filepath.Base(f.Path)
-	code := excerptName.FindStringSubmatch(name)[1]
+// excerptKind declares the transcriptions of API answers: each its own document, derived,
+// planned when its commodity is one of the capability's; every line is read, countries and
+// aggregates alike. It is as of the first day of the latest month it holds, like the API's
+// answers.
+func (t *trade) excerptKind() *kit.File {
+	return &kit.File{
+		Match: excerptName,
+		Source: func(_ string, m []string) (string, string, string) {
+			return excerptSourceID(m[1]), excerptPublisher, excerptURL
+		},
+		Derived:    true,
+		OriginalOf: func(_ string, m []string) string { return excerptOriginal(m[1], "", "") },
+		Hint:       func(path string, _ []string) string { return excerptHint(filepath.Base(path)) },
+		Accept: func(_ *ingest.Finder, _ string, m []string) (bool, error) {
+			return slices.Contains(t.commodities(), m[1]), nil
+		},
+		Open: openTradeFile,
+		Sheets: []*kit.Sheet{{
+			Header: 1,
+			Columns: []kit.Column{
+				{Field: "period", Header: "period", At: 1},
+				{Header: "source", At: 2},
+				{Header: "metric", At: 3},
+				{Field: "general_imports_usd", Header: "value", Kind: kit.AsNumber, At: 4},
+				{Header: "value_wda", At: 5},
+				{Field: "country_name", Header: "meta", At: 6},
+			},
+			Begin: func(s *kit.SheetRead) bool {
+				if headed(s, excerptLabels) {
+					tb := s.File.Book.State.(*tradeBuild)
+					tb.found = append(tb.found, fmt.Sprintf("%s: header %s", s.File.Name, strings.Join(excerptLabels, ",")))
+				}
+				return true
+			},
+			IsRow: lineHeld,
+			Each:  excerptLine,
+		}},
+		Close: closeExcerpt,
+	}
+}
+
+// headed reports whether the sheet's header row holds every label.
+func headed(s *kit.SheetRead, labels []string) bool {
+	for _, l := range labels {
+		if s.ColOf(l) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// excerptLine reads one line of a transcription: a Census line of the file's commodity.
+func excerptLine(r *kit.Row) {
+	tb, name, s := r.Book.State.(*tradeBuild), r.File.Name, r.Sheet
+	code := r.File.Match[1]
 	level := capability.TradeLevel(code)
-	wb, err := grid.Open(f.Path)
-	if err != nil {
-		return err
+	text := func(label string) string { return strings.TrimSpace(r.CellAt(s.Col(label)).Value) }
+	period, source, metric := text("period"), text("source"), text("metric")
+	meta := strings.TrimSpace(r.Cell("country_name").Value)
+	m := excerptMetric.FindStringSubmatch(metric)
+	if !excerptPeriod.MatchString(period) || source != "census" || m == nil || meta == "" {
+		r.Book.Bad.Add("%s line %d: period %q, source %q, metric %q, meta %q is not a Census line (YYYY-MM, census, us_imports_<what>_value:<CTY_CODE>, CTY_NAME)", name, r.N, period, source, metric, meta)
+		return
 	}
-	sh := wb.Sheets[0]
-	cols := map[string]int{}
-	for i, l := range excerptLabels {
-		cols[l] = i + 1
+	t, _ := time.Parse("2006-01", period)
+	value := r.Value("general_imports_usd")
+	if v, ok := value.(float64); ok && v != math.Trunc(v) {
+		r.Book.Bad.Add("%s line %d value: %v is not a whole number of dollars", name, r.N, v)
 	}
-	if h, err := kit.FindHeader(sh, 1, excerptLabels...); err != nil {
-		tb.layout = append(tb.layout, fmt.Sprintf("%s: %v", name, err))
-	} else {
-		for _, l := range excerptLabels {
-			cols[l] = h.Col(l)
-		}
-		tb.found = append(tb.found, fmt.Sprintf("%s: header %s", name, strings.Join(excerptLabels, ",")))
+	cty := m[1]
+	kind := countryKind(cty)
+	r.Add().
+		Set("source_form", capability.TradeFormExcerpt).
+		Set("commodity", code).
+		Set("commodity_level", level).
+		Set("country_code", cty).
+		Set("country_kind", kind).
+		Set("observation_date", t.Format("2006-01-02")).
+		Set("year", t.Year()).
+		Set("value_unit", capability.TradeValueUnit(level)).
+		Key(capability.TradeFormExcerpt + ":" + code + ":" + cty + ":" + period)
+	tb.add(name, code, period, kind, value)
+	f := &tb.file
+	if f.first == "" || period < f.first {
+		f.first = period
 	}
+	f.last = max(f.last, period)
+	f.n++
+}
+
+// closeExcerpt says what a transcription held and names the API request it transcribes.
+func closeExcerpt(fr *kit.FileRead) error {
+	tb, name, code := fr.Book.State.(*tradeBuild), fr.Name, fr.Match[1]
 	tb.reconcile = true
-	n, first, last := 0, "", ""
-	for r := 2; r <= sh.NumRows(); r++ {
-		if len(sh.Row(r)) == 0 {
-			continue
-		}
-		text := func(label string) string { return strings.TrimSpace(sh.Cell(r, cols[label]).Value) }
-		period, source, metric, meta := text("period"), text("source"), text("metric"), text("meta")
-		m := excerptMetric.FindStringSubmatch(metric)
-		if !excerptPeriod.MatchString(period) || source != "census" || m == nil || meta == "" {
-			tb.bad.Add("%s line %d: period %q, source %q, metric %q, meta %q is not a Census line (YYYY-MM, census, us_imports_<what>_value:<CTY_CODE>, CTY_NAME)", name, r, period, source, metric, meta)
-			continue
-		}
-		t, _ := time.Parse("2006-01", period)
-		value, err := kit.Number(sh.Cell(r, cols["value"]))
-		if err != nil {
-			tb.bad.Add("%s line %d value: %v", name, r, err)
-		} else if v, ok := value.(float64); ok && v != math.Trunc(v) {
-			tb.bad.Add("%s line %d value: %v is not a whole number of dollars", name, r, v)
-		}
-		cty := m[1]
-		kind := countryKind(cty)
-		tb.rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: sh.Name, Row: r, SHA256: f.SHA256}).
-			Set("source_form", capability.TradeFormExcerpt).
-			Set("commodity", code).
-			Set("commodity_level", level).
-			Set("country_code", cty).
-			SetCell("country_name", cols["meta"], meta).
-			Set("country_kind", kind).
-			SetCell("period", cols["period"], period).
-			Set("observation_date", t.Format("2006-01-02")).
-			Set("year", t.Year()).
-			Set("value_unit", capability.TradeValueUnit(level)).
-			SetCell("general_imports_usd", cols["value"], value).
-			Key(capability.TradeFormExcerpt + ":" + code + ":" + cty + ":" + period)
-		tb.add(name, code, period, kind, value)
-		if first == "" || period < first {
-			first = period
-		}
-		last = max(last, period)
-		n++
+	f := &tb.file
+	tb.read = append(tb.read, fmt.Sprintf("%s (transcription of API answers, HS %s): %d lines", name, code, f.n))
+	if f.last != "" {
+		tb.document(f.last + "-01")
 	}
-	tb.read = append(tb.read, fmt.Sprintf("%s (transcription of API answers, HS %s): %d lines", name, code, n))
-	if last != "" {
-		tb.document(last + "-01")
-	}
-	src := f.Source()
-	src.OriginalURL = excerptOriginal(code, first, last)
-	src.Title = fmt.Sprintf("U.S. general imports of HS %s by country (GEN_VAL_MO), Census international trade API imports/hs, %s to %s: a third party's transcription of the API's answers, one line per row (derived)", code, first, last)
-	src.Release = fmt.Sprintf("API answers for %s to %s, as fetched by the collector", first, last)
-	src.HeaderRows = map[string]int{sh.Name: 1}
-	tb.sources = append(tb.sources, src)
+	fr.Source.OriginalURL = excerptOriginal(code, f.first, f.last)
+	fr.Source.Title = fmt.Sprintf("U.S. general imports of HS %s by country (GEN_VAL_MO), Census international trade API imports/hs, %s to %s: a third party's transcription of the API's answers, one line per row (derived)", code, f.first, f.last)
+	fr.Source.Release = fmt.Sprintf("API answers for %s to %s, as fetched by the collector", f.first, f.last)
 	return nil
 }

@@ -2,7 +2,6 @@ package census
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
-	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
 )
 
@@ -60,127 +58,153 @@ func exportCurrentDate(line string) (string, bool) {
 	return t.Format("2006-01-02"), true
 }
 
-// readExport reads the lines of the capability's commodities from one USA Trade Online
-// export; the lines of other headings are counted, not read. The export is as of its
-// "Current date:" line.
-func (tb *tradeBuild) readExport(f *ingest.File) error {
-	name := filepath.Base(f.Path)
-	wb, err := grid.Open(f.Path)
-	if err != nil {
-		return err
+// exportKind declares the USA Trade Online exports: each its own document, planned when it
+// holds the level of one of the capability's commodities, as of its "Current date:" line; the
+// lines of the capability's commodities are read, those of other headings counted.
+func (t *trade) exportKind() *kit.File {
+	return &kit.File{
+		Match:    exportName,
+		SourceID: exportSourceID, Publisher: exportPublisher,
+		URL: func(string, []string) string { return exportURL },
+		Hint: func(path string, _ []string) string {
+			hint, _, _ := peekExport(path)
+			return hint
+		},
+		Accept: func(_ *ingest.Finder, path string, _ []string) (bool, error) {
+			_, level, err := peekExport(path)
+			// An export of another level holds none of the capability's commodities.
+			return err == nil && slices.Contains(t.levels(), level), err
+		},
+		Open: openTradeFile,
+		Sheets: []*kit.Sheet{{
+			// The columns where the header names them; else where the report puts them, so
+			// that every other gate judges the rest of the file on its own.
+			Header: exportHeaderRow, Find: exportHeaderRow,
+			Columns: []kit.Column{
+				{Header: "Commodity", At: 1},
+				{Field: "country_name", Header: "Country", At: 2},
+				{Header: "Time", At: 3},
+				{Header: "Customs Value (Gen) ($US)", At: 4},
+			},
+			Begin: exportTitleLines,
+			IsRow: lineHeld,
+			Each:  t.exportLine,
+		}},
+		Close: t.closeExport,
 	}
-	sh := wb.Sheets[0]
+}
+
+// lineHeld reports whether a line of a text file holds anything.
+func lineHeld(r *kit.Row) bool { return len(r.Sheet.Sheet.Row(r.N)) > 0 }
+
+// openTradeFile starts the tally of a file.
+func openTradeFile(fr *kit.FileRead) error {
+	fr.Book.State.(*tradeBuild).file = fileTally{months: map[string]int{}, levels: map[string]bool{}}
+	return nil
+}
+
+// exportTitleLines checks the export's two title lines, the report's title and its "Current
+// date:" line (the export's as_of), and that the header is on the line below them.
+func exportTitleLines(s *kit.SheetRead) bool {
+	tb, name := s.File.Book.State.(*tradeBuild), s.File.Name
 	var layout []string
-	if got := strings.TrimSpace(sh.Cell(1, 1).Value); got != exportTitle {
+	if got := strings.TrimSpace(s.Cell(1, 1).Value); got != exportTitle {
 		layout = append(layout, fmt.Sprintf("line 1 is %q, not the report's title %q", got, exportTitle))
 	}
-	dateLine := strings.TrimSpace(sh.Cell(2, 1).Value)
-	asOf, dated := exportCurrentDate(dateLine)
-	if !dated {
-		layout = append(layout, fmt.Sprintf("line 2 is %q, not the report's \"Current date: MM/DD/YYYY ...\" line, so the export's date (its as_of) is unknown", dateLine))
+	f := &tb.file
+	f.dateLine = strings.TrimSpace(s.Cell(2, 1).Value)
+	if f.exportAsOf, f.dated = exportCurrentDate(f.dateLine); !f.dated {
+		layout = append(layout, fmt.Sprintf("line 2 is %q, not the report's \"Current date: MM/DD/YYYY ...\" line, so the export's date (its as_of) is unknown", f.dateLine))
 	}
-	// The columns, where the header names them; else where the report puts them, so that
-	// every other gate judges the rest of the file on its own.
-	header := exportHeaderRow
-	cols := map[string]int{}
-	for i, l := range exportLabels {
-		cols[l] = i + 1
+	headed := true
+	for _, l := range exportLabels {
+		headed = headed && s.ColOf(l) > 0
 	}
-	h, err := kit.FindHeader(sh, exportHeaderRow, exportLabels...)
+	if headed && s.HeaderRow != exportHeaderRow {
+		layout = append(layout, fmt.Sprintf("the header is on line %d, not on line %d below the two title lines", s.HeaderRow, exportHeaderRow))
+	}
 	switch {
-	case err != nil:
-		layout = append(layout, err.Error())
-	default:
-		header = h.Row
-		for _, l := range exportLabels {
-			cols[l] = h.Col(l)
-		}
-		if h.Row != exportHeaderRow {
-			layout = append(layout, fmt.Sprintf("the header is on line %d, not on line %d below the two title lines", h.Row, exportHeaderRow))
-		}
+	case len(layout) > 0:
+		s.File.Book.Missing = append(s.File.Book.Missing, name+": "+strings.Join(layout, "; "))
+	case headed:
+		tb.found = append(tb.found, fmt.Sprintf("%s: the report's title, %s and the header on line %d", name, f.dateLine, s.HeaderRow))
 	}
-	if len(layout) > 0 {
-		tb.layout = append(tb.layout, name+": "+strings.Join(layout, "; "))
+	return true
+}
+
+// exportLine reads one line of the export: one of the capability's commodities, one country
+// and month; a line of another heading is counted, not read.
+func (t *trade) exportLine(r *kit.Row) {
+	tb, name, s := r.Book.State.(*tradeBuild), r.File.Name, r.Sheet
+	f := &tb.file
+	text := func(label string) string { return strings.TrimSpace(r.CellAt(s.Col(label)).Value) }
+	m := exportCommodity.FindStringSubmatch(text("Commodity"))
+	if m == nil {
+		r.Book.Bad.Add("%s line %d: Commodity %q is not an HS code and its description", name, r.N, text("Commodity"))
+		return
+	}
+	code := m[1]
+	f.levels[capability.TradeLevel(code)] = true
+	if !slices.Contains(t.commodities(), code) {
+		f.other++
+		return
+	}
+	country := r.Text("country_name")
+	if country == "" || exportAggregate.MatchString(country) {
+		r.Book.Bad.Add("%s line %d: Country %q is not one country (the export's lines are read by country)", name, r.N, country)
+		return
+	}
+	tm, err := time.Parse("January 2006", text("Time"))
+	if err != nil {
+		r.Book.Bad.Add("%s line %d: Time %q is not a month and year (\"January 2024\")", name, r.N, text("Time"))
+		return
+	}
+	var value any
+	if v := text("Customs Value (Gen) ($US)"); exportValue.MatchString(v) {
+		x, _ := strconv.ParseFloat(strings.ReplaceAll(v, ",", ""), 64)
+		value = x
 	} else {
-		tb.found = append(tb.found, fmt.Sprintf("%s: the report's title, %s and the header on line %d", name, dateLine, header))
+		r.Book.Bad.Add("%s line %d: Customs Value (Gen) ($US) %q is not a whole number of dollars", name, r.N, v)
 	}
+	period := tm.Format("2006-01")
+	level := capability.TradeLevel(code)
+	r.Add().
+		Set("source_form", capability.TradeFormExport).
+		Set("commodity", code).
+		Set("commodity_level", level).
+		Set("commodity_description", strings.TrimSpace(m[2])).
+		Set("country_kind", "country").
+		Set("period", period).
+		Set("observation_date", tm.Format("2006-01-02")).
+		Set("year", tm.Year()).
+		Set("value_unit", capability.TradeValueUnit(level)).
+		SetCell("general_imports_usd", s.Col("Customs Value (Gen) ($US)"), value).
+		Key(capability.TradeFormExport + ":" + code + ":" + country + ":" + period)
+	f.months[code]++
+	f.n++
+}
 
-	codes := tb.a.commodities()
-	months := map[string]int{}
-	levels := map[string]bool{}
-	read, other := 0, 0
-	for r := header + 1; r <= sh.NumRows(); r++ {
-		if len(sh.Row(r)) == 0 {
-			continue
-		}
-		text := func(label string) string { return strings.TrimSpace(sh.Cell(r, cols[label]).Value) }
-		m := exportCommodity.FindStringSubmatch(text("Commodity"))
-		if m == nil {
-			tb.bad.Add("%s line %d: Commodity %q is not an HS code and its description", name, r, text("Commodity"))
-			continue
-		}
-		code := m[1]
-		levels[capability.TradeLevel(code)] = true
-		if !slices.Contains(codes, code) {
-			other++
-			continue
-		}
-		country := text("Country")
-		if country == "" || exportAggregate.MatchString(country) {
-			tb.bad.Add("%s line %d: Country %q is not one country (the export's lines are read by country)", name, r, country)
-			continue
-		}
-		t, err := time.Parse("January 2006", text("Time"))
-		if err != nil {
-			tb.bad.Add("%s line %d: Time %q is not a month and year (\"January 2024\")", name, r, text("Time"))
-			continue
-		}
-		var value any
-		if v := text("Customs Value (Gen) ($US)"); exportValue.MatchString(v) {
-			x, _ := strconv.ParseFloat(strings.ReplaceAll(v, ",", ""), 64)
-			value = x
-		} else {
-			tb.bad.Add("%s line %d: Customs Value (Gen) ($US) %q is not a whole number of dollars", name, r, v)
-		}
-		period := t.Format("2006-01")
-		level := capability.TradeLevel(code)
-		tb.rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: sh.Name, Row: r, SHA256: f.SHA256}).
-			Set("source_form", capability.TradeFormExport).
-			Set("commodity", code).
-			Set("commodity_level", level).
-			Set("commodity_description", strings.TrimSpace(m[2])).
-			SetCell("country_name", cols["Country"], country).
-			Set("country_kind", "country").
-			Set("period", period).
-			Set("observation_date", t.Format("2006-01-02")).
-			Set("year", t.Year()).
-			Set("value_unit", capability.TradeValueUnit(level)).
-			SetCell("general_imports_usd", cols["Customs Value (Gen) ($US)"], value).
-			Key(capability.TradeFormExport + ":" + code + ":" + country + ":" + period)
-		months[code]++
-		read++
-	}
-	tb.read = append(tb.read, fmt.Sprintf("%s (USA Trade Online export): %d lines of the capability's commodities read, %d lines of other commodities not read", name, read, other))
-
-	// Every commodity of the capability at a level the export holds must be in it.
+// closeExport says what the export held: every commodity of the capability at a level the
+// export holds must be in it.
+func (t *trade) closeExport(fr *kit.FileRead) error {
+	tb, name := fr.Book.State.(*tradeBuild), fr.Name
+	f := &tb.file
+	tb.read = append(tb.read, fmt.Sprintf("%s (USA Trade Online export): %d lines of the capability's commodities read, %d lines of other commodities not read", name, f.n, f.other))
 	tb.complete = true
-	for _, c := range codes {
-		if !levels[capability.TradeLevel(c)] {
+	for _, c := range t.commodities() {
+		if !f.levels[capability.TradeLevel(c)] {
 			continue
 		}
-		if months[c] == 0 {
+		if f.months[c] == 0 {
 			tb.missing = append(tb.missing, fmt.Sprintf("%s: no line of HS %s (the export holds other %s codes: is it cut short?)", name, c, capability.TradeLevel(c)))
 		} else {
-			tb.present = append(tb.present, fmt.Sprintf("HS %s %d months", c, months[c]))
+			tb.present = append(tb.present, fmt.Sprintf("HS %s %d months", c, f.months[c]))
 		}
 	}
-	if dated {
-		tb.document(asOf)
+	if f.dated {
+		tb.document(f.exportAsOf)
 	}
-	src := f.Source()
-	src.Title = exportTitle + " (USA Trade Online): U.S. general imports by HS commodity, country and month, customs value in USD"
-	src.Release = dateLine
-	src.HeaderRows = map[string]int{sh.Name: header}
-	tb.sources = append(tb.sources, src)
+	fr.Source.Title = exportTitle + " (USA Trade Online): U.S. general imports by HS commodity, country and month, customs value in USD"
+	fr.Source.Release = f.dateLine
 	return nil
 }

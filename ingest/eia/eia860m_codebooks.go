@@ -19,7 +19,7 @@ var codeLike = regexp.MustCompile(`^[A-Z0-9]{1,4}$`)
 // (Tables 4 and 6) and energy source codes with their fuel types (Table 28) from the EIA-860
 // layout file, and balancing authority codes from the EIA-861 list. It returns the codebooks,
 // the energy-source → fuel-type map and the gate that says every table was found.
-func (EIA860M) codebooks(refs []ingest.File) ([]snapshots.Codebook, map[string]string, snapshots.Gate, error) {
+func inventoryCodebooks(refs []ingest.File) ([]snapshots.Codebook, map[string]string, snapshots.Gate, error) {
 	gate := snapshots.Gate{Name: "codebooks_read"}
 	fuel := map[string]string{}
 	var layout, ba *ingest.File

@@ -55,7 +55,7 @@ func TestEIA860MCurrentLayout(t *testing.T) {
 	withReferences(t, testenv.Raw(t), dir)
 
 	data := t.TempDir()
-	outcomes, err := ingest.Run(dir, &snapshots.Store{Dir: data}, []ingest.Adapter{eia.EIA860M{}}, io.Discard)
+	outcomes, err := ingest.Run(dir, &snapshots.Store{Dir: data}, []ingest.Adapter{eia.EIA860M}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/citeq/citeq/capability"
-	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/fetch"
 	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
@@ -18,68 +17,43 @@ import (
 
 // RetailSales ingests power.retail_sales from the EIA-861 "Sales to Ultimate Customers"
 // workbook (Sales_Ult_Cust_<year>.xlsx, sheets States and Territories), with the balancing
-// authority codebook from the same year's Balancing_Authority_<year>.xlsx.
-type RetailSales struct{}
+// authority codebook from the same year's Balancing_Authority_<year>.xlsx (else the newest).
+var RetailSales = kit.New(&kit.Spec{
+	Cap:     capability.PowerRetailSales,
+	Version: "eia861sales/1",
+	Folders: []string{"eia/eia861"},
+	Known: []fetch.Source{
+		{URL: "https://www.eia.gov/electricity/data/eia861/archive/zip/f8612018.zip", Kind: fetch.XLSX, ZipMember: "Sales_Ult_Cust_2018.xlsx", Dest: "eia/eia861/Sales_Ult_Cust_2018.xlsx"},
+		{URL: "https://www.eia.gov/electricity/data/eia861/archive/zip/f8612018.zip", Kind: fetch.XLSX, ZipMember: "Balancing_Authority_2018.xlsx", Dest: "eia/eia861/Balancing_Authority_2018.xlsx"},
+	},
+	Files: []*kit.File{{
+		Match:    salesFile,
+		SourceID: eia861SourceID, Publisher: Publisher,
+		URL:    func(name string, m []string) string { return eia861URL(m[1], name) },
+		Hint:   func(_ string, m []string) string { return m[1] + "-12-31" },
+		Open:   salesWorkbook,
+		Sheets: []*kit.Sheet{salesSheet("States", "us_state_or_dc"), salesSheet("Territories", "us_territory")},
+	}},
+	Refs: []*kit.Ref{{Match: baFile, SourceID: eia861SourceID, Publisher: Publisher, SameYear: true,
+		URL:  func(name string, m []string) string { return eia861URL(m[1], name) },
+		Name: func(year string) string { return "Balancing_Authority_" + year + ".xlsx" },
+		Year: func(m []string) string { return m[1] }}},
+	State:     func() any { return &salesState{} },
+	Codebooks: baCodebook,
+	Gates:     salesGates,
+	Ranges:    map[string]snapshots.Range{"data_year": {Min: 1990, Max: 2100}},
+	Required:  []string{"data_year", "utility_number", "part", "state", "source_record_key"},
+})
 
 const eia861SourceID = "eia861"
 
 var salesFile = regexp.MustCompile(`^Sales_Ult_Cust_(\d{4})\.xlsx$`)
 
-// Capability implements Adapter.
-func (RetailSales) Capability() *capability.Capability { return capability.PowerRetailSales }
-
-// Version implements Adapter.
-func (RetailSales) Version() string { return "eia861sales/1" }
-
-// Folders implements Adapter.
-func (RetailSales) Folders() []string { return []string{"eia/eia861"} }
-
 func eia861URL(year, member string) string {
 	return fmt.Sprintf("https://www.eia.gov/electricity/data/eia861/archive/zip/f861%s.zip (zip member %s)", year, member)
 }
 
-// Known implements Adapter.
-func (RetailSales) Known() []fetch.Source {
-	return []fetch.Source{
-		{URL: "https://www.eia.gov/electricity/data/eia861/archive/zip/f8612018.zip", Kind: fetch.XLSX, ZipMember: "Sales_Ult_Cust_2018.xlsx", Dest: "eia/eia861/Sales_Ult_Cust_2018.xlsx"},
-		{URL: "https://www.eia.gov/electricity/data/eia861/archive/zip/f8612018.zip", Kind: fetch.XLSX, ZipMember: "Balancing_Authority_2018.xlsx", Dest: "eia/eia861/Balancing_Authority_2018.xlsx"},
-	}
-}
-
-// Plan implements Adapter: one snapshot per sales workbook, with the balancing authority
-// list of the same year (else the newest) as its reference.
-func (RetailSales) Plan(files *ingest.Finder) ([]ingest.Plan, error) {
-	sales, err := files.Find(salesFile.MatchString)
-	if err != nil || len(sales) == 0 {
-		return nil, err
-	}
-	newestBA, err := newest(files, baFile)
-	if err != nil {
-		return nil, err
-	}
-	var plans []ingest.Plan
-	for _, s := range sales {
-		year := salesFile.FindStringSubmatch(filepath.Base(s))[1]
-		fs := []ingest.File{{Path: s, SourceID: eia861SourceID, Publisher: Publisher, Role: ingest.RoleData, URL: eia861URL(year, filepath.Base(s))}}
-		ba, err := yearReference(files, "Balancing_Authority_"+year+".xlsx", newestBA)
-		if err != nil {
-			return nil, err
-		}
-		if ba != "" {
-			y := baFile.FindStringSubmatch(filepath.Base(ba))[1]
-			fs = append(fs, ingest.File{Path: ba, SourceID: eia861SourceID, Publisher: Publisher, Role: ingest.RoleReference, URL: eia861URL(y, filepath.Base(ba))})
-		}
-		plans = append(plans, ingest.Plan{AsOfHint: year + "-12-31", Files: fs})
-	}
-	return plans, nil
-}
-
-// salesSheets are the sheets of fact rows and their region scope.
-var salesSheets = []struct{ name, scope string }{{"States", "us_state_or_dc"}, {"Territories", "us_territory"}}
-
 const salesHeaderRow = 3
-
-var salesIDHeaders = []string{"Data Year", "Utility Number", "Utility Name", "Part", "Service Type", "State", "Ownership", "BA Code"}
 
 // salesMeasures are the three measures of each sector: the banner of row 2 and the unit of
 // row 3, with the field suffix.
@@ -89,209 +63,148 @@ var salesMeasures = []struct{ banner, unit, suffix string }{
 	{"Customers", "Count", "_customers"},
 }
 
-// salesColumns finds each sector measure's column from the three header rows: the sector
+var retailSectorNames = []string{"residential", "commercial", "industrial", "transportation", "total"}
+
+// salesSheet is one of the two sheets of fact rows, with its region scope.
+func salesSheet(name, scope string) *kit.Sheet {
+	cols := []kit.Column{
+		{Field: "data_year", Header: "Data Year", Kind: kit.AsInt},
+		{Field: "utility_number", Header: "Utility Number", Kind: kit.AsInt},
+		{Field: "utility_name", Header: "Utility Name"},
+		{Field: "part", Header: "Part"},
+		{Field: "service_type", Header: "Service Type"},
+		// The label goes on with the codes' meanings ("Data Type O = Observed ...").
+		{Field: "data_type", Header: "Data Type"},
+		{Field: "state", Header: "State"},
+		{Field: "ownership", Header: "Ownership"},
+		{Field: "ba_code", Header: "BA Code"},
+	}
+	for _, sector := range retailSectorNames {
+		for _, ms := range salesMeasures {
+			cols = append(cols, kit.Column{Field: sector + ms.suffix, Header: strings.ToUpper(sector) + " " + ms.banner + " " + ms.unit,
+				Kind: kit.AsNumber, Find: measureColumn(sector, ms.banner, ms.unit)})
+		}
+	}
+	return &kit.Sheet{
+		Name: name, Header: salesHeaderRow, Columns: cols,
+		Fold: func(l string) string {
+			n := kit.Norm(l)
+			if strings.HasPrefix(n, "data type") {
+				return "data type"
+			}
+			return n
+		},
+		Set:   map[string]any{"sheet_name": name, "region_scope": scope},
+		Begin: partsNote,
+		IsRow: func(r *kit.Row) bool { return r.Cell("utility_number").Kind == grid.Number },
+		Row:   salesLine,
+		Tally: &kit.Tally{Mark: "Utility Number", SumCols: func(s *kit.SheetRead) []int { return []int{s.Col("total_sales_mwh")} },
+			Field: "total_sales_mwh", Unit: "MWh"},
+	}
+}
+
+// measureColumn finds a sector measure's column from the three header rows: the sector
 // banner of row 1 (written once over its three columns), the measure of row 2 and the unit
 // of row 3.
-func salesColumns(sh *grid.Sheet) (map[string]int, []string) {
-	cols := map[string]int{}
-	banner := ""
-	for c := 1; c <= len(sh.Row(salesHeaderRow)); c++ {
-		if b := strings.TrimSpace(sh.Cell(1, c).Value); b != "" {
-			banner = strings.ToLower(b)
-		}
-		m, u := strings.TrimSpace(sh.Cell(2, c).Value), strings.TrimSpace(sh.Cell(salesHeaderRow, c).Value)
-		for _, ms := range salesMeasures {
-			if m == ms.banner && u == ms.unit {
-				cols[banner+ms.suffix] = c
+func measureColumn(sector, measure, unit string) func(s *kit.SheetRead) int {
+	return func(s *kit.SheetRead) int {
+		banner := ""
+		for c := 1; c <= len(s.Sheet.Row(salesHeaderRow)); c++ {
+			if b := strings.TrimSpace(s.Cell(1, c).Value); b != "" {
+				banner = strings.ToLower(b)
+			}
+			if banner == sector && strings.TrimSpace(s.Cell(2, c).Value) == measure && strings.TrimSpace(s.Cell(salesHeaderRow, c).Value) == unit {
+				return c
 			}
 		}
+		return 0
 	}
-	var missing []string
-	for _, s := range []string{"residential", "commercial", "industrial", "transportation", "total"} {
-		for _, ms := range salesMeasures {
-			if cols[s+ms.suffix] == 0 {
-				missing = append(missing, strings.ToUpper(s)+" "+ms.banner+" "+ms.unit)
-			}
-		}
-	}
-	return cols, missing
 }
 
-// Build implements Adapter.
-func (RetailSales) Build(p ingest.Plan) (*ingest.Build, error) {
-	data, refs := ingest.SplitRoles(p.Files)
-	if data == nil {
-		return nil, fmt.Errorf("no sales workbook in the plan")
+// salesState is what the lines of one build add up to.
+type salesState struct {
+	year               int
+	sectorBad, yearBad []string
+}
+
+// salesWorkbook reads the report year from the file name.
+func salesWorkbook(fr *kit.FileRead) error {
+	year, _ := strconv.Atoi(fr.Match[1])
+	fr.Book.State.(*salesState).year = year
+	fr.Book.AsOf = fr.Match[1] + "-12-31"
+	fr.Source.Release, fr.Source.Title = fr.Match[1], fmt.Sprintf("EIA-861 %d Sales to Ultimate Customers", year)
+	return nil
+}
+
+// partsNote checks the sheet ends with the agency's note on the parts.
+func partsNote(s *kit.SheetRead) bool {
+	if last := s.Sheet.Row(s.NumRows()); !kit.IsNote(last) || !strings.Contains(last[0].Value, "Parts") {
+		s.File.Book.Incomplete = append(s.File.Book.Incomplete, fmt.Sprintf("sheet %s ends at row %d without the agency's note on the parts", s.Name, s.NumRows()))
 	}
-	name := filepath.Base(data.Path)
-	m := salesFile.FindStringSubmatch(name)
-	if m == nil {
-		return nil, fmt.Errorf("%s is not a Sales_Ult_Cust_<year>.xlsx workbook", name)
+	return true
+}
+
+// salesLine completes one line: what its totals count, each sector's sales checked against
+// the total, its key.
+func salesLine(r *kit.Row) {
+	st := r.Book.State.(*salesState)
+	if y := r.Value("data_year"); y != nil && y.(int64) != int64(st.year) {
+		st.yearBad = append(st.yearBad, fmt.Sprintf("%s row %d: data year %d, file year %d", r.Sheet.Name, r.N, y, st.year))
 	}
-	year, _ := strconv.Atoi(m[1])
-	asOf := m[1] + "-12-31"
-	wb, err := grid.Open(data.Path)
-	if err != nil {
-		return nil, err
+	// The definition's rules (which the aggregate evidence applies to the same cells).
+	textOf := func(field string) string { s, _ := r.Get(field).(string); return s }
+	countedSales := capability.RetailSalesNotCounted.Keeps(textOf)
+	countedCust := capability.RetailCustomersNotCounted.Keeps(textOf)
+	r.Set("counted_in_sales_totals", countedSales).Set("counted_in_customer_totals", countedCust)
+	sectorSales := 0.0
+	sectorOK := true
+	for _, s := range retailSectorNames {
+		sales := r.Value(s + "_sales_mwh")
+		if countedSales {
+			r.Set(s+"_sales_mwh_counted", sales)
+		}
+		if countedCust {
+			r.Set(s+"_customers_counted", r.Value(s+"_customers"))
+		}
+		f, ok := sales.(float64)
+		switch {
+		case s == "total" && ok:
+			if sectorOK && math.Abs(sectorSales-f) > 1e-6*max(1, math.Abs(f)) {
+				st.sectorBad = append(st.sectorBad, fmt.Sprintf("%s row %d: sectors %.0f MWh, total %.0f MWh", r.Sheet.Name, r.N, sectorSales, f))
+			}
+		case ok:
+			sectorSales += f
+		case sales != nil:
+			sectorOK = false
+		}
 	}
-	var books []snapshots.Codebook
-	cbGate := snapshots.Gate{Name: "codebooks_read", Passed: true, Detail: "no balancing authority list in the plan: ba_code has no codebook"}
-	for _, f := range refs {
+	r.Key(fmt.Sprintf("%s:%d:%s:%d", r.File.SourceID, st.year, r.Sheet.Name, r.N))
+}
+
+// baCodebook reads the balancing authority codes of the plan's reference list.
+func baCodebook(b *kit.Book) error {
+	b.CodebookGate = snapshots.Gate{Name: "codebooks_read", Passed: true, Detail: "no balancing authority list in the plan: ba_code has no codebook"}
+	for _, f := range b.Refs {
 		codes, err := baTable(&f)
 		if err != nil {
-			cbGate = snapshots.Gate{Name: "codebooks_read", Detail: err.Error()}
+			b.CodebookGate = snapshots.Gate{Name: "codebooks_read", Detail: err.Error()}
 			continue
 		}
-		books = append(books, snapshots.Codebook{Name: "ba_code", Description: "balancing authority codes of the EIA-861 " + filepath.Base(f.Path) + " list (Group: the states it lists for the code)", Codes: codes})
-		cbGate.Detail = fmt.Sprintf("%d balancing authority codes from %s", len(codes), filepath.Base(f.Path))
+		b.Codebooks = append(b.Codebooks, snapshots.Codebook{Name: "ba_code", Description: "balancing authority codes of the EIA-861 " + filepath.Base(f.Path) + " list (Group: the states it lists for the code)", Codes: codes})
+		b.CodebookGate.Detail = fmt.Sprintf("%d balancing authority codes from %s", len(codes), filepath.Base(f.Path))
 	}
-	src := data.Source()
-	src.Release, src.Title, src.HeaderRows = m[1], fmt.Sprintf("EIA-861 %d Sales to Ultimate Customers", year), map[string]int{}
-	rows := ingest.NewRows(capability.PowerRetailSales)
-	var bad kit.Problems
-	var rec kit.Reconcile
-	var missing, incomplete, sectorBad, yearBad []string
-	for _, ss := range salesSheets {
-		sh := wb.Sheet(ss.name)
-		if sh == nil {
-			missing = append(missing, fmt.Sprintf("sheet %q is missing", ss.name))
-			continue
-		}
-		src.HeaderRows[ss.name] = salesHeaderRow
-		hdr := kit.HeaderAt(sh, salesHeaderRow)
-		absent := hdr.Missing(salesIDHeaders...)
-		dataTypeCol := 0
-		for c, l := range hdr.Labels() {
-			if strings.HasPrefix(kit.Norm(l), "data type") {
-				dataTypeCol = c + 1
-			}
-		}
-		if dataTypeCol == 0 {
-			absent = append(absent, "Data Type")
-		}
-		cols, absentM := salesColumns(sh)
-		if absent = append(absent, absentM...); len(absent) > 0 {
-			missing = append(missing, fmt.Sprintf("sheet %s rows 1-%d lack %q", ss.name, salesHeaderRow, absent))
-			continue
-		}
-		if last := sh.Row(sh.NumRows()); !kit.IsNote(last) || !strings.Contains(last[0].Value, "Parts") {
-			incomplete = append(incomplete, fmt.Sprintf("sheet %s ends at row %d without the agency's note on the parts", ss.name, sh.NumRows()))
-		}
-		utilCol := hdr.Col("Utility Number")
-		n0 := rows.Len()
-		parsedSales := 0.0
-		for r := salesHeaderRow + 1; r <= sh.NumRows(); r++ {
-			if uc := sh.Cell(r, utilCol); uc.Kind != grid.Number {
-				continue // the footnote
-			}
-			row := rows.Add(ingest.Lineage{SourceID: data.SourceID, File: name, Sheet: ss.name, Row: r, SHA256: data.SHA256})
-			text := func(field, h string) any {
-				c := hdr.Col(h)
-				v := kit.Text(sh.Cell(r, c))
-				row.SetCell(field, c, v)
-				return v
-			}
-			integer := func(field string, c int) any {
-				v, err := kit.Int(sh.Cell(r, c))
-				if err != nil {
-					bad.Add("%s!%s%d: %v", ss.name, grid.ColumnName(c), r, err)
-				}
-				row.SetCell(field, c, v)
-				return v
-			}
-			if y := integer("data_year", hdr.Col("Data Year")); y != nil && y.(int64) != int64(year) {
-				yearBad = append(yearBad, fmt.Sprintf("%s row %d: data year %d, file year %d", ss.name, r, y, year))
-			}
-			integer("utility_number", utilCol)
-			text("utility_name", "Utility Name")
-			text("part", "Part")
-			text("service_type", "Service Type")
-			v := kit.Text(sh.Cell(r, dataTypeCol))
-			row.SetCell("data_type", dataTypeCol, v)
-			text("state", "State")
-			text("ownership", "Ownership")
-			text("ba_code", "BA Code")
-			row.Set("sheet_name", ss.name).Set("region_scope", ss.scope)
-			// The definition's rules (which the aggregate evidence applies to the same cells).
-			textOf := func(field string) string { s, _ := row.Get(field).(string); return s }
-			countedSales := capability.RetailSalesNotCounted.Keeps(textOf)
-			countedCust := capability.RetailCustomersNotCounted.Keeps(textOf)
-			row.Set("counted_in_sales_totals", countedSales).Set("counted_in_customer_totals", countedCust)
-			sectorSales := 0.0
-			sectorOK := true
-			for _, s := range retailSectorNames {
-				var sales any
-				for _, ms := range salesMeasures {
-					c := cols[s+ms.suffix]
-					v, err := kit.Number(sh.Cell(r, c))
-					if err != nil {
-						bad.Add("%s!%s%d: %v", ss.name, grid.ColumnName(c), r, err)
-					}
-					row.SetCell(s+ms.suffix, c, v)
-					switch ms.suffix {
-					case "_sales_mwh":
-						sales = v
-						if countedSales {
-							row.Set(s+"_sales_mwh_counted", v)
-						}
-					case "_customers":
-						if countedCust {
-							row.Set(s+"_customers_counted", v)
-						}
-					}
-				}
-				f, ok := sales.(float64)
-				switch {
-				case s == "total" && ok:
-					parsedSales += f
-					if sectorOK && math.Abs(sectorSales-f) > 1e-6*max(1, math.Abs(f)) {
-						sectorBad = append(sectorBad, fmt.Sprintf("%s row %d: sectors %.0f MWh, total %.0f MWh", ss.name, r, sectorSales, f))
-					}
-				case ok:
-					sectorSales += f
-				case sales != nil:
-					sectorOK = false
-				}
-			}
-			row.Key(fmt.Sprintf("%s:%d:%s:%d", data.SourceID, year, ss.name, r))
-		}
-		// A second reading: every row with a numeric Utility Number, its total sales summed
-		// straight from the cells.
-		n, sum := 0, 0.0
-		for r := salesHeaderRow + 1; r <= sh.NumRows(); r++ {
-			if sh.Cell(r, utilCol).Kind != grid.Number {
-				continue
-			}
-			n++
-			if f, err := strconv.ParseFloat(strings.TrimSpace(sh.Cell(r, cols["total_sales_mwh"]).Value), 64); err == nil {
-				sum += f
-			}
-		}
-		rec.Sheet(ss.name, rows.Len()-n0, parsedSales, n, sum, "MWh")
-	}
-	checks := []snapshots.Gate{
-		cbGate,
-		kit.Failures(kit.GateHeaders, missing, "sheets States and Territories have the three header rows (sector, measure, unit)"),
-		kit.Failures(kit.GateComplete, incomplete, "every sheet ends with the agency's note on the parts"),
-		rec.Gate(),
-		bad.Gate(kit.GateCells, "every numeric cell parses or is a published blank ('.')"),
-		kit.Failures("sector_sales_agrees", sectorBad, "on every line the four sectors' sales add up to the published total sales"),
-		kit.Failures("data_year_consistent", yearBad, fmt.Sprintf("every line's Data Year is %d, the year of the file name", year)),
-	}
-	facts, err := rows.Finish(asOf)
-	if err != nil {
-		return nil, err
-	}
-	books = ingest.CountCodes(capability.PowerRetailSales, books, facts)
-	sources := []snapshots.Source{src}
-	for _, f := range refs {
-		sources = append(sources, f.Source())
-	}
-	return &ingest.Build{
-		AsOf: asOf, Rows: facts, Sources: sources, Codebooks: books, Checks: checks, Cells: rows.Cells(),
-		Ranges:   map[string]snapshots.Range{"data_year": {Min: 1990, Max: 2100}},
-		Required: []string{"data_year", "utility_number", "part", "state", "source_record_key"},
-	}, nil
+	return nil
 }
 
-var retailSectorNames = []string{"residential", "commercial", "industrial", "transportation", "total"}
+func salesGates(b *kit.Book) []snapshots.Gate {
+	st := b.State.(*salesState)
+	return []snapshots.Gate{
+		b.CodebookGate,
+		b.HeadersGate("sheets States and Territories have the three header rows (sector, measure, unit)"),
+		b.CompleteGate("every sheet ends with the agency's note on the parts"),
+		b.Rec.Gate(),
+		b.CellsGate("every numeric cell parses or is a published blank ('.')"),
+		kit.Failures("sector_sales_agrees", st.sectorBad, "on every line the four sectors' sales add up to the published total sales"),
+		kit.Failures("data_year_consistent", st.yearBad, fmt.Sprintf("every line's Data Year is %d, the year of the file name", st.year)),
+	}
+}

@@ -57,7 +57,7 @@ func readFuelGolden(t *testing.T) map[string]fuelGolden {
 func TestFuelCostExcerpt(t *testing.T) {
 	raw := testenv.Raw(t)
 	data := t.TempDir()
-	outcomes, err := ingest.Run(raw, &snapshots.Store{Dir: data}, []ingest.Adapter{eia.FuelCostExcerpt{}}, io.Discard)
+	outcomes, err := ingest.Run(raw, &snapshots.Store{Dir: data}, []ingest.Adapter{eia.FuelCostExcerpt}, io.Discard)
 	if err != nil || len(outcomes) != 1 {
 		t.Fatalf("%+v %v", outcomes, err)
 	}
@@ -210,7 +210,7 @@ func TestFuelCostExcerptSuperseded(t *testing.T) {
 		}
 	}
 	copyTo(filepath.Join(raw, filepath.FromSlash(excerptRel)), excerptRel)
-	a := eia.FuelCostExcerpt{}
+	a := eia.FuelCostExcerpt
 	plans, err := a.Plan(ingest.NewFinder(dir, a.Folders()))
 	if err != nil || len(plans) != 1 || !plans[0].Files[0].Derived {
 		t.Fatalf("the excerpt alone: plans %+v, %v", plans, err)
@@ -219,7 +219,7 @@ func TestFuelCostExcerptSuperseded(t *testing.T) {
 	if plans, err = a.Plan(ingest.NewFinder(dir, a.Folders())); err != nil || len(plans) != 0 {
 		t.Fatalf("beside the workbook it was copied from: plans %+v, %v", plans, err)
 	}
-	w := eia.FuelCost{}
+	w := eia.FuelCost
 	if plans, err = w.Plan(ingest.NewFinder(dir, w.Folders())); err != nil || len(plans) != 1 || plans[0].Files[0].Derived {
 		t.Fatalf("the workbook: plans %+v, %v", plans, err)
 	}

@@ -108,7 +108,7 @@ func TestGatesRejectDamagedFiles(t *testing.T) {
 			}
 			rebuild(t, real, filepath.Join(rawDir, tc.file), tc.edit)
 			withReferences(t, raw, dir)
-			outcomes, err := ingest.Run(dir, store, []ingest.Adapter{eia.EIA860M{}}, io.Discard)
+			outcomes, err := ingest.Run(dir, store, []ingest.Adapter{eia.EIA860M}, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func TestSameAsOfFromOtherFilesRefused(t *testing.T) {
 	rebuild(t, filepath.Join(raw, "eia", "eia860m", "may_generator2016.xlsx"), filepath.Join(rawDir, "may_generator2016.xlsx"),
 		func(_ string, rows [][]string) [][]string { return rows })
 	withReferences(t, raw, dir)
-	outcomes, err := ingest.Run(dir, &snapshots.Store{Dir: data}, []ingest.Adapter{eia.EIA860M{}}, io.Discard)
+	outcomes, err := ingest.Run(dir, &snapshots.Store{Dir: data}, []ingest.Adapter{eia.EIA860M}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestStatePricesCiteTheirCells(t *testing.T) {
 		}
 	}
 	if wb == nil {
-		t.Skip("no state workbook under CITEQ_RAW")
+		testenv.SkipRaw(t, "no state workbook under CITEQ_RAW")
 	}
 	b, err := a.Build(plan)
 	if err != nil {

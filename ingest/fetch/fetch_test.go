@@ -41,6 +41,9 @@ func rawFile(t *testing.T, rel string) []byte {
 	}
 	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 	if errors.Is(err, os.ErrNotExist) {
+		if os.Getenv("CITEQ_REQUIRE_RAW") == "1" { // testenv.RequireRawEnv (testenv imports this package)
+			t.Fatalf("raw file %s not found under %s (CITEQ_REQUIRE_RAW=1)", rel, root)
+		}
 		t.Skipf("raw file %s not found under %s (set CITEQ_RAW)", rel, root)
 	}
 	if err != nil {

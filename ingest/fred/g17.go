@@ -6,13 +6,13 @@ package fred
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/fetch"
-	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -46,22 +46,42 @@ const staleMonths = 12
 const noDataAsOf = "1900-01-01"
 
 // G17 ingests ai_infrastructure.production from FRED CSV downloads (fredgraph.csv, header
-// observation_date,<SERIES_ID>), one file per series, each of its own vintage.
-type G17 struct{}
-
-// Capability implements ingest.Adapter.
-func (G17) Capability() *capability.Capability { return capability.AIInfrastructureProduction }
-
-// Version implements ingest.Adapter.
-func (G17) Version() string { return "fred-g17/1" }
-
-// Folders implements ingest.Adapter.
-func (G17) Folders() []string { return []string{Folder} }
+// observation_date,<SERIES_ID>), one file per series, each of its own vintage, all in one
+// snapshot.
+var G17 = kit.New(&kit.Spec{
+	Cap:     capability.AIInfrastructureProduction,
+	Version: "fred-g17/1",
+	Folders: []string{Folder},
+	Known:   known(),
+	Files: []*kit.File{{
+		Match:    regexp.MustCompile(`^(IPG3344S|IPG3344SQ|CAPG3344S|CAPUTLG3344S)\.csv$`),
+		Together: true,
+		Source: func(_ string, m []string) (string, string, string) {
+			return "FRED:" + m[1], Publisher, seriesURL(m[1])
+		},
+		Sheets: []*kit.Sheet{{
+			Header: 1,
+			Columns: []kit.Column{
+				{Field: "observation_date", At: 1, Kind: kit.AsDate},
+				{Field: "value", At: 2, Kind: kit.AsNumber},
+			},
+			Begin: seriesHeader,
+			IsRow: func(r *kit.Row) bool { return len(r.Sheet.Sheet.Row(r.N)) > 0 },
+			Each:  observation,
+			Tally: &kit.Tally{Cells: 1, SumCols: func(*kit.SheetRead) []int { return []int{2} }, Field: "value", Label: kit.FileLabel},
+		}},
+		Close: vintage,
+	}},
+	State:    func() any { return &g17State{} },
+	AsOf:     g17AsOf,
+	Gates:    g17Gates,
+	Ranges:   map[string]snapshots.Range{"value": {Min: 0, Max: 10000}, "year": {Min: 1900, Max: 2100}},
+	Required: []string{"series_id", "measure", "frequency", "observation_date", "period", "unit", "vintage"},
+})
 
 func seriesURL(id string) string { return "https://fred.stlouisfed.org/graph/fredgraph.csv?id=" + id }
 
-// Known implements ingest.Adapter.
-func (G17) Known() []fetch.Source {
+func known() []fetch.Source {
 	var out []fetch.Source
 	for _, s := range g17List {
 		out = append(out, fetch.Source{URL: seriesURL(s.id), Kind: fetch.CSV, Dest: Folder + "/" + s.id + ".csv"})
@@ -78,21 +98,10 @@ func seriesByFile(name string) (g17Series, bool) {
 	return g17Series{}, false
 }
 
-// Plan implements ingest.Adapter: one snapshot of every series file found.
-func (G17) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
-	paths, err := finder.Find(func(n string) bool { _, ok := seriesByFile(n); return ok })
-	if err != nil {
-		return nil, fmt.Errorf("fred g17 plan: %w", err)
-	}
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	var files []ingest.File
-	for _, p := range paths {
-		s, _ := seriesByFile(filepath.Base(p))
-		files = append(files, ingest.File{Path: p, SourceID: "FRED:" + s.id, Publisher: Publisher, URL: seriesURL(s.id), Role: ingest.RoleData})
-	}
-	return []ingest.Plan{{Files: files}}, nil
+// g17State is what the files of one build add up to.
+type g17State struct {
+	reads  []*fileRead
+	latest time.Time
 }
 
 // fileRead is what one file contributed.
@@ -101,122 +110,103 @@ type fileRead struct {
 	series g17Series
 	rows   []*ingest.Row
 	last   time.Time
-	n      int
-	sum    float64
 }
 
-// Build implements ingest.Adapter.
-func (G17) Build(p ingest.Plan) (*ingest.Build, error) {
-	b := &ingest.Build{
-		Ranges:   map[string]snapshots.Range{"value": {Min: 0, Max: 10000}, "year": {Min: 1900, Max: 2100}},
-		Required: []string{"series_id", "measure", "frequency", "observation_date", "period", "unit", "vintage"},
+// seriesHeader checks line 1 is observation_date,<SERIES_ID>; a file whose line 1 is not is
+// reported and not read.
+func seriesHeader(sh *kit.SheetRead) bool {
+	b, s := sh.File.Book, series(sh.File)
+	h := sh.Header
+	if miss := h.Missing("observation_date", s.id); len(miss) > 0 || h.Col("observation_date") != 1 || h.Col(s.id) != 2 {
+		b.Missing = append(b.Missing, fmt.Sprintf("%s: line 1 is %q, not observation_date,%s", sh.File.Name, strings.Join(h.Labels(), ","), s.id))
+		sh.File.Omit = true
+		return false
 	}
-	rows := ingest.NewRows(capability.AIInfrastructureProduction)
-	var bad kit.Problems
-	var missing, found []string
-	var reads []*fileRead
-	var latest time.Time
-	var rc kit.Reconcile
-	for i := range p.Files {
-		f := &p.Files[i]
-		name := filepath.Base(f.Path)
-		s, ok := seriesByFile(name)
-		if !ok {
-			return nil, fmt.Errorf("fred g17: %s: no series is read from this file", name)
+	b.Found = append(b.Found, fmt.Sprintf("%s: observation_date,%s", sh.File.Name, s.id))
+	return true
+}
+
+func series(fr *kit.FileRead) g17Series {
+	s, _ := seriesByFile(fr.Name)
+	return s
+}
+
+// observation is one line: a dated value of the file's series (a line without a date is a
+// cell that does not parse, and no row).
+func observation(r *kit.Row) {
+	d, ok := r.Value("observation_date").(string)
+	if !ok {
+		if r.Parsed("observation_date") {
+			r.Problem(1, "observation_date", "%q is not a date", r.CellAt(1).Value)
 		}
-		wb, err := grid.Open(f.Path)
-		if err != nil {
-			return nil, fmt.Errorf("fred g17: %w", err)
-		}
-		sh := wb.Sheets[0]
-		h := kit.HeaderAt(sh, 1)
-		if miss := h.Missing("observation_date", s.id); len(miss) > 0 || h.Col("observation_date") != 1 || h.Col(s.id) != 2 {
-			missing = append(missing, fmt.Sprintf("%s: line 1 is %q, not observation_date,%s", name, strings.Join(h.Labels(), ","), s.id))
-			continue
-		}
-		fr := &fileRead{file: f, series: s}
-		sheetRows, sheetSum := 0, 0.0
-		for r := 2; r <= sh.NumRows(); r++ {
-			if len(sh.Row(r)) == 0 {
-				continue
-			}
-			sheetRows++
-			if v, err := kit.Number(sh.Cell(r, 2)); err == nil && v != nil {
-				sheetSum += v.(float64)
-			}
-			d, err := kit.Date(sh.Cell(r, 1))
-			if err != nil || d == nil {
-				bad.Add("%s line %d: observation_date %q is not a date", name, r, sh.Cell(r, 1).Value)
-				continue
-			}
-			t, _ := time.Parse("2006-01-02", d.(string))
-			v, err := kit.Number(sh.Cell(r, 2))
-			if err != nil {
-				bad.Add("%s line %d: %v", name, r, err)
-			}
-			period := periodOf(s, t)
-			row := rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: sh.Name, Row: r, SHA256: f.SHA256}).
-				Set("series_id", s.id).
-				Set("series_name", s.name).
-				Set("measure", s.measure).
-				Set("frequency", s.frequency).
-				Set("naics", "3344").
-				Set("seasonal_adjustment", "SA").
-				SetCell("observation_date", 1, d).
-				Set("period", period).
-				Set("year", t.Year()).
-				SetCell("value", 2, v).
-				Set("unit", s.unit).
-				Set("distributor", Distributor).
-				Key(s.id + ":" + period)
-			fr.rows = append(fr.rows, row)
-			if v != nil {
-				fr.n++
-				fr.sum += v.(float64)
-			}
-			if t.After(fr.last) {
-				fr.last = t
-			}
-		}
-		rc.Sheet(name, len(fr.rows), fr.sum, sheetRows, sheetSum, "")
-		if fr.last.After(latest) {
-			latest = fr.last
-		}
-		reads = append(reads, fr)
-		found = append(found, fmt.Sprintf("%s: observation_date,%s", name, s.id))
+		return
 	}
+	s := series(r.File)
+	t, _ := time.Parse("2006-01-02", d)
+	period := periodOf(s, t)
+	r.Add().
+		Set("series_id", s.id).
+		Set("series_name", s.name).
+		Set("measure", s.measure).
+		Set("frequency", s.frequency).
+		Set("naics", "3344").
+		Set("seasonal_adjustment", "SA").
+		Set("period", period).
+		Set("year", t.Year()).
+		Set("unit", s.unit).
+		Set("distributor", Distributor).
+		Key(s.id + ":" + period)
+}
+
+// vintage sets the file's rows' vintage (its latest observation) and its source's title.
+func vintage(fr *kit.FileRead) error {
+	if fr.Omit {
+		return nil
+	}
+	st := fr.Book.State.(*g17State)
+	rd := &fileRead{file: fr.File, series: series(fr), rows: fr.Added}
+	for _, r := range fr.Added {
+		if t, err := time.Parse("2006-01-02", r.Get("observation_date").(string)); err == nil && t.After(rd.last) {
+			rd.last = t
+		}
+	}
+	if rd.last.After(st.latest) {
+		st.latest = rd.last
+	}
+	st.reads = append(st.reads, rd)
+	v := "observations through " + periodOf(rd.series, rd.last)
+	for _, r := range rd.rows {
+		r.Set("vintage", v)
+	}
+	fr.Source.Title = rd.series.name + " [" + rd.series.id + "], " + rd.series.unit + ", seasonally adjusted"
+	fr.Source.Release = "FRED download, " + v
+	return nil
+}
+
+func g17AsOf(b *kit.Book) (string, error) {
+	if st := b.State.(*g17State); !st.latest.IsZero() {
+		return st.latest.Format("2006-01-02"), nil
+	}
+	return noDataAsOf, nil // nothing read: the gates reject the snapshot
+}
+
+func g17Gates(b *kit.Book) []snapshots.Gate {
+	st := b.State.(*g17State)
 	var short, parsed []string
-	for _, fr := range reads {
-		vintage := "observations through " + periodOf(fr.series, fr.last)
-		for _, r := range fr.rows {
-			r.Set("vintage", vintage)
-		}
-		src := fr.file.Source()
-		src.Title = fr.series.name + " [" + fr.series.id + "], " + fr.series.unit + ", seasonally adjusted"
-		src.Release = "FRED download, " + vintage
-		src.HeaderRows = map[string]int{grid.CSVSheetName: 1}
-		b.Sources = append(b.Sources, src)
-		parsed = append(parsed, fmt.Sprintf("%s %d rows (%s)", fr.series.id, len(fr.rows), vintage))
-		if monthsBetween(fr.last, latest) > staleMonths || len(fr.rows) == 0 {
-			short = append(short, fmt.Sprintf("%s ends %s, more than %d months before the latest period of the snapshot (%s): the file is cut short", filepath.Base(fr.file.Path), fr.last.Format("2006-01"), staleMonths, latest.Format("2006-01")))
+	for _, fr := range st.reads {
+		parsed = append(parsed, fmt.Sprintf("%s %d rows (observations through %s)", fr.series.id, len(fr.rows), periodOf(fr.series, fr.last)))
+		if monthsBetween(fr.last, st.latest) > staleMonths || len(fr.rows) == 0 {
+			short = append(short, fmt.Sprintf("%s ends %s, more than %d months before the latest period of the snapshot (%s): the file is cut short", filepath.Base(fr.file.Path), fr.last.Format("2006-01"), staleMonths, st.latest.Format("2006-01")))
 		}
 	}
-	asOf := noDataAsOf // nothing read: the gates above reject the snapshot
-	if !latest.IsZero() {
-		asOf = latest.Format("2006-01-02")
+	b.Incomplete = append(b.Incomplete, short...)
+	return []snapshots.Gate{
+		b.HeadersGate(strings.Join(b.Found, "; ")),
+		b.CellsGate(strings.Join(parsed, "; ")),
+		b.CompleteGate(fmt.Sprintf("every series runs to within %d months of %s", staleMonths, st.latest.Format("2006-01"))),
+		b.Rec.Gate(),
+		utilizationAgrees(st.reads),
 	}
-	facts, err := rows.Finish(asOf)
-	if err != nil {
-		return nil, fmt.Errorf("fred g17: %w", err)
-	}
-	b.AsOf, b.Rows, b.Cells = asOf, facts, rows.Cells()
-	b.Checks = append(b.Checks,
-		kit.Failures(kit.GateHeaders, missing, strings.Join(found, "; ")),
-		bad.Gate(kit.GateCells, strings.Join(parsed, "; ")),
-		kit.Failures(kit.GateComplete, short, fmt.Sprintf("every series runs to within %d months of %s", staleMonths, latest.Format("2006-01"))),
-		rc.Gate(),
-		utilizationAgrees(reads))
-	return b, nil
 }
 
 func monthsBetween(a, b time.Time) int {

@@ -10,40 +10,14 @@ import (
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/fred"
 	"github.com/citeq/citeq/internal/testenv"
-	"github.com/citeq/citeq/snapshots"
 )
 
-func plan(t *testing.T, root string) ingest.Plan {
-	t.Helper()
-	a := fred.G17{}
-	plans, err := a.Plan(ingest.NewFinder(root, a.Folders()))
-	if err != nil || len(plans) != 1 {
-		t.Fatalf("plans %d, err %v", len(plans), err)
-	}
-	p := plans[0]
-	for i := range p.Files {
-		sha, n, err := snapshots.HashFile(p.Files[i].Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Files[i].SHA256, p.Files[i].Bytes = sha, n
-	}
-	return p
-}
-
-func col(name string) int {
-	for i, f := range snapshots.Columns(capability.AIInfrastructureProduction) {
-		if f.Name == name {
-			return i
-		}
-	}
-	return -1
-}
+func plan(t *testing.T, root string) ingest.Plan { return testenv.OnePlan(t, fred.G17, root) }
 
 // TestVintagesPerFile checks each series' rows carry their own file's vintage and the
 // snapshot is dated by the latest observation.
 func TestVintagesPerFile(t *testing.T) {
-	b, err := fred.G17{}.Build(plan(t, testenv.Raw(t)))
+	b, err := fred.G17.Build(plan(t, testenv.Raw(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +31,7 @@ func TestVintagesPerFile(t *testing.T) {
 	}
 	got := map[string]map[string]int{}
 	for _, r := range b.Rows {
-		s, v := r[col("series_id")].(string), r[col("vintage")].(string)
+		s, v := r[testenv.Column(t, capability.AIInfrastructureProduction, "series_id")].(string), r[testenv.Column(t, capability.AIInfrastructureProduction, "vintage")].(string)
 		if got[s] == nil {
 			got[s] = map[string]int{}
 		}
@@ -112,7 +86,7 @@ func TestStaleFileIsIncomplete(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b, err := fred.G17{}.Build(plan(t, filepath.Dir(filepath.Dir(dir))))
+	b, err := fred.G17.Build(plan(t, filepath.Dir(filepath.Dir(dir))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +120,7 @@ func TestUtilizationAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b, err := fred.G17{}.Build(plan(t, filepath.Dir(filepath.Dir(dir))))
+	b, err := fred.G17.Build(plan(t, filepath.Dir(filepath.Dir(dir))))
 	if err != nil {
 		t.Fatal(err)
 	}

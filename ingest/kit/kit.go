@@ -48,14 +48,18 @@ type Header struct {
 	Row    int
 	cols   map[string]int
 	labels []string // as published, by column - 1
+	fold   func(string) string
 }
 
 // HeaderAt reads row n of sh as the header row.
-func HeaderAt(sh *grid.Sheet, n int) *Header {
-	h := &Header{Row: n, cols: map[string]int{}}
+func HeaderAt(sh *grid.Sheet, n int) *Header { return headerAtFold(sh, n, Norm) }
+
+// headerAtFold reads row n of sh as the header row, its labels folded by fold.
+func headerAtFold(sh *grid.Sheet, n int, fold func(string) string) *Header {
+	h := &Header{Row: n, cols: map[string]int{}, fold: fold}
 	for i, c := range sh.Row(n) {
 		h.labels = append(h.labels, strings.Join(strings.Fields(c.Value), " "))
-		if k := Norm(c.Value); k != "" {
+		if k := fold(c.Value); k != "" {
 			if _, dup := h.cols[k]; !dup {
 				h.cols[k] = i + 1
 			}
@@ -88,7 +92,7 @@ func FindHeader(sh *grid.Sheet, maxRow int, labels ...string) (*Header, error) {
 }
 
 // Col is the 1-based column of label (0 when absent).
-func (h *Header) Col(label string) int { return h.cols[Norm(label)] }
+func (h *Header) Col(label string) int { return h.cols[h.fold(label)] }
 
 // Has reports whether label is in the header row.
 func (h *Header) Has(label string) bool { return h.Col(label) > 0 }

@@ -6,13 +6,11 @@ package ncses
 import (
 	"fmt"
 	"html"
-	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/citeq/citeq/capability"
-	"github.com/citeq/citeq/ingest"
-	"github.com/citeq/citeq/ingest/fetch"
 	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/snapshots"
@@ -32,21 +30,68 @@ const (
 	noDataAsOf = "1900-01-01"
 )
 
-// ABS ingests robotics.adoption from the converted Annual Business Survey tables.
-type ABS struct{}
+// ABS ingests robotics.adoption from the converted Annual Business Survey tables, one
+// snapshot of every table found: a row per published cell. NCSES publishes these tables as
+// web pages, not as files at a stable address, so nothing is downloaded; the converted CSVs
+// are placed by hand.
+var ABS = kit.New(&kit.Spec{
+	Cap:     capability.RoboticsAdoption,
+	Version: "ncses-abs/1",
+	Folders: []string{ABSFolder},
+	Files: []*kit.File{{
+		Match: tableNames(),
+		Source: func(name string, _ []string) (string, string, string) {
+			t, _ := tableOf(name)
+			return "NCSES-ABS-table-" + t.id, Publisher, fmt.Sprintf(copyURL, t.id)
+		},
+		Derived: true, OriginalURL: officialURL,
+		Together: true,
+		Open: func(fr *kit.FileRead) error {
+			st := fr.Book.State.(*absBuild)
+			st.table, _ = tableOf(fr.Name)
+			st.rowsRead, st.cells = 0, 0
+			return nil
+		},
+		Sheets: []*kit.Sheet{{
+			Header: 1,
+			Columns: []kit.Column{
+				{Field: "table_id", At: 1},
+				{Field: "row_id", At: 2},
+			},
+			Begin: absLayout,
+			IsRow: func(r *kit.Row) bool { return len(r.Sheet.Sheet.Row(r.N)) > 0 },
+			Each:  absRow,
+		}},
+		Close: absTableRead,
+	}},
+	State: func() any { return &absBuild{} },
+	AsOf: func(b *kit.Book) (string, error) {
+		if y := b.State.(*absBuild).latestYear; y != "" {
+			return y + "-12-31", nil
+		}
+		return noDataAsOf, nil
+	},
+	Gates: func(b *kit.Book) []snapshots.Gate {
+		st := b.State.(*absBuild)
+		detail := strings.Join(st.read, "; ") + fmt.Sprintf("; %d cells withheld (D) kept as suppression atoms; %d group-heading rows and %d blank cells hold no value", st.suppressed, st.heads, st.blank)
+		return []snapshots.Gate{
+			b.HeadersGate(strings.Join(b.Found, "; ")),
+			b.CellsGate(detail),
+			b.CompleteGate("every table has all its published rows, r001 onwards"),
+		}
+	},
+	Ranges:   map[string]snapshots.Range{"value": {Min: 0, Max: 1e9}, "hierarchy_depth": {Min: 1, Max: 6}},
+	Required: []string{"table_id", "data_year", "breakdown", "row_id", "column_name", "technology", "measure", "unit"},
+})
 
-// Capability implements ingest.Adapter.
-func (ABS) Capability() *capability.Capability { return capability.RoboticsAdoption }
-
-// Version implements ingest.Adapter.
-func (ABS) Version() string { return "ncses-abs/1" }
-
-// Folders implements ingest.Adapter.
-func (ABS) Folders() []string { return []string{ABSFolder} }
-
-// Known implements ingest.Adapter: NCSES publishes these tables as web pages, not as files
-// at a stable address, so nothing is downloaded; the converted CSVs are placed by hand.
-func (ABS) Known() []fetch.Source { return nil }
+// tableNames matches the file name of every table.
+func tableNames() *regexp.Regexp {
+	var names []string
+	for _, t := range absTables {
+		names = append(names, regexp.QuoteMeta(t.file))
+	}
+	return regexp.MustCompile(`^(` + strings.Join(names, "|") + `)$`)
+}
 
 func tableOf(name string) (absTable, bool) {
 	for _, t := range absTables {
@@ -57,24 +102,6 @@ func tableOf(name string) (absTable, bool) {
 	return absTable{}, false
 }
 
-// Plan implements ingest.Adapter: one snapshot of every table found.
-func (ABS) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
-	paths, err := finder.Find(func(n string) bool { _, ok := tableOf(n); return ok })
-	if err != nil {
-		return nil, fmt.Errorf("ncses abs plan: %w", err)
-	}
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	var files []ingest.File
-	for _, p := range paths {
-		t, _ := tableOf(filepath.Base(p))
-		files = append(files, ingest.File{Path: p, SourceID: "NCSES-ABS-table-" + t.id, Publisher: Publisher,
-			URL: fmt.Sprintf(copyURL, t.id), Role: ingest.RoleData, Derived: true, OriginalURL: officialURL})
-	}
-	return []ingest.Plan{{Files: files}}, nil
-}
-
 // column is what one value column of a table holds.
 type column struct {
 	col                                 int
@@ -83,46 +110,15 @@ type column struct {
 	technology, response, sector, sizeC string
 }
 
-// absBuild is the state of one build.
+// absBuild is the state of one build, and of the table being read.
 type absBuild struct {
-	rows                        *ingest.Rows
-	bad                         kit.Problems
-	missing, found, short, read []string
-	suppressed, blank, heads    int
-	latestYear                  string
-}
+	read                     []string
+	suppressed, blank, heads int
+	latestYear               string
 
-// Build implements ingest.Adapter.
-func (ABS) Build(p ingest.Plan) (*ingest.Build, error) {
-	b := &ingest.Build{
-		Ranges:   map[string]snapshots.Range{"value": {Min: 0, Max: 1e9}, "hierarchy_depth": {Min: 1, Max: 6}},
-		Required: []string{"table_id", "data_year", "breakdown", "row_id", "column_name", "technology", "measure", "unit"},
-	}
-	st := &absBuild{rows: ingest.NewRows(capability.RoboticsAdoption)}
-	for i := range p.Files {
-		src, err := st.readTable(&p.Files[i])
-		if err != nil {
-			return nil, err
-		}
-		if src != nil {
-			b.Sources = append(b.Sources, *src)
-		}
-	}
-	asOf := noDataAsOf
-	if st.latestYear != "" {
-		asOf = st.latestYear + "-12-31"
-	}
-	facts, err := st.rows.Finish(asOf)
-	if err != nil {
-		return nil, fmt.Errorf("ncses abs: %w", err)
-	}
-	b.AsOf, b.Rows, b.Cells = asOf, facts, st.rows.Cells()
-	detail := strings.Join(st.read, "; ") + fmt.Sprintf("; %d cells withheld (D) kept as suppression atoms; %d group-heading rows and %d blank cells hold no value", st.suppressed, st.heads, st.blank)
-	b.Checks = append(b.Checks,
-		kit.Failures(kit.GateHeaders, st.missing, strings.Join(st.found, "; ")),
-		st.bad.Gate(kit.GateCells, detail),
-		kit.Failures(kit.GateComplete, st.short, "every table has all its published rows, r001 onwards"))
-	return b, nil
+	table           absTable
+	cols            []column
+	rowsRead, cells int
 }
 
 // layout checks the header row of table t and returns its value columns.
@@ -168,127 +164,122 @@ func layout(t absTable, h *kit.Header) ([]column, []string) {
 	return cols, problems
 }
 
-// readTable reads one converted table; it returns its source (nil when its header is not
-// the table's, which the headers gate reports).
-func (st *absBuild) readTable(f *ingest.File) (*snapshots.Source, error) {
-	name := filepath.Base(f.Path)
-	t, ok := tableOf(name)
-	if !ok {
-		return nil, fmt.Errorf("ncses abs: %s: no table of this name is read", name)
-	}
-	wb, err := grid.Open(f.Path)
-	if err != nil {
-		return nil, fmt.Errorf("ncses abs: %w", err)
-	}
-	sh := wb.Sheets[0]
-	h := kit.HeaderAt(sh, 1)
-	cols, problems := layout(t, h)
+// absLayout checks the table's header row and finds its value columns; a table whose header
+// is not its own is reported and not read.
+func absLayout(s *kit.SheetRead) bool {
+	b, st := s.File.Book, s.File.Book.State.(*absBuild)
+	cols, problems := layout(st.table, s.Header)
 	if len(problems) > 0 {
-		st.missing = append(st.missing, fmt.Sprintf("%s: %s", name, strings.Join(problems, "; ")))
-		return nil, nil
+		b.Missing = append(b.Missing, fmt.Sprintf("%s: %s", s.File.Name, strings.Join(problems, "; ")))
+		s.File.Omit = true
+		return false
 	}
-	st.found = append(st.found, fmt.Sprintf("%s: %d value columns", name, len(cols)))
-	rowsRead, cells := 0, 0
-	for r := 2; r <= sh.NumRows(); r++ {
-		row := sh.Row(r)
-		if len(row) == 0 {
-			continue
-		}
-		rowsRead++
-		rowID := strings.TrimSpace(sh.Cell(r, 2).Value)
-		if want := fmt.Sprintf("r%03d", rowsRead); rowID != want {
-			st.short = append(st.short, fmt.Sprintf("%s line %d: row %q where %s was expected", name, r, rowID, want))
-		}
-		if id := strings.TrimSpace(sh.Cell(r, 1).Value); id != t.id {
-			st.bad.Add("%s line %d: table_id %q, not %s", name, r, id, t.id)
-			continue
-		}
-		dim := rowDims(t, h, sh, r)
-		type parsed struct {
-			c             column
-			v, supp, flag any
-		}
-		var vals []parsed
-		for _, c := range cols {
-			v, supp, flag, blank, err := kit.ListCell(sh.Cell(r, c.col).Value)
-			if err != nil {
-				st.bad.Add("%s line %d column %s: %v", name, r, c.header, err)
-				continue
-			}
-			if blank {
-				st.blank++
-				continue
-			}
-			vals = append(vals, parsed{c, v, supp, flag})
-		}
-		if len(vals) == 0 {
-			st.heads++
-			st.blank -= len(cols)
-			continue
-		}
-		for _, pv := range vals {
-			c := pv.c
-			var tech any = c.technology
-			industry, industryPath, size, sizePath := dim.industry, dim.industryPath, dim.size, dim.sizePath
-			breakdown := map[string]string{"industry": "industry", "size": "company_size", "tech_by_sector": "sector", "tech_by_size": "company_size"}[t.kind]
-			switch t.kind {
-			case "tech_by_sector", "tech_by_size":
-				tech = dim.technology
-				if c.sector != "" {
-					industry, industryPath = c.sector, c.sector
-				}
-				if c.sizeC != "" {
-					size, sizePath = c.sizeC, c.sizeC
-				}
-			}
-			withheld := 0
-			if pv.supp != nil {
-				st.suppressed++
-				withheld = 1
-			}
-			var response any
-			if c.response != "" {
-				response = c.response
-			}
-			st.rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: sh.Name, Row: r, SHA256: f.SHA256}).
-				SetCell("table_id", 1, t.id).
-				Set("table_title", t.title).
-				Set("data_year", t.dataYear).
-				Set("survey", t.survey).
-				Set("breakdown", breakdown).
-				SetCell("row_id", 2, rowID).
-				Set("column_name", c.header).
-				Set("source_column", grid.ColumnName(c.col)).
-				Set("industry", industry).
-				Set("industry_path", industryPath).
-				Set("naics_code", dim.naics).
-				Set("company_size", size).
-				Set("company_size_path", sizePath).
-				Set("hierarchy_depth", dim.depth).
-				Set("technology", tech).
-				Set("response", response).
-				Set("measure", c.measure).
-				Set("unit", c.unit).
-				SetCell("value", c.col, pv.v).
-				Set("suppression", pv.supp).
-				SetCell("withheld", c.col, withheld).
-				Set("flag", pv.flag).
-				Key(t.id + ":" + rowID + ":" + c.header)
-			cells++
-		}
+	st.cols = cols
+	b.Found = append(b.Found, fmt.Sprintf("%s: %d value columns", s.File.Name, len(cols)))
+	return true
+}
+
+// absRow adds a row's published cells, one row each: a row without any is a group heading.
+func absRow(r *kit.Row) {
+	st, t := r.Book.State.(*absBuild), r.Book.State.(*absBuild).table
+	st.rowsRead++
+	rowID := r.Text("row_id")
+	if want := fmt.Sprintf("r%03d", st.rowsRead); rowID != want {
+		r.Book.Incomplete = append(r.Book.Incomplete, fmt.Sprintf("%s line %d: row %q where %s was expected", r.File.Name, r.N, rowID, want))
 	}
-	if rowsRead != t.rows {
-		st.short = append(st.short, fmt.Sprintf("%s: %d rows, the published table has %d", name, rowsRead, t.rows))
+	if id := r.Text("table_id"); id != t.id {
+		r.Problem(1, "table_id", "%q, not %s", id, t.id)
+		return
+	}
+	dim := rowDims(t, r.Sheet.Header, r.Sheet.Sheet, r.N)
+	type parsed struct {
+		c             column
+		v, supp, flag any
+	}
+	var vals []parsed
+	for _, c := range st.cols {
+		v, supp, flag, blank, err := kit.ListCell(r.CellAt(c.col).Value)
+		if err != nil {
+			r.Problem(c.col, c.header, "%v", err)
+			continue
+		}
+		if blank {
+			st.blank++
+			continue
+		}
+		vals = append(vals, parsed{c, v, supp, flag})
+	}
+	if len(vals) == 0 {
+		st.heads++
+		st.blank -= len(st.cols)
+		return
+	}
+	for _, pv := range vals {
+		c := pv.c
+		var tech any = c.technology
+		industry, industryPath, size, sizePath := dim.industry, dim.industryPath, dim.size, dim.sizePath
+		breakdown := map[string]string{"industry": "industry", "size": "company_size", "tech_by_sector": "sector", "tech_by_size": "company_size"}[t.kind]
+		switch t.kind {
+		case "tech_by_sector", "tech_by_size":
+			tech = dim.technology
+			if c.sector != "" {
+				industry, industryPath = c.sector, c.sector
+			}
+			if c.sizeC != "" {
+				size, sizePath = c.sizeC, c.sizeC
+			}
+		}
+		withheld := 0
+		if pv.supp != nil {
+			st.suppressed++
+			withheld = 1
+		}
+		var response any
+		if c.response != "" {
+			response = c.response
+		}
+		r.Add().
+			Set("table_title", t.title).
+			Set("data_year", t.dataYear).
+			Set("survey", t.survey).
+			Set("breakdown", breakdown).
+			Set("column_name", c.header).
+			Set("source_column", grid.ColumnName(c.col)).
+			Set("industry", industry).
+			Set("industry_path", industryPath).
+			Set("naics_code", dim.naics).
+			Set("company_size", size).
+			Set("company_size_path", sizePath).
+			Set("hierarchy_depth", dim.depth).
+			Set("technology", tech).
+			Set("response", response).
+			Set("measure", c.measure).
+			Set("unit", c.unit).
+			SetCell("value", c.col, pv.v).
+			Set("suppression", pv.supp).
+			SetCell("withheld", c.col, withheld).
+			Set("flag", pv.flag).
+			Key(t.id + ":" + rowID + ":" + c.header)
+		st.cells++
+	}
+}
+
+// absTableRead checks the table has all its published rows and says what was read.
+func absTableRead(fr *kit.FileRead) error {
+	if fr.Omit {
+		return nil
+	}
+	st, t := fr.Book.State.(*absBuild), fr.Book.State.(*absBuild).table
+	if st.rowsRead != t.rows {
+		fr.Book.Incomplete = append(fr.Book.Incomplete, fmt.Sprintf("%s: %d rows, the published table has %d", fr.Name, st.rowsRead, t.rows))
 	}
 	if st.latestYear == "" || yearEnd(t.dataYear) > st.latestYear {
 		st.latestYear = yearEnd(t.dataYear)
 	}
-	st.read = append(st.read, fmt.Sprintf("table %s: %d rows, %d cells", t.id, rowsRead, cells))
-	src := f.Source()
-	src.Title = t.title + " (NCSES table " + t.id + ", " + t.survey + ")"
-	src.Release = t.survey + ", data year " + t.dataYear
-	src.HeaderRows = map[string]int{sh.Name: 1}
-	return &src, nil
+	st.read = append(st.read, fmt.Sprintf("table %s: %d rows, %d cells", t.id, st.rowsRead, st.cells))
+	fr.Source.Title = t.title + " (NCSES table " + t.id + ", " + t.survey + ")"
+	fr.Source.Release = t.survey + ", data year " + t.dataYear
+	return nil
 }
 
 // yearEnd is the last year of a data year such as "2016-18".

@@ -12,35 +12,9 @@ import (
 	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/ncses"
 	"github.com/citeq/citeq/internal/testenv"
-	"github.com/citeq/citeq/snapshots"
 )
 
-func plan(t *testing.T, root string) ingest.Plan {
-	t.Helper()
-	a := ncses.ABS{}
-	plans, err := a.Plan(ingest.NewFinder(root, a.Folders()))
-	if err != nil || len(plans) != 1 {
-		t.Fatalf("plans %d, err %v", len(plans), err)
-	}
-	p := plans[0]
-	for i := range p.Files {
-		sha, n, err := snapshots.HashFile(p.Files[i].Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Files[i].SHA256, p.Files[i].Bytes = sha, n
-	}
-	return p
-}
-
-func col(name string) int {
-	for i, f := range snapshots.Columns(capability.RoboticsAdoption) {
-		if f.Name == name {
-			return i
-		}
-	}
-	panic(name)
-}
+func plan(t *testing.T, root string) ingest.Plan { return testenv.OnePlan(t, ncses.ABS, root) }
 
 func letterCol(s string) int {
 	n := 0
@@ -55,7 +29,7 @@ func letterCol(s string) int {
 // number, and every source is marked derived with the NCSES address.
 func TestValuesAndSuppressionAtoms(t *testing.T) {
 	raw := testenv.Raw(t)
-	b, err := ncses.ABS{}.Build(plan(t, raw))
+	b, err := ncses.ABS.Build(plan(t, raw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +49,7 @@ func TestValuesAndSuppressionAtoms(t *testing.T) {
 	sheets := map[string]*grid.Sheet{}
 	suppressed := map[string]int{}
 	for _, r := range b.Rows {
-		file := r[col(capability.ColSourceFile)].(string)
+		file := r[testenv.Column(t, capability.RoboticsAdoption, capability.ColSourceFile)].(string)
 		sh := sheets[file]
 		if sh == nil {
 			wb, err := grid.Open(filepath.Join(raw, filepath.FromSlash(ncses.ABSFolder), file))
@@ -85,13 +59,13 @@ func TestValuesAndSuppressionAtoms(t *testing.T) {
 			sh = wb.Sheets[0]
 			sheets[file] = sh
 		}
-		line := int(r[col(capability.ColSourceRow)].(int64))
-		lit := sh.Cell(line, letterCol(r[col("source_column")].(string))).Value
+		line := int(r[testenv.Column(t, capability.RoboticsAdoption, capability.ColSourceRow)].(int64))
+		lit := sh.Cell(line, letterCol(r[testenv.Column(t, capability.RoboticsAdoption, "source_column")].(string))).Value
 		slot := lit
 		if strings.HasPrefix(lit, "['") {
 			slot = strings.TrimSpace(strings.SplitN(strings.TrimPrefix(lit, "['"), "'", 2)[0])
 		}
-		v, supp := r[col("value")], r[col("suppression")]
+		v, supp := r[testenv.Column(t, capability.RoboticsAdoption, "value")], r[testenv.Column(t, capability.RoboticsAdoption, "suppression")]
 		switch {
 		case slot == "D":
 			if v != nil || supp != "D" {
@@ -139,7 +113,7 @@ func TestDamagedTables(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, file), []byte(tc.edit(string(body))), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			b, err := ncses.ABS{}.Build(plan(t, filepath.Dir(filepath.Dir(dir))))
+			b, err := ncses.ABS.Build(plan(t, filepath.Dir(filepath.Dir(dir))))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -25,6 +25,9 @@ func rawPath(t *testing.T, rel string) string {
 		dir = "/work/shared/data/raw"
 	}
 	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CITEQ_REQUIRE_RAW") == "1" { // testenv.RequireRawEnv (testenv imports this package)
+			t.Fatalf("raw data directory not available: %v (CITEQ_REQUIRE_RAW=1)", err)
+		}
 		t.Skipf("raw data directory not available: %v", err)
 	}
 	return filepath.Join(dir, filepath.FromSlash(rel))

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/adapters"
 	"github.com/citeq/citeq/internal/flock"
@@ -42,7 +43,7 @@ func RepoRoot(t testing.TB) string {
 }
 
 // Raw returns the raw-files directory: $CITEQ_RAW, else ../shared/data/raw beside the
-// repository. The test is skipped when it is absent.
+// repository. The test is skipped when it is absent (failed with CITEQ_REQUIRE_RAW=1).
 func Raw(t testing.TB) string {
 	t.Helper()
 	raw := os.Getenv("CITEQ_RAW")
@@ -50,10 +51,25 @@ func Raw(t testing.TB) string {
 		raw = filepath.Join(RepoRoot(t), "..", "shared", "data", "raw")
 	}
 	if _, err := os.Stat(raw); err != nil {
-		t.Skipf("raw files not available (%v); set CITEQ_RAW", err)
+		SkipRaw(t, "raw files not available (%v); set CITEQ_RAW", err)
 	}
 	abs, _ := filepath.Abs(raw)
 	return abs
+}
+
+// RequireRawEnv names the environment variable that, set to 1, makes a raw file or folder a
+// test reads and does not find fail the test instead of skipping it: make test and .ci/run
+// set it, so a run without the publishers' files cannot pass by skipping what it checks.
+const RequireRawEnv = "CITEQ_REQUIRE_RAW"
+
+// SkipRaw skips the test because a raw file or folder it reads is not there, or fails it
+// when $CITEQ_REQUIRE_RAW is 1.
+func SkipRaw(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv(RequireRawEnv) == "1" {
+		t.Fatalf(format+" ("+RequireRawEnv+"=1)", args...)
+	}
+	t.Skipf(format, args...)
 }
 
 var (
@@ -298,4 +314,29 @@ func HashPlan(t testing.TB, p *ingest.Plan) {
 		}
 		p.Files[i].SHA256, p.Files[i].Bytes = sha, n
 	}
+}
+
+// OnePlan is the one plan adapter a finds under root (the test fails on none or several),
+// its files hashed as ingest hashes them.
+func OnePlan(t testing.TB, a ingest.Adapter, root string) ingest.Plan {
+	t.Helper()
+	plans, err := a.Plan(ingest.NewFinder(root, a.Folders()))
+	if err != nil || len(plans) != 1 {
+		t.Fatalf("%d plans of %s under %s, one expected (err %v)", len(plans), a.Capability().ID, root, err)
+	}
+	HashPlan(t, &plans[0])
+	return plans[0]
+}
+
+// Column is the index of field name among the fact table's columns of capability c (the test
+// fails when it is not one).
+func Column(t testing.TB, c *capability.Capability, name string) int {
+	t.Helper()
+	for i, f := range snapshots.Columns(c) {
+		if f.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("%s has no column %s", c.ID, name)
+	return -1
 }

@@ -2,15 +2,12 @@ package market
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/citeq/citeq/capability"
-	"github.com/citeq/citeq/ingest"
-	"github.com/citeq/citeq/ingest/fetch"
 	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -37,7 +34,32 @@ import (
 // original_page), and the citations name the transcription as the file hashed, derived, with
 // MISO's page of the postings as the original. Rows of planning years before 2024, MISO's
 // system-wide rows, Net CONE, PRM, demand-curve points and cleared MW are not served.
-type MISOAuctionTranscribed struct{}
+//
+// A transcription has no official address to download it from (ingest --fetch downloads
+// MISO's postings themselves, through MISOAuction).
+var MISOAuctionTranscribed = kit.New(&kit.Spec{
+	Cap:     capability.PowerCapacityMarketMISO,
+	Version: "miso-pra-transcribed/1",
+	Name:    "transcription",
+	Folders: []string{misoPRADerivedFolder},
+	Files: []*kit.File{
+		misoACPTranscript.file(PublisherMISO, misoPRAURL, acpRow),
+		misoCONETranscript.file(PublisherMISO, misoPRAURL, coneRow),
+	},
+	Together: true,
+	State: func() any {
+		return &txRead{skipped: map[string]int{}, docs: map[string]misoDoc{}, count: map[string]map[string]int{}, have: map[string]map[string]bool{}}
+	},
+	AsOf: func(b *kit.Book) (string, error) {
+		if asOf := b.State.(*txRead).asOf; asOf != "" {
+			return asOf, nil
+		}
+		return "1970-01-01", nil
+	},
+	Gates:    misoTxGates,
+	Required: []string{"auction_label", "planning_year", "scope", "atom_type", "report_period", "original_document_url", "original_page"},
+	Ranges:   map[string]snapshots.Range{"acp_usd_mw_day": {Min: 0, Max: 10000}, "cone_usd_mw_day": {Min: 0, Max: 1000000}},
+})
 
 const misoPRADerivedFolder = "iso/miso/pra_derived"
 
@@ -92,8 +114,6 @@ func misoDocOf(addr string) misoDoc {
 
 // txAtom is one result atom read from a transcription row.
 type txAtom struct {
-	tb                        *table
-	row                       int
 	doc, page                 string
 	py                        string
 	season, zone, scope, atom string
@@ -104,60 +124,30 @@ type txAtom struct {
 	unit                      string // cone_unit of a CONE atom
 }
 
-// txRead is what the transcriptions of a plan hold.
+// txRead is what the transcriptions of a plan hold: the rows not served and why, the MISO
+// documents cited and the atoms read of each.
 type txRead struct {
-	tables  []*table
-	atoms   []txAtom
-	bad     kit.Problems
-	missing []string
 	skipped map[string]int // rows not served, by reason
+	docs    map[string]misoDoc
+	count   map[string]map[string]int  // by document, atoms by type
+	have    map[string]map[string]bool // by document, atoms read
+	asOf    string
 }
 
 func (rd *txRead) skip(why string) { rd.skipped[why]++ }
 
-// readMISOTranscripts reads every row of the files (each a transcription of a kind by its
-// name): the atoms they hold, the rows they hold that are not served and why, and the cells
-// that do not parse.
-func readMISOTranscripts(files []ingest.File) (*txRead, error) {
-	rd := &txRead{skipped: map[string]int{}}
-	for i := range files {
-		f := &files[i]
-		t := misoACPTranscript
-		if misoCONETranscript.name.MatchString(filepath.Base(f.Path)) {
-			t = misoCONETranscript
-		}
-		tb, err := openTable(f, t)
-		if err != nil {
-			return nil, fmt.Errorf("miso transcription: %w", err)
-		}
-		rd.tables = append(rd.tables, tb)
-		rd.missing = append(rd.missing, tb.missing...)
-		for r := 2; r <= tb.sh.NumRows(); r++ {
-			if tb.blankRow(r) {
-				continue
-			}
-			if t.sourceID == misoACPTranscript.sourceID {
-				rd.acpRow(tb, r)
-			} else {
-				rd.coneRow(tb, r)
-			}
-		}
-	}
-	return rd, nil
-}
-
 // planningYear reads row r's delivery_year ("2025-2026"): the year it starts, or 0 after
 // recording the problem.
-func (rd *txRead) planningYear(tb *table, r int) int {
-	py := tb.text(r, "delivery_year")
+func planningYear(r *kit.Row) int {
+	py := txText(r, "delivery_year")
 	m := misoPY.FindStringSubmatch(py)
 	if m == nil {
-		rd.bad.Add("%s: %q is not a planning year (YYYY-YYYY)", tb.where(r, "delivery_year"), py)
+		txProblem(r, "delivery_year", "%q is not a planning year (YYYY-YYYY)", py)
 		return 0
 	}
 	a, _ := strconv.Atoi(m[1])
 	if b, _ := strconv.Atoi(m[2]); b != a+1 {
-		rd.bad.Add("%s: %q is not a planning year (YYYY-YYYY)", tb.where(r, "delivery_year"), py)
+		txProblem(r, "delivery_year", "%q is not a planning year (YYYY-YYYY)", py)
 		return 0
 	}
 	return a
@@ -165,66 +155,67 @@ func (rd *txRead) planningYear(tb *table, r int) int {
 
 // servedYear is the first year of row r's planning year when it is served, else 0: the
 // planning year does not parse (recorded) or is before 2024-2025 (counted as not served).
-func (rd *txRead) servedYear(tb *table, r int) int {
-	start := rd.planningYear(tb, r)
+func servedYear(r *kit.Row) int {
+	start := planningYear(r)
 	if start != 0 && start < misoFirstYear {
-		rd.skip(fmt.Sprintf("planning years before %d-%d (not answered)", misoFirstYear, misoFirstYear+1))
+		r.Book.State.(*txRead).skip(fmt.Sprintf("planning years before %d-%d (not answered)", misoFirstYear, misoFirstYear+1))
 		return 0
 	}
 	return start
 }
 
 // common checks the cells every served row needs (iso, document, page) and starts its atom.
-func (rd *txRead) common(tb *table, r, start int) (txAtom, bool) {
+func common(r *kit.Row, start int) (txAtom, bool) {
 	ok := true
-	if iso := tb.text(r, "iso"); iso != "MISO" {
-		rd.bad.Add("%s: %q, MISO expected", tb.where(r, "iso"), iso)
+	if iso := txText(r, "iso"); iso != "MISO" {
+		txProblem(r, "iso", "%q, MISO expected", iso)
 		ok = false
 	}
-	doc := tb.text(r, "source_doc")
+	doc := txText(r, "source_doc")
 	d := misoDocOf(doc)
 	switch {
 	case !strings.HasPrefix(doc, "https://"):
-		rd.bad.Add("%s: %q is not the address of a MISO document", tb.where(r, "source_doc"), doc)
+		txProblem(r, "source_doc", "%q is not the address of a MISO document", doc)
 		ok = false
 	case d.date == "":
-		rd.bad.Add("%s: the address %q gives no posting or filing date (YYYYMMDD after 'PRA Results Posting', or a leading YYYY-MM-DD)", tb.where(r, "source_doc"), doc)
+		txProblem(r, "source_doc", "the address %q gives no posting or filing date (YYYYMMDD after 'PRA Results Posting', or a leading YYYY-MM-DD)", doc)
 		ok = false
 	case d.posting && d.year != start:
-		rd.bad.Add("%s: %q is the %d auction's posting, not planning year %d-%d's", tb.where(r, "source_doc"), d.name, d.year, start, start+1)
+		txProblem(r, "source_doc", "%q is the %d auction's posting, not planning year %d-%d's", d.name, d.year, start, start+1)
 		ok = false
 	}
-	page := tb.text(r, "source_page")
+	page := txText(r, "source_page")
 	if page == "" {
-		rd.bad.Add("%s: no page of the MISO document", tb.where(r, "source_page"))
+		txProblem(r, "source_page", "no page of the MISO document")
 		ok = false
 	}
-	return txAtom{tb: tb, row: r, doc: doc, page: page, py: fmt.Sprintf("%d-%d", start, start+1)}, ok
+	return txAtom{doc: doc, page: page, py: fmt.Sprintf("%d-%d", start, start+1)}, ok
 }
 
 // acpRow reads row r of the clearing prices transcription.
-func (rd *txRead) acpRow(tb *table, r int) {
-	start := rd.servedYear(tb, r)
+func acpRow(r *kit.Row) {
+	rd := r.Book.State.(*txRead)
+	start := servedYear(r)
 	if start == 0 {
 		return
 	}
-	area, areaType := tb.text(r, "area"), tb.text(r, "area_type")
+	area, areaType := txText(r, "area"), txText(r, "area_type")
 	if areaType == "rto" && area == "MISO" {
 		rd.skip("MISO system-wide clearing prices (the contract's ACP atoms are zonal)")
 		return
 	}
-	a, ok := rd.common(tb, r, start)
-	if round := tb.text(r, "auction_round"); round != "planning_resource_auction" {
-		rd.bad.Add("%s: %q, planning_resource_auction expected", tb.where(r, "auction_round"), round)
+	a, ok := common(r, start)
+	if round := txText(r, "auction_round"); round != "planning_resource_auction" {
+		txProblem(r, "auction_round", "%q, planning_resource_auction expected", round)
 		ok = false
 	}
-	if u := tb.text(r, "price_unit"); u != "usd_per_mw_day" {
-		rd.bad.Add("%s: %q, usd_per_mw_day expected", tb.where(r, "price_unit"), u)
+	if u := txText(r, "price_unit"); u != "usd_per_mw_day" {
+		txProblem(r, "price_unit", "%q, usd_per_mw_day expected", u)
 		ok = false
 	}
-	season := tb.text(r, "season")
+	season := txText(r, "season")
 	if !isSeason(season) {
-		rd.bad.Add("%s: %q is not a season (summer, fall, winter, spring)", tb.where(r, "season"), season)
+		txProblem(r, "season", "%q is not a season (summer, fall, winter, spring)", season)
 		ok = false
 	}
 	a.season = season
@@ -232,40 +223,41 @@ func (rd *txRead) acpRow(tb *table, r int) {
 	case areaType == "lrz" && misoLRZ.MatchString(area):
 		z, zok := misoZone(area)
 		if !zok {
-			rd.bad.Add("%s: %q is not a zone 1 to 10", tb.where(r, "area"), area)
+			txProblem(r, "area", "%q is not a zone 1 to 10", area)
 			return
 		}
 		// A price that does not parse is recorded and left null, so that only cells_parse
 		// rejects the file.
-		v, err := kit.Number(tb.cell(r, "clearing_price"))
+		v, err := kit.Number(r.Cell("clearing_price"))
 		if err != nil || v == nil {
-			rd.bad.Add("%s: %q is not a price", tb.where(r, "clearing_price"), tb.cell(r, "clearing_price").Value)
+			txProblem(r, "clearing_price", "%q is not a price", r.Cell("clearing_price").Value)
 			v = nil
 		}
 		a.zone, a.scope, a.atom, a.field, a.value, a.fromCell, a.valueLabel = z, "zone", "acp", "acp_usd_mw_day", v, true, "clearing_price"
 	case areaType == "resource" && area == "ERZ":
 		a.scope, a.atom, a.field, a.valueLabel = "external_resource_zone", "acp_erz_verbatim", "acp_erz_verbatim", "clearing_price"
-		if p := tb.text(r, "clearing_price"); p != "" {
+		if p := txText(r, "clearing_price"); p != "" {
 			a.value, a.fromCell = p, true
 		} else if m := misoERZRange.FindStringSubmatch(a.page); m != nil {
 			a.value = m[1] // the range as the transcription quotes it, never parsed
 		} else {
-			rd.bad.Add("%s: no external resource zone clearing, neither as a price nor quoted in the note", tb.where(r, "clearing_price"))
+			txProblem(r, "clearing_price", "no external resource zone clearing, neither as a price nor quoted in the note")
 			return
 		}
 	default:
-		rd.bad.Add("%s: area %q of type %q is neither a zone (LRZ 1 ... LRZ 10, type lrz), the ERZ (resource) nor MISO (rto)", tb.where(r, "area"), area, areaType)
+		txProblem(r, "area", "area %q of type %q is neither a zone (LRZ 1 ... LRZ 10, type lrz), the ERZ (resource) nor MISO (rto)", area, areaType)
 		return
 	}
 	if ok {
-		rd.atoms = append(rd.atoms, a)
+		rd.add(r, a)
 	}
 }
 
 // coneRow reads row r of the CONE, PRM and demand curve transcription.
-func (rd *txRead) coneRow(tb *table, r int) {
-	metric := tb.text(r, "metric")
-	seasonal := metric == "net_cone" && strings.HasPrefix(kit.Norm(tb.text(r, "vintage")), "cone (seasonal)")
+func coneRow(r *kit.Row) {
+	rd := r.Book.State.(*txRead)
+	metric := txText(r, "metric")
+	seasonal := metric == "net_cone" && strings.HasPrefix(kit.Norm(txText(r, "vintage")), "cone (seasonal)")
 	switch {
 	case metric == "irm":
 		rd.skip("planning reserve margins (PRM, not answered)")
@@ -277,48 +269,48 @@ func (rd *txRead) coneRow(tb *table, r int) {
 		rd.skip("Net CONE (not a CONE atom: CONE less inframarginal rents)")
 		return
 	case metric != "gross_cone" && !seasonal:
-		rd.bad.Add("%s: metric %q is none of gross_cone, net_cone, curve_point, irm", tb.where(r, "metric"), metric)
+		txProblem(r, "metric", "metric %q is none of gross_cone, net_cone, curve_point, irm", metric)
 		return
 	}
-	start := rd.servedYear(tb, r)
+	start := servedYear(r)
 	if start == 0 {
 		return
 	}
-	area, season := tb.text(r, "area"), tb.text(r, "season")
+	area, season := txText(r, "area"), txText(r, "season")
 	if seasonal && kit.Norm(area) == "system" {
 		rd.skip("MISO system-wide seasonal CONE (the contract's seasonal CONE is subregional)")
 		return
 	}
-	a, ok := rd.common(tb, r, start)
-	unit := map[string]string{"usd_per_mw_yr": "USD/MW-year", "usd_per_mw_day": "USD/MW-day"}[tb.text(r, "y_unit")]
+	a, ok := common(r, start)
+	unit := map[string]string{"usd_per_mw_yr": "USD/MW-year", "usd_per_mw_day": "USD/MW-day"}[txText(r, "y_unit")]
 	if unit == "" {
-		rd.bad.Add("%s: unit %q, usd_per_mw_yr or usd_per_mw_day expected", tb.where(r, "y_unit"), tb.text(r, "y_unit"))
+		txProblem(r, "y_unit", "unit %q, usd_per_mw_yr or usd_per_mw_day expected", txText(r, "y_unit"))
 		ok = false
 	}
-	v, err := kit.Number(tb.cell(r, "y_value"))
+	v, err := kit.Number(r.Cell("y_value"))
 	if err != nil || v == nil {
-		rd.bad.Add("%s: %q is not a CONE figure", tb.where(r, "y_value"), tb.cell(r, "y_value").Value)
+		txProblem(r, "y_value", "%q is not a CONE figure", r.Cell("y_value").Value)
 		v = nil
 	}
 	a.field, a.value, a.fromCell, a.valueLabel, a.unit = "cone_usd_mw_day", v, true, "y_value", unit
 	if seasonal {
 		a.atom, a.season = "cone_seasonal", season
 		if !isSeason(season) {
-			rd.bad.Add("%s: %q is not a season (summer, fall, winter, spring)", tb.where(r, "season"), season)
+			txProblem(r, "season", "%q is not a season (summer, fall, winter, spring)", season)
 			return
 		}
 		if a.scope = misoSubregion(area); a.scope == "" {
-			rd.bad.Add("%s: %q is neither North/Central, South nor System", tb.where(r, "area"), area)
+			txProblem(r, "area", "%q is neither North/Central, South nor System", area)
 			return
 		}
 	} else {
 		a.atom = "cone_annual"
 		if season != "" {
-			rd.bad.Add("%s: %q: annual CONE has no season", tb.where(r, "season"), season)
+			txProblem(r, "season", "%q: annual CONE has no season", season)
 			return
 		}
 		if z, zok := misoZoneOrERZ(area); !zok {
-			rd.bad.Add("%s: %q is neither a zone (LRZ 1 ... LRZ 10) nor the ERZs", tb.where(r, "area"), area)
+			txProblem(r, "area", "%q is neither a zone (LRZ 1 ... LRZ 10) nor the ERZs", area)
 			return
 		} else if z == "ERZ" {
 			a.scope = "external_resource_zone"
@@ -327,7 +319,7 @@ func (rd *txRead) coneRow(tb *table, r int) {
 		}
 	}
 	if ok {
-		rd.atoms = append(rd.atoms, a)
+		rd.add(r, a)
 	}
 }
 
@@ -336,152 +328,91 @@ func isSeason(s string) bool {
 	return s == "summer" || s == "fall" || s == "winter" || s == "spring"
 }
 
-// Capability implements ingest.Adapter.
-func (MISOAuctionTranscribed) Capability() *capability.Capability {
-	return capability.PowerCapacityMarketMISO
+// add adds the row of atom a read from row r.
+func (rd *txRead) add(r *kit.Row, a txAtom) {
+	d := misoDocOf(a.doc)
+	rd.docs[d.url] = d
+	rd.asOf = max(rd.asOf, d.date)
+	key := strings.Join([]string{a.py, a.season, a.zone, a.scope, a.atom, d.date}, "|")
+	var zone any
+	if a.zone != "" {
+		zone = a.zone
+	}
+	col := r.Sheet.Col
+	row := r.Add().
+		Set("sheet_name", r.Sheet.Name).
+		Set("iso", "MISO").
+		Set("auction_label", a.py+" PRA").
+		SetCell("planning_year", col("delivery_year"), a.py).
+		Set("zone", zone).
+		Set("scope", a.scope).
+		Set("atom_type", a.atom).
+		Set("report_period", d.date).
+		SetCell("original_document_url", col("source_doc"), a.doc).
+		SetCell("original_page", col("source_page"), a.page).
+		Key(key)
+	if a.season != "" {
+		row.SetCell("season", col("season"), a.season)
+	} else {
+		row.Set("season", nil)
+	}
+	if a.fromCell {
+		row.SetCell(a.field, col(a.valueLabel), a.value)
+	} else {
+		row.Set(a.field, a.value)
+	}
+	if a.unit != "" {
+		row.Set("cone_unit", a.unit)
+	}
+	if rd.count[d.url] == nil {
+		rd.count[d.url], rd.have[d.url] = map[string]int{}, map[string]bool{}
+	}
+	rd.count[d.url][a.atom]++
+	rd.have[d.url][a.atom+"|"+a.season+"|"+a.zone+"|"+a.scope] = true
 }
 
-// Version implements ingest.Adapter.
-func (MISOAuctionTranscribed) Version() string { return "miso-pra-transcribed/1" }
-
-// Folders implements ingest.Adapter.
-func (MISOAuctionTranscribed) Folders() []string { return []string{misoPRADerivedFolder} }
-
-// Known implements ingest.Adapter: a transcription has no official address to download it
-// from (ingest --fetch downloads MISO's postings themselves, through MISOAuction).
-func (MISOAuctionTranscribed) Known() []fetch.Source { return nil }
-
-// Plan implements ingest.Adapter: one snapshot of the transcription files, each derived with
-// MISO's page of the auction's postings as the original (each row names its own document).
-func (MISOAuctionTranscribed) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
-	paths, err := finder.Find(func(n string) bool {
-		return misoACPTranscript.name.MatchString(n) || misoCONETranscript.name.MatchString(n)
-	})
-	if err != nil || len(paths) == 0 {
-		return nil, err
-	}
-	var p ingest.Plan
-	for _, path := range paths {
-		t := misoACPTranscript
-		if misoCONETranscript.name.MatchString(filepath.Base(path)) {
-			t = misoCONETranscript
-		}
-		p.Files = append(p.Files, ingest.File{Path: path, SourceID: t.sourceID, Publisher: PublisherMISO + ", transcribed by a third party",
-			URL: t.copyURL(path), Role: ingest.RoleData, Derived: true, OriginalURL: misoPRAURL})
-	}
-	return []ingest.Plan{p}, nil
-}
-
-// Build implements ingest.Adapter: the atoms read from every row of the transcriptions (a
-// cell of any row that does not parse rejects the snapshot), as of the latest date among the
-// MISO documents they are transcribed from.
-func (MISOAuctionTranscribed) Build(p ingest.Plan) (*ingest.Build, error) {
-	if len(p.Files) == 0 {
-		return nil, fmt.Errorf("miso transcription: the plan has no file")
-	}
-	rd, err := readMISOTranscripts(p.Files)
-	if err != nil {
-		return nil, err
-	}
-	docs := map[string]misoDoc{}
-	asOf := ""
-	for _, a := range rd.atoms {
-		d := misoDocOf(a.doc)
-		docs[d.url] = d
-		asOf = max(asOf, d.date)
-	}
-	var incomplete []string
-	if asOf == "" {
-		asOf = "1970-01-01"
-		if len(rd.missing) == 0 && rd.bad.Len() == 0 {
-			incomplete = append(incomplete, "no atom of a dated MISO document read")
-		}
-	}
-	rows := ingest.NewRows(capability.PowerCapacityMarketMISO)
-	count := map[string]map[string]int{} // by document, atoms by type
-	have := map[string]map[string]bool{} // by document, atoms read
-	for _, a := range rd.atoms {
-		d := docs[a.doc]
-		key := strings.Join([]string{a.py, a.season, a.zone, a.scope, a.atom, d.date}, "|")
-		var zone any
-		if a.zone != "" {
-			zone = a.zone
-		}
-		r := rows.Add(ingest.Lineage{SourceID: a.tb.file.SourceID, File: a.tb.name, Sheet: a.tb.sh.Name, Row: a.row, SHA256: a.tb.file.SHA256}).
-			Set("sheet_name", a.tb.sh.Name).
-			Set("iso", "MISO").
-			Set("auction_label", a.py+" PRA").
-			SetCell("planning_year", a.tb.col["delivery_year"], a.py).
-			Set("zone", zone).
-			Set("scope", a.scope).
-			Set("atom_type", a.atom).
-			Set("report_period", d.date).
-			SetCell("original_document_url", a.tb.col["source_doc"], a.doc).
-			SetCell("original_page", a.tb.col["source_page"], a.page).
-			Key(key)
-		if a.season != "" {
-			r.SetCell("season", a.tb.col["season"], a.season)
-		} else {
-			r.Set("season", nil)
-		}
-		if a.fromCell {
-			r.SetCell(a.field, a.tb.col[a.valueLabel], a.value)
-		} else {
-			r.Set(a.field, a.value)
-		}
-		if a.unit != "" {
-			r.Set("cone_unit", a.unit)
-		}
-		if count[d.url] == nil {
-			count[d.url], have[d.url] = map[string]int{}, map[string]bool{}
-		}
-		count[d.url][a.atom]++
-		have[d.url][a.atom+"|"+a.season+"|"+a.zone+"|"+a.scope] = true
+// misoTxGates are the gates of the transcriptions: the atoms read, by the MISO document they
+// are transcribed from (a cell of any row that does not parse rejects the snapshot), and each
+// document's atoms complete.
+func misoTxGates(b *kit.Book) []snapshots.Gate {
+	rd := b.State.(*txRead)
+	if rd.asOf == "" && len(b.Missing) == 0 && b.Bad.Len() == 0 {
+		b.Incomplete = append(b.Incomplete, "no atom of a dated MISO document read")
 	}
 	var urls []string
-	for u := range docs {
+	for u := range rd.docs {
 		urls = append(urls, u)
 	}
-	sort.Slice(urls, func(i, j int) bool { return docs[urls[i]].date < docs[urls[j]].date })
+	sort.Slice(urls, func(i, j int) bool { return rd.docs[urls[i]].date < rd.docs[urls[j]].date })
 	var read []string
 	for _, u := range urls {
 		// A row left out because a cell does not parse is reported once, under cells_parse.
-		if len(rd.missing) == 0 && rd.bad.Len() == 0 {
-			incomplete = append(incomplete, misoTxComplete(docs[u], count[u], have[u])...)
+		if len(b.Missing) == 0 && b.Bad.Len() == 0 {
+			b.Incomplete = append(b.Incomplete, misoTxComplete(rd.docs[u], rd.count[u], rd.have[u])...)
 		}
 		var atoms []string
 		for _, k := range []string{"acp", "acp_erz_verbatim", "cone_seasonal", "cone_annual"} {
-			if n := count[u][k]; n > 0 {
+			if n := rd.count[u][k]; n > 0 {
 				atoms = append(atoms, fmt.Sprintf("%d %s", n, k))
 			}
 		}
-		read = append(read, fmt.Sprintf("%s (%s): %s", docs[u].name, docs[u].date, strings.Join(atoms, ", ")))
+		read = append(read, fmt.Sprintf("%s (%s): %s", rd.docs[u].name, rd.docs[u].date, strings.Join(atoms, ", ")))
 	}
-	facts, err := rows.Finish(asOf)
-	if err != nil {
-		return nil, err
-	}
-	b := &ingest.Build{AsOf: asOf, Rows: facts, Cells: rows.Cells(),
-		Required: []string{"auction_label", "planning_year", "scope", "atom_type", "report_period", "original_document_url", "original_page"},
-		Ranges:   map[string]snapshots.Range{"acp_usd_mw_day": {Min: 0, Max: 10000}, "cone_usd_mw_day": {Min: 0, Max: 1000000}},
-	}
-	for _, tb := range rd.tables {
-		src := tb.file.Source()
-		src.Title = "MISO Planning Resource Auction results, as transcribed by a third party (" + tb.name + ")"
-		src.Release, src.HeaderRows = asOf, map[string]int{tb.sh.Name: 1}
-		b.Sources = append(b.Sources, src)
+	for _, fr := range b.Files {
+		fr.Source.Title = "MISO Planning Resource Auction results, as transcribed by a third party (" + fr.Name + ")"
+		fr.Source.Release = b.AsOf
 	}
 	var skipped []string
 	for why, n := range rd.skipped {
 		skipped = append(skipped, fmt.Sprintf("%d %s of %s", n, map[bool]string{true: "row", false: "rows"}[n == 1], why))
 	}
 	sort.Strings(skipped)
-	b.Checks = append(b.Checks,
-		kit.Failures(kit.GateHeaders, rd.missing, "the transcriptions' header labels, each in its column"),
-		rd.bad.Gate(kit.GateCells, fmt.Sprintf("%d atoms read, by the MISO document they are transcribed from: %s; not served: %s", len(facts), strings.Join(read, "; "), strings.Join(skipped, "; "))),
-		kit.Failures(kit.GateComplete, incomplete, "every results posting with the ACP of zones 1 to 10 in each season and the annual CONE of zones 1 to 10; the CONE each document states complete"),
-		kit.Failures("planning_year_supported", nil, fmt.Sprintf("planning years from %d-%d on; rows of earlier ones are not served", misoFirstYear, misoFirstYear+1)))
-	return b, nil
+	return []snapshots.Gate{
+		b.HeadersGate("the transcriptions' header labels, each in its column"),
+		b.CellsGate(fmt.Sprintf("%d atoms read, by the MISO document they are transcribed from: %s; not served: %s", len(b.Facts), strings.Join(read, "; "), strings.Join(skipped, "; "))),
+		b.CompleteGate("every results posting with the ACP of zones 1 to 10 in each season and the annual CONE of zones 1 to 10; the CONE each document states complete"),
+		kit.Failures("planning_year_supported", nil, fmt.Sprintf("planning years from %d-%d on; rows of earlier ones are not served", misoFirstYear, misoFirstYear+1)),
+	}
 }
 
 // misoTxComplete lists what document d's atoms lack: a results posting gives the ACP of

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/citeq/citeq/capability"
-	"github.com/citeq/citeq/ingest"
-	"github.com/citeq/citeq/ingest/fetch"
 	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -29,7 +27,46 @@ import (
 // PJM's 2025 ELCC report, gives 2025-12-31). Its citations name PJM's ELCC page, which lists the
 // postings, as the original; each row's own PJM document and page are its
 // original_document_url and original_page.
-type PJMAccreditationTranscribed struct{}
+//
+// A transcription has no official address to download it from (ingest --fetch downloads
+// PJM's documents themselves, through PJMAccreditation).
+var PJMAccreditationTranscribed = kit.New(&kit.Spec{
+	Cap:     capability.PowerCapacityAccreditationPJM,
+	Version: "pjm-elcc-transcribed/1",
+	Name:    "transcription",
+	Folders: []string{pjmELCCDerivedFolder},
+	Files:   []*kit.File{pjmELCCTranscript.file(PublisherPJM, pjmELCCURL, pjmRating)},
+	State:   func() any { return &pjmTxState{sets: map[string]int{}} },
+	AsOf: func(b *kit.Book) (string, error) {
+		st := b.State.(*pjmTxState)
+		if st.year > 0 {
+			return fmt.Sprintf("%d-12-31", st.year), nil
+		}
+		return "1970-01-01", nil
+	},
+	Gates: func(b *kit.Book) []snapshots.Gate {
+		st, fr := b.State.(*pjmTxState), b.Files[0]
+		if st.year == 0 && len(b.Missing) == 0 && b.Bad.Len() == 0 {
+			b.Incomplete = append(b.Incomplete, fr.Name+": no document it cites names its year (YYYY-pjm-... .pdf), so no as_of can be stated")
+		}
+		if len(st.sets) == 0 && len(b.Missing) == 0 && b.Bad.Len() == 0 {
+			b.Incomplete = append(b.Incomplete, fr.Name+": no rating")
+		}
+		var found []string
+		for s, n := range st.sets {
+			found = append(found, fmt.Sprintf("%s: %d classes", s, n))
+		}
+		sort.Strings(found)
+		fr.Source.Title = "PJM ELCC class ratings, as transcribed by a third party (" + fr.Name + ")"
+		return []snapshots.Gate{
+			b.HeadersGate("the transcription's header labels, each in its column"),
+			b.CellsGate(fmt.Sprintf("%d ratings read: %s; posting dates not confirmed, none served", len(b.Facts), strings.Join(found, "; "))),
+			b.CompleteGate(fmt.Sprintf("as_of %s: the end of %d, the year of the latest document cited that names its year", b.AsOf, st.year)),
+		}
+	},
+	Required: []string{"document_kind", "auction", "delivery_year", "resource_class", "rating_percent", "original_document_url", "original_page"},
+	Ranges:   map[string]snapshots.Range{"rating_percent": {Min: 0, Max: 100}, "installed_mw": {Min: 0, Max: 1e6}},
+})
 
 const pjmELCCDerivedFolder = "iso/pjm/elcc_derived"
 
@@ -48,149 +85,80 @@ var (
 	pjmDocYear = regexp.MustCompile(`^(\d{4})-pjm-`)
 )
 
-// Capability implements ingest.Adapter.
-func (PJMAccreditationTranscribed) Capability() *capability.Capability {
-	return capability.PowerCapacityAccreditationPJM
+// pjmTxState is what a transcription's rows add up to: the ratings of each set, and the
+// latest year a document cited names as its own.
+type pjmTxState struct {
+	sets map[string]int
+	year int
 }
 
-// Version implements ingest.Adapter.
-func (PJMAccreditationTranscribed) Version() string { return "pjm-elcc-transcribed/1" }
-
-// Folders implements ingest.Adapter.
-func (PJMAccreditationTranscribed) Folders() []string { return []string{pjmELCCDerivedFolder} }
-
-// Known implements ingest.Adapter: a transcription has no official address to download it
-// from (ingest --fetch downloads PJM's documents themselves, through PJMAccreditation).
-func (PJMAccreditationTranscribed) Known() []fetch.Source { return nil }
-
-// Plan implements ingest.Adapter: one snapshot per transcription file.
-func (PJMAccreditationTranscribed) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
-	paths, err := finder.Find(pjmELCCTranscript.name.MatchString)
+// pjmRating reads one class rating; a row whose cells do not parse is reported and not kept.
+func pjmRating(r *kit.Row) {
+	st := r.Book.State.(*pjmTxState)
+	ok := true
+	if iso := txText(r, "iso"); iso != "PJM" {
+		txProblem(r, "iso", "%q, PJM expected", iso)
+		ok = false
+	}
+	label := txText(r, "study_vintage")
+	kind, auction, dy, err := pjmSet(label)
 	if err != nil {
-		return nil, err
+		txProblem(r, "study_vintage", "%v", err)
+		ok = false
 	}
-	var plans []ingest.Plan
-	for _, p := range paths {
-		plans = append(plans, ingest.Plan{Files: []ingest.File{{Path: p, SourceID: pjmELCCTranscript.sourceID,
-			Publisher: PublisherPJM + ", transcribed by a third party", URL: pjmELCCTranscript.copyURL(p), Role: ingest.RoleData,
-			Derived: true, OriginalURL: pjmELCCURL}}})
+	class := txText(r, "resource_class")
+	if class == "" {
+		txProblem(r, "resource_class", "no ELCC class")
+		ok = false
 	}
-	return plans, nil
-}
-
-// Build implements ingest.Adapter.
-func (PJMAccreditationTranscribed) Build(p ingest.Plan) (*ingest.Build, error) {
-	if len(p.Files) != 1 {
-		return nil, fmt.Errorf("pjm elcc transcription: %d files in the plan, one expected", len(p.Files))
+	rating, err := kit.Number(r.Cell("elcc_pct"))
+	if err != nil || rating == nil {
+		txProblem(r, "elcc_pct", "%q is not a rating in percent", r.Cell("elcc_pct").Value)
+		ok = false
 	}
-	f := &p.Files[0]
-	tb, err := openTable(f, pjmELCCTranscript)
-	if err != nil {
-		return nil, fmt.Errorf("pjm elcc transcription: %w", err)
+	mw, err := kit.Number(r.Cell("penetration_pct"))
+	unit := txText(r, "penetration_unit")
+	switch {
+	case err != nil:
+		txProblem(r, "penetration_pct", "%q is not a number of MW", r.Cell("penetration_pct").Value)
+		ok = false
+	case mw == nil && unit != "":
+		txProblem(r, "penetration_unit", "unit %q without a figure", unit)
+		ok = false
+	case mw != nil && unit != "installed_mw":
+		txProblem(r, "penetration_unit", "unit %q, installed_mw expected", unit)
+		ok = false
 	}
-	var bad kit.Problems
-	var incomplete []string
-	rows := ingest.NewRows(capability.PowerCapacityAccreditationPJM)
-	sets := map[string]int{}
-	year := 0
-	for r := 2; r <= tb.sh.NumRows(); r++ {
-		if tb.blankRow(r) {
-			continue
-		}
-		ok := true
-		if iso := tb.text(r, "iso"); iso != "PJM" {
-			bad.Add("%s: %q, PJM expected", tb.where(r, "iso"), iso)
-			ok = false
-		}
-		label := tb.text(r, "study_vintage")
-		kind, auction, dy, err := pjmSet(label)
-		if err != nil {
-			bad.Add("%s: %v", tb.where(r, "study_vintage"), err)
-			ok = false
-		}
-		class := tb.text(r, "resource_class")
-		if class == "" {
-			bad.Add("%s: no ELCC class", tb.where(r, "resource_class"))
-			ok = false
-		}
-		rating, err := kit.Number(tb.cell(r, "elcc_pct"))
-		if err != nil || rating == nil {
-			bad.Add("%s: %q is not a rating in percent", tb.where(r, "elcc_pct"), tb.cell(r, "elcc_pct").Value)
-			ok = false
-		}
-		mw, err := kit.Number(tb.cell(r, "penetration_pct"))
-		unit := tb.text(r, "penetration_unit")
-		switch {
-		case err != nil:
-			bad.Add("%s: %q is not a number of MW", tb.where(r, "penetration_pct"), tb.cell(r, "penetration_pct").Value)
-			ok = false
-		case mw == nil && unit != "":
-			bad.Add("%s: unit %q without a figure", tb.where(r, "penetration_unit"), unit)
-			ok = false
-		case mw != nil && unit != "installed_mw":
-			bad.Add("%s: unit %q, installed_mw expected", tb.where(r, "penetration_unit"), unit)
-			ok = false
-		}
-		doc, page := tb.text(r, "source_doc"), tb.text(r, "source_page")
-		if !strings.HasPrefix(doc, "https://www.pjm.com/") {
-			bad.Add("%s: %q is not the address of a PJM document", tb.where(r, "source_doc"), doc)
-			ok = false
-		}
-		if page == "" {
-			bad.Add("%s: no page of the PJM document", tb.where(r, "source_page"))
-			ok = false
-		}
-		if m := pjmDocYear.FindStringSubmatch(docName(doc)); m != nil {
-			y, _ := strconv.Atoi(m[1])
-			year = max(year, y)
-		}
-		if !ok {
-			continue
-		}
-		rows.Add(ingest.Lineage{SourceID: f.SourceID, File: tb.name, Sheet: tb.sh.Name, Row: r, SHA256: f.SHA256}).
-			Set("document_kind", kind).
-			Set("auction", auction).
-			Set("delivery_year", dy).
-			SetCell("resource_class", tb.col["resource_class"], class).
-			SetCell("rating_percent", tb.col["elcc_pct"], rating).
-			SetCell("installed_mw", tb.col["penetration_pct"], mw).
-			SetCell("document_label", tb.col["study_vintage"], label).
-			SetCell("original_document_url", tb.col["source_doc"], doc).
-			SetCell("original_page", tb.col["source_page"], page).
-			Set("posted_date", nil).
-			Key(strings.Join([]string{kind, auction, dy, class}, "|"))
-		sets[kind+" "+auction+" "+dy]++
+	doc, page := txText(r, "source_doc"), txText(r, "source_page")
+	if !strings.HasPrefix(doc, "https://www.pjm.com/") {
+		txProblem(r, "source_doc", "%q is not the address of a PJM document", doc)
+		ok = false
 	}
-	asOf := "1970-01-01"
-	if year > 0 {
-		asOf = fmt.Sprintf("%d-12-31", year)
-	} else if len(tb.missing) == 0 && bad.Len() == 0 {
-		incomplete = append(incomplete, tb.name+": no document it cites names its year (YYYY-pjm-... .pdf), so no as_of can be stated")
+	if page == "" {
+		txProblem(r, "source_page", "no page of the PJM document")
+		ok = false
 	}
-	if len(sets) == 0 && len(tb.missing) == 0 && bad.Len() == 0 {
-		incomplete = append(incomplete, tb.name+": no rating")
+	if m := pjmDocYear.FindStringSubmatch(docName(doc)); m != nil {
+		y, _ := strconv.Atoi(m[1])
+		st.year = max(st.year, y)
 	}
-	facts, err := rows.Finish(asOf)
-	if err != nil {
-		return nil, err
+	if !ok {
+		return
 	}
-	var found []string
-	for s, n := range sets {
-		found = append(found, fmt.Sprintf("%s: %d classes", s, n))
-	}
-	sort.Strings(found)
-	src := f.Source()
-	src.Title = "PJM ELCC class ratings, as transcribed by a third party (" + tb.name + ")"
-	src.HeaderRows = map[string]int{tb.sh.Name: 1}
-	b := &ingest.Build{AsOf: asOf, Rows: facts, Cells: rows.Cells(), Sources: []snapshots.Source{src},
-		Required: []string{"document_kind", "auction", "delivery_year", "resource_class", "rating_percent", "original_document_url", "original_page"},
-		Ranges:   map[string]snapshots.Range{"rating_percent": {Min: 0, Max: 100}, "installed_mw": {Min: 0, Max: 1e6}},
-	}
-	b.Checks = append(b.Checks,
-		kit.Failures(kit.GateHeaders, tb.missing, "the transcription's header labels, each in its column"),
-		bad.Gate(kit.GateCells, fmt.Sprintf("%d ratings read: %s; posting dates not confirmed, none served", len(facts), strings.Join(found, "; "))),
-		kit.Failures(kit.GateComplete, incomplete, fmt.Sprintf("as_of %s: the end of %d, the year of the latest document cited that names its year", asOf, year)))
-	return b, nil
+	col := r.Sheet.Col
+	r.Add().
+		Set("document_kind", kind).
+		Set("auction", auction).
+		Set("delivery_year", dy).
+		SetCell("resource_class", col("resource_class"), class).
+		SetCell("rating_percent", col("elcc_pct"), rating).
+		SetCell("installed_mw", col("penetration_pct"), mw).
+		SetCell("document_label", col("study_vintage"), label).
+		SetCell("original_document_url", col("source_doc"), doc).
+		SetCell("original_page", col("source_page"), page).
+		Set("posted_date", nil).
+		Key(strings.Join([]string{kind, auction, dy, class}, "|"))
+	st.sets[kind+" "+auction+" "+dy]++
 }
 
 // pjmSet reads a transcription's label of a rating set ("2026/2027 BRA (official/final)"):

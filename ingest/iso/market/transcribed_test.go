@@ -106,7 +106,7 @@ func editedRaw(t *testing.T, folder, name string, edit func(string) string) stri
 // document and page it was transcribed from; what the contract does not answer is left out.
 func TestMISOTranscriptionAtoms(t *testing.T) {
 	t.Parallel()
-	p, b := buildOne(t, market.MISOAuctionTranscribed{}, testenv.Raw(t))
+	p, b := buildOne(t, market.MISOAuctionTranscribed, testenv.Raw(t))
 	if len(failed(b)) > 0 {
 		t.Fatalf("gates failed: %v", failed(b))
 	}
@@ -217,7 +217,7 @@ func TestMISOTranscriptionRefuses(t *testing.T) {
 		{"no ERZ clearing", misoACPFile, "published as a RANGE '$83.24-$91.60'", "published as a range", "cells_parse", "no external resource zone clearing"},
 		{"a CONE without unit", misoCONEFile, "MISO,2025-2026,LRZ 4,,gross_cone,,,,126040,usd_per_mw_yr", "MISO,2025-2026,LRZ 4,,gross_cone,,,,126040,", "cells_parse", "usd_per_mw_yr or usd_per_mw_day expected"},
 		{"a seasonal CONE left out", misoCONEFile, "MISO,2025-2026,South,fall,net_cone,,,,1296.70,usd_per_mw_day,\"CONE (Seasonal)", "MISO,2025-2026,South,fall,net_cone,,,,1296.70,usd_per_mw_day,\"Net CONE (Seasonal)", "sheets_complete", "no fall seasonal CONE of south_subregion"},
-		{"a renamed header", misoCONEFile, "y_value,y_unit", "value,y_unit", "headers_present", `no column "y_value"`},
+		{"a renamed header", misoCONEFile, "y_value,y_unit", "value,y_unit", "headers_present", `lacks ["y_value"]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			raw := editedRaw(t, folder, c.file, func(s string) string {
@@ -227,7 +227,7 @@ func TestMISOTranscriptionRefuses(t *testing.T) {
 				}
 				return strings.Replace(s, c.from, c.to, 1)
 			})
-			_, b := buildOne(t, market.MISOAuctionTranscribed{}, raw)
+			_, b := buildOne(t, market.MISOAuctionTranscribed, raw)
 			f := failed(b)
 			if !strings.Contains(f[c.gate], c.says) {
 				t.Errorf("gate %s: %q, want it to say %q (failed: %v)", c.gate, f[c.gate], c.says, f)
@@ -246,7 +246,7 @@ func TestMISOTranscriptionRefuses(t *testing.T) {
 // each rating naming its PJM document and page.
 func TestPJMTranscriptionRatings(t *testing.T) {
 	t.Parallel()
-	p, b := buildOne(t, market.PJMAccreditationTranscribed{}, testenv.Raw(t))
+	p, b := buildOne(t, market.PJMAccreditationTranscribed, testenv.Raw(t))
 	if len(failed(b)) > 0 {
 		t.Fatalf("gates failed: %v", failed(b))
 	}
@@ -312,7 +312,7 @@ func TestPJMTranscriptionRefuses(t *testing.T) {
 				}
 				return strings.Replace(s, c.from, c.to, 1)
 			})
-			_, b := buildOne(t, market.PJMAccreditationTranscribed{}, raw)
+			_, b := buildOne(t, market.PJMAccreditationTranscribed, raw)
 			if f := failed(b); !strings.Contains(f[c.gate], c.says) {
 				t.Errorf("gate %s: %q, want it to say %q (failed: %v)", c.gate, f[c.gate], c.says, f)
 			}

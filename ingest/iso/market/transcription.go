@@ -6,10 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"strings"
 
-	"github.com/citeq/citeq/ingest"
-	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
 )
 
@@ -41,61 +38,34 @@ func (t transcript) copyURL(f string) string {
 	return transcriber
 }
 
-// table is one transcription file read: its sheet, the column of each label, and the labels
-// its header row lacks (read at their place in the layout, so that the rows still parse and
-// only headers_present rejects the file).
-type table struct {
-	file    *ingest.File
-	name    string
-	sh      *grid.Sheet
-	col     map[string]int
-	missing []string
-}
-
-// openTable reads file f of kind t. A header label not found is looked for at its column of
-// the layout and reported missing.
-func openTable(f *ingest.File, t transcript) (*table, error) {
-	wb, err := grid.Open(f.Path)
-	if err != nil {
-		return nil, err
-	}
-	if len(wb.Sheets) != 1 {
-		return nil, fmt.Errorf("%s: %d tables, one expected", filepath.Base(f.Path), len(wb.Sheets))
-	}
-	tb := &table{file: f, name: filepath.Base(f.Path), sh: wb.Sheets[0], col: map[string]int{}}
-	h := kit.HeaderAt(tb.sh, 1)
+// file declares the transcriptions of kind t, by publisher, with the operator's page as the
+// original: one table (a CSV), its header labels in row 1 (a label not found is reported and
+// its column read at its place in the layout, so that the rows still parse and only
+// headers_present rejects the file), every row holding a cell read by each.
+func (t transcript) file(publisher, original string, each func(r *kit.Row)) *kit.File {
+	sh := &kit.Sheet{Header: 1, Each: each, IsRow: func(r *kit.Row) bool { return kit.Filled(r.Sheet.Sheet.Row(r.N)) > 0 }}
 	for i, l := range t.labels {
-		c := h.Col(l)
-		if c == 0 {
-			tb.missing = append(tb.missing, fmt.Sprintf("%s row 1: no column %q (read as column %s, its place in the layout)", tb.name, l, grid.ColumnName(i+1)))
-			c = i + 1
-		}
-		tb.col[l] = c
+		sh.Columns = append(sh.Columns, kit.Column{Header: l, At: i + 1})
 	}
-	return tb, nil
-}
-
-// text is the trimmed text of label's cell on row r, white space folded.
-func (tb *table) text(r int, label string) string {
-	return kit.Squash(strings.TrimSpace(tb.sh.Cell(r, tb.col[label]).Value))
-}
-
-// cell is label's cell on row r.
-func (tb *table) cell(r int, label string) grid.Cell { return tb.sh.Cell(r, tb.col[label]) }
-
-// where names label's cell on row r.
-func (tb *table) where(r int, label string) string {
-	return fmt.Sprintf("%s!%s%d", tb.name, grid.ColumnName(tb.col[label]), r)
-}
-
-// blankRow reports whether row r holds nothing.
-func (tb *table) blankRow(r int) bool {
-	for _, c := range tb.sh.Row(r) {
-		if strings.TrimSpace(c.Value) != "" {
-			return false
-		}
+	return &kit.File{
+		Match: t.name, SourceID: t.sourceID, Publisher: publisher + ", transcribed by a third party",
+		URL: func(name string, _ []string) string { return t.copyURL(name) }, Derived: true, OriginalURL: original,
+		Open: func(fr *kit.FileRead) error {
+			if len(fr.WB.Sheets) != 1 {
+				return fmt.Errorf("%s: %d tables, one expected", fr.Name, len(fr.WB.Sheets))
+			}
+			return nil
+		},
+		Sheets: []*kit.Sheet{sh},
 	}
-	return true
+}
+
+// txText is the trimmed text of label's cell on row r, white space folded.
+func txText(r *kit.Row, label string) string { return kit.Squash(r.Cell(label).Value) }
+
+// txProblem records a problem of label's cell on row r.
+func txProblem(r *kit.Row, label, format string, args ...any) {
+	r.Problem(r.Sheet.Col(label), "", format, args...)
 }
 
 // docName is the file name at the end of a document's address, unescaped

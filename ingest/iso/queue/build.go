@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/citeq/citeq/capability"
@@ -277,33 +278,31 @@ func (sr *sheetRead) isProject(row []grid.Cell) bool {
 	return false
 }
 
-// secondReading counts the sheet's project rows and sums its headline MW column straight
-// from the cells, independently of the typed build.
+// minProjectCells is how many published cells a row of a queue sheet holds at least to be
+// counted by the second reading: a footnote, a legend or a count line below the table fills
+// one or two, a project row many (seven at the fewest in the files here).
+const minProjectCells = 3
+
+// secondReading counts the sheet's rows below the header that hold at least minProjectCells
+// published cells, less the rows the operator declares not projects (Skip), and sums the
+// headline MW column straight from the cells' text. It shares nothing with the build's row
+// selection (isProject: the key cell, KeyPattern, the note test), so a selection that drops
+// a project, or takes a footnote for one, fails totals_reconcile.
 func (op *Operator) secondReading(sh *grid.Sheet, sr *sheetRead) (int, float64) {
 	n, sum := 0, 0.0
 	mwCol := sr.norm["requested_mw"]
 	for r := sr.first; r <= sh.NumRows(); r++ {
-		row := sh.Row(r)
-		if sr.keyCol > 0 {
-			if sr.keyCol > len(row) || strings.TrimSpace(row[sr.keyCol-1].Value) == "" {
-				continue
-			}
-			if op.KeyPattern != nil && !op.KeyPattern.MatchString(strings.TrimSpace(row[sr.keyCol-1].Value)) {
-				continue
-			}
-			if _, skip := op.Skip[strings.TrimSpace(row[sr.keyCol-1].Value)]; skip {
-				continue
-			}
-		} else if len(row) == 0 {
+		if kit.Filled(sh.Row(r)) < minProjectCells {
 			continue
 		}
-		if kit.IsNote(row) {
-			continue
+		if sr.keyCol > 0 {
+			if _, skip := op.Skip[strings.TrimSpace(sh.Cell(r, sr.keyCol).Value)]; skip {
+				continue
+			}
 		}
 		n++
 		if mwCol > 0 {
-			var x float64
-			if _, err := fmt.Sscanf(strings.TrimSpace(sh.Cell(r, mwCol).Value), "%g", &x); err == nil {
+			if x, err := strconv.ParseFloat(strings.TrimSpace(sh.Cell(r, mwCol).Value), 64); err == nil {
 				sum += x
 			}
 		}

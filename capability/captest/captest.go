@@ -1,8 +1,11 @@
-package capability
+// Package captest registers capabilities that exist only for a test. It is its own package so
+// that package testing is not linked into the binary.
+package captest
 
 import (
-	"fmt"
 	"testing"
+
+	"github.com/citeq/citeq/capability"
 )
 
 // RegisterForTest adds a capability that exists only for the test tb: the common fields are
@@ -11,18 +14,12 @@ import (
 // data set whose shape no real capability has (an integer measure that also groups, say)
 // through the whole stack. It must not be called from tests that run in parallel with others
 // reading the registry, nor with the identifier or path of a registered capability.
-func RegisterForTest(tb testing.TB, c *Capability) *Capability {
+func RegisterForTest(tb testing.TB, c *capability.Capability) *capability.Capability {
 	tb.Helper()
-	addCommon(c)
-	if err := c.Validate(); err != nil {
+	remove, err := capability.RegisterTemporary(c)
+	if err != nil {
 		tb.Fatalf("test capability: %v", err)
 	}
-	for _, o := range registry {
-		if o.ID == c.ID || o.Path == c.Path {
-			tb.Fatal(fmt.Errorf("test capability %s (%s) repeats registered %s (%s)", c.ID, c.Path, o.ID, o.Path))
-		}
-	}
-	registry[c.ID] = c
-	tb.Cleanup(func() { delete(registry, c.ID) })
+	tb.Cleanup(remove)
 	return c
 }

@@ -36,7 +36,7 @@ test:
 	$(GO) vet ./...
 	CITEQ_RAW=$(abspath $(RAW)) CITEQ_REQUIRE_RAW=1 $(GO) test -count=1 -timeout 40m ./...
 	CITEQ_RAW=$(abspath $(RAW)) mcp/tscheck/run.sh
-	@tmp=$$(mktemp -d) && CITEQ_RAW=$(abspath $(RAW)) CITEQ_REQUIRE_RAW=1 CITEQ_OPENAPI_OUT=$$tmp/openapi.json $(GO) test -count=1 -run TestWriteOpenAPI ./service \
+	@tmp=$$(mktemp -d) && CITEQ_RAW=$(abspath $(RAW)) CITEQ_REQUIRE_RAW=1 CITEQ_OPENAPI_OUT=$$tmp/openapi.json $(GO) test -count=1 -run TestWriteOpenAPI ./api \
 		&& scripts/openapi-lint.sh $$tmp/openapi.json; rc=$$?; rm -rf $$tmp; exit $$rc
 
 lint:

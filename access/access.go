@@ -1,8 +1,8 @@
 // Package access decides who is calling and whether a query may run: API keys presented as
 // "Authorization: Bearer <key>", the free quota of 25 queries (per key, or per client address
 // for callers without a key), the paid plans that lift it, and the operator key that lifts it
-// for the person running the server alone. REST and MCP both go through it, so a query
-// counts the same whichever way it arrives.
+// for the person running the server alone. REST and MCP both count queries through it (see
+// package ask), so a query counts the same whichever way it arrives.
 package access
 
 import (
@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/citeq/citeq/service"
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/state"
 )
 
@@ -21,13 +21,16 @@ import (
 // ("unlimited" for a paid plan).
 const RemainingHeader = "X-Free-Queries-Remaining"
 
-// Error codes.
+// The paid plans' prices, in U.S. dollars: each lifts the free quota.
 const (
-	CodeKeyRequired     = "api_key_required"
-	CodeInvalidKey      = "invalid_api_key"
-	CodeRevokedKey      = "api_key_revoked"
-	CodePaymentRequired = "payment_required"
+	PriceMonthlyUSD = 49
+	PriceAnnualUSD  = 490
 )
+
+// PlanPrices names the paid plans with their prices, as a refusal for payment gives them.
+func PlanPrices() string {
+	return fmt.Sprintf("monthly, %d USD a month, or annual, %d USD a year", PriceMonthlyUSD, PriceAnnualUSD)
+}
 
 // Caller is who is calling: a key, or (without one) a client address.
 type Caller struct {
@@ -65,31 +68,31 @@ type Gate struct {
 // Identify reads the caller from an Authorization header value and the client address. No
 // header is an anonymous caller; a header that is not a valid, live key is an error (never a
 // silent fall back to the address).
-func (g *Gate) Identify(ctx context.Context, authorization, addr string) (Caller, *service.Error) {
+func (g *Gate) Identify(ctx context.Context, authorization, addr string) (Caller, *apierror.Error) {
 	authorization = strings.TrimSpace(authorization)
 	if authorization == "" {
 		return Caller{Addr: addr}, nil
 	}
 	scheme, secret, ok := strings.Cut(authorization, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
-		return Caller{}, &service.Error{Status: 401, Code: CodeInvalidKey, Message: "present the API key as the header \"Authorization: Bearer <key>\""}
+		return Caller{}, &apierror.Error{Status: 401, Code: apierror.CodeInvalidKey, Message: "present the API key as the header \"Authorization: Bearer <key>\""}
 	}
 	key, err := g.Store.LookupKey(ctx, strings.TrimSpace(secret))
 	switch {
 	case errors.Is(err, state.ErrRevoked):
-		return Caller{}, &service.Error{Status: 401, Code: CodeRevokedKey, Message: "this API key has been revoked; ask the operator for a new one (citeq keys create)"}
+		return Caller{}, &apierror.Error{Status: 401, Code: apierror.CodeRevokedKey, Message: "this API key has been revoked; ask the operator for a new one (citeq keys create)"}
 	case errors.Is(err, state.ErrNotFound):
-		return Caller{}, &service.Error{Status: 401, Code: CodeInvalidKey, Message: "this API key is not known; check it was copied whole (it starts with cq_), or ask the operator for one (citeq keys create)"}
+		return Caller{}, &apierror.Error{Status: 401, Code: apierror.CodeInvalidKey, Message: "this API key is not known; check it was copied whole (it starts with cq_), or ask the operator for one (citeq keys create)"}
 	case err != nil:
-		return Caller{}, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the key store failed; retry shortly"}
+		return Caller{}, apierror.New(500, apierror.CodeInternal, "the key store failed; retry shortly").Because(fmt.Errorf("look up a key: %w", err))
 	}
 	return Caller{Key: &key, Addr: addr}, nil
 }
 
 // RequireKey is Identify for endpoints that need a key (webhooks).
-func (g *Gate) RequireKey(ctx context.Context, authorization, addr string) (Caller, *service.Error) {
+func (g *Gate) RequireKey(ctx context.Context, authorization, addr string) (Caller, *apierror.Error) {
 	if strings.TrimSpace(authorization) == "" {
-		return Caller{}, &service.Error{Status: 401, Code: CodeKeyRequired, Message: "this endpoint needs an API key: send \"Authorization: Bearer <key>\" (an operator creates one with citeq keys create)"}
+		return Caller{}, &apierror.Error{Status: 401, Code: apierror.CodeKeyRequired, Message: "this endpoint needs an API key: send \"Authorization: Bearer <key>\" (an operator creates one with citeq keys create)"}
 	}
 	return g.Identify(ctx, authorization, addr)
 }
@@ -103,23 +106,23 @@ func (g *Gate) free() int {
 
 // CountQuery counts one query of the caller and returns the value of the remaining-queries
 // header, or payment_required once the free queries are used.
-func (g *Gate) CountQuery(ctx context.Context, c Caller) (string, *service.Error) {
+func (g *Gate) CountQuery(ctx context.Context, c Caller) (string, *apierror.Error) {
 	if c.Paid() || (c.Key != nil && g.Operator != "" && c.Key.ID == g.Operator) {
 		return "unlimited", nil
 	}
 	used, allowed, err := g.Store.ConsumeQuery(ctx, c.Subject(), g.free())
 	if err != nil {
-		return "", &service.Error{Status: 500, Code: service.CodeInternal, Message: "the quota store failed; retry shortly"}
+		return "", apierror.New(500, apierror.CodeInternal, "the quota store failed; retry shortly").Because(fmt.Errorf("count a query of %s: %w", c.Subject(), err))
 	}
 	if !allowed {
 		who := "this API key"
 		if c.Key == nil {
 			who = "callers without an API key from this address"
 		}
-		return "0", &service.Error{Status: 402, Code: CodePaymentRequired, Message: fmt.Sprintf(
-			"the %d free queries of %s are used. Subscribe to a paid plan for unlimited queries: monthly, 49 USD a month, or annual, 490 USD a year; "+
+		return "0", &apierror.Error{Status: 402, Code: apierror.CodePaymentRequired, Message: fmt.Sprintf(
+			"the %d free queries of %s are used. Subscribe to a paid plan for unlimited queries: %s; "+
 				"the operator upgrades a key with citeq keys plan <key id> monthly|annual (or creates one with citeq keys create --plan monthly). "+
-				"Discover, describe and verify stay free.%s", g.free(), who, g.operatorHint(c))}
+				"Discover, describe and verify stay free.%s", g.free(), who, PlanPrices(), g.operatorHint(c))}
 	}
 	return strconv.Itoa(max(0, g.free()-used)), nil
 }
@@ -135,46 +138,4 @@ func (g *Gate) operatorHint(c Caller) string {
 	return fmt.Sprintf(" You are calling from the server's own machine: this server's operator key, kept in %s, is not limited by the free quota. "+
 		"Send it as the header \"Authorization: Bearer <key>\" (with curl: -H \"Authorization: Bearer $(cat %s)\"); bin/citeq sends it by itself when run from the repository's directory.",
 		g.OperatorFile, g.OperatorFile)
-}
-
-// Answer is a query's payload and what the front ends put around it.
-type Answer struct {
-	Body []byte
-	// Remaining is the remaining-queries value ("" without accounts); it is set on a
-	// payment_required error too.
-	Remaining string
-	// Pinned reports whether the answer never changes (an exact as_of, no evidence).
-	Pinned bool
-	// Reverified reports whether the answer re-verified raw files (include_evidence) and
-	// must be revalidated on every use.
-	Reverified bool
-}
-
-// Query answers a query as every front end does: identify the caller, validate the params,
-// count the query (a valid one only), run it. gate may be nil: no accounts, every query free.
-func Query(ctx context.Context, svc *service.Service, gate *Gate, authorization, addr, path string, raw service.RawParams) (Answer, *service.Error) {
-	var a Answer
-	var caller Caller
-	if err := ctx.Err(); err != nil {
-		return a, &service.Error{Status: 503, Code: service.CodeCancelled, Message: "the request ended (" + err.Error() + ") before it was answered; send it again"}
-	}
-	if gate != nil {
-		var e *service.Error
-		if caller, e = gate.Identify(ctx, authorization, addr); e != nil {
-			return a, e
-		}
-	}
-	q, e := svc.Prepare(path, raw)
-	if e != nil {
-		return a, e
-	}
-	a.Pinned = q.Pinned()
-	a.Reverified = q.Reverified()
-	if gate != nil {
-		if a.Remaining, e = gate.CountQuery(ctx, caller); e != nil {
-			return a, e
-		}
-	}
-	a.Body, e = svc.RunContext(ctx, q)
-	return a, e
 }

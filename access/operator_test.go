@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/state"
 )
@@ -70,7 +71,7 @@ func TestOperatorKey(t *testing.T) {
 					rem, e := gate.CountQuery(ctx, caller)
 					if e == nil {
 						allowed++
-					} else if e.Code != CodePaymentRequired {
+					} else if e.Code != apierror.CodePaymentRequired {
 						t.Fatalf("%s: %v", c.name, e)
 					}
 					last = rem

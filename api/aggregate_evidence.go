@@ -18,6 +18,6 @@ func registerAggregateEvidence(r *gin.Engine, svc *service.Service) {
 			writeErr(c, e)
 			return
 		}
-		respond(c, 0)(svc.AggregateEvidenceContext(c.Request.Context(), body))
+		respond(c, 0)(svc.AggregateEvidence(c.Request.Context(), body))
 	})
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/citeq/citeq/access"
+	"github.com/citeq/citeq/apierror"
+	"github.com/citeq/citeq/ask"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/mcp"
 	"github.com/citeq/citeq/service"
@@ -71,8 +73,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 	}
 	m := newMetrics(svc, cfg.Metrics...)
 	r.Use(requestLog(log), m.middleware, gin.CustomRecovery(func(c *gin.Context, err any) {
-		log.Error().Interface("panic", err).Str("path", c.Request.URL.Path).Msg("recovered")
-		writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the server failed on this request; it has been logged — retry, and report the X-Request-Id if it persists"})
+		writeErr(c, apierror.New(500, apierror.CodeInternal, "the server failed on this request; it has been logged — retry, and report the X-Request-Id if it persists").Becausef("panic: %v", err))
 	}))
 	if cfg.Gate != nil {
 		r.Use(refuseOtherKeyHeaders)
@@ -95,7 +96,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 			respond(c, latestMaxAge)(svc.Schema(path))
 		})
 		query := func(c *gin.Context, raw service.RawParams) {
-			a, e := access.Query(c.Request.Context(), svc, cfg.Gate, c.GetHeader("Authorization"), c.ClientIP(), path, raw)
+			a, e := ask.Query(c.Request.Context(), svc, cfg.Gate, c.GetHeader("Authorization"), c.ClientIP(), path, raw)
 			if a.Remaining != "" {
 				c.Header(access.RemainingHeader, a.Remaining)
 			}
@@ -136,11 +137,16 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 			writeErr(c, e)
 			return
 		}
-		respond(c, 0)(svc.EvidenceContext(c.Request.Context(), body))
+		respond(c, 0)(svc.Evidence(c.Request.Context(), body))
 	})
 	registerAggregateEvidence(r, svc)
 	// MCP over the streamable HTTP transport: the same service, the same payloads.
-	mcpHTTP := mcp.New(svc, m.tool, cfg.Gate)
+	mcpHTTP := mcp.New(svc, func(tool, capID string, e *apierror.Error, header http.Header) {
+		logRefusal(log, tool, e, header)
+		if tool != "" {
+			m.tool(tool, capID, e)
+		}
+	}, cfg.Gate)
 	mcpHandler := func(c *gin.Context) {
 		// The MCP tools count queries like REST: they see the connection's client address.
 		c.Request.Header.Set(mcp.ClientAddrHeader, c.ClientIP())
@@ -155,7 +161,7 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 	}
 	r.NoRoute(func(c *gin.Context) {
 		if p := c.Request.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
-			writeErr(c, &service.Error{Status: 404, Code: service.CodeNotFound,
+			writeErr(c, &apierror.Error{Status: 404, Code: apierror.CodeNotFound,
 				Message: "no endpoint at " + p + "; use the path without the trailing slash (" + strings.TrimRight(p, "/") + "); GET /v1/capabilities lists every path"})
 			return
 		}
@@ -166,12 +172,12 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 				p, suffix = strings.TrimSuffix(p, end), end
 			}
 		}
-		writeErr(c, &service.Error{Status: 404, Code: service.CodeNotFound,
+		writeErr(c, &apierror.Error{Status: 404, Code: apierror.CodeNotFound,
 			Message: "no endpoint at " + c.Request.URL.Path + " (capability path " + p + " unknown); " + service.DidYouMean(p, suffix) +
 				"GET /v1/capabilities lists what is served, each with its /schema and /query paths"})
 	})
 	r.NoMethod(func(c *gin.Context) {
-		writeErr(c, &service.Error{Status: 405, Code: "method_not_allowed",
+		writeErr(c, &apierror.Error{Status: 405, Code: apierror.CodeMethodNotAllowed,
 			Message: c.Request.Method + " is not served at " + c.Request.URL.Path + "; schema is GET, query is POST or GET, evidence is POST"})
 	})
 	return r, nil
@@ -191,21 +197,26 @@ func refuseOtherKeyHeaders(c *gin.Context) {
 		c.Next()
 		return
 	}
-	writeErr(c, &service.Error{Status: 401, Code: access.CodeInvalidKey,
+	writeErr(c, &apierror.Error{Status: 401, Code: apierror.CodeInvalidKey,
 		Message: "the request carries an API key in the header " + KeyHeader + ", which citeq does not read: send it as the header \"Authorization: Bearer <key>\" instead " +
 			"(with curl: -H \"Authorization: Bearer $(cat var/operator.key)\" for the operator key of a server started with make run). " +
 			"The request is refused rather than answered as a caller without a key, whose queries count against the free quota of its address"})
 	c.Abort()
 }
 
-func readBody(c *gin.Context) ([]byte, *service.Error) {
+// bodyTooLarge refuses a request body over MaxBody.
+func bodyTooLarge() *apierror.Error {
+	return apierror.New(413, apierror.CodeInvalidRequest, "the request body is over %d MiB; send a params object", MaxBody>>20)
+}
+
+func readBody(c *gin.Context) ([]byte, *apierror.Error) {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBody))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return nil, &service.Error{Status: 413, Code: service.CodeInvalidRequest, Message: "the request body is over 1 MiB; send a params object"}
+		return nil, bodyTooLarge()
 	case err != nil:
-		return nil, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the request body could not be read whole (it was cut short or sent too slowly); send the whole body at once, no longer than its Content-Length says"}
+		return nil, apierror.New(400, apierror.CodeInvalidRequest, "the request body could not be read whole (it was cut short or sent too slowly); send the whole body at once, no longer than its Content-Length says").Because(fmt.Errorf("read the request body: %w", err))
 	}
 	return body, nil
 }
@@ -220,8 +231,8 @@ const (
 // respond writes a service result: the payload with its ETag (a hash of the body) and cache
 // lifetime — or 304 when the client already holds it — or the structured error. maxAge 0
 // means the answer must be revalidated every time (evidence re-hashes the file).
-func respond(c *gin.Context, maxAge int) func([]byte, *service.Error) {
-	return func(body []byte, e *service.Error) {
+func respond(c *gin.Context, maxAge int) func([]byte, *apierror.Error) {
+	return func(body []byte, e *apierror.Error) {
 		if e != nil {
 			writeErr(c, e)
 			return
@@ -261,8 +272,11 @@ func etagMatch(header, etag string) bool {
 	return false
 }
 
-func writeErr(c *gin.Context, e *service.Error) {
+// writeErr writes e as the answer; the request log (requestLog) records its code and, once,
+// its cause.
+func writeErr(c *gin.Context, e *apierror.Error) {
 	c.Set("error_code", e.Code)
+	c.Set(errorKey, e)
 	if e.RetryAfter > 0 {
 		c.Header("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
@@ -281,16 +295,46 @@ func requestLog(log zerolog.Logger) gin.HandlerFunc {
 			id = hex.EncodeToString(b[:])
 		}
 		c.Header(RequestIDHeader, id)
+		// The handlers behind (MCP's tools among them) read the id from the request.
+		c.Request.Header.Set(RequestIDHeader, id)
 		c.Next()
+		var cause error
+		if v, ok := c.Get(errorKey); ok {
+			cause = v.(*apierror.Error).Cause
+		}
 		ev := log.Info()
-		if c.Writer.Status() >= 500 {
+		switch {
+		case c.Writer.Status() >= 500:
 			ev = log.Error()
+		case cause != nil:
+			ev = log.Warn()
 		}
 		code, _ := c.Get("error_code")
-		ev.Str("request_id", id).Str("method", c.Request.Method).Str("path", c.Request.URL.Path).
+		ev = ev.Str("request_id", id).Str("method", c.Request.Method).Str("path", c.Request.URL.Path).
 			Int("status", c.Writer.Status()).Int("bytes", c.Writer.Size()).Float64("latency_ms", float64(time.Since(start).Microseconds())/1000).
-			Interface("error_code", code).Msg("request")
+			Interface("error_code", code)
+		if cause != nil {
+			ev = ev.AnErr("cause", cause)
+		}
+		ev.Msg("request")
 	}
+}
+
+// errorKey is the gin context key of the error a request was answered with.
+const errorKey = "error"
+
+// logRefusal logs the cause of a refusal MCP wrote (a tool call's, a resource read's), once,
+// with the id of the request that carried it; a refusal without a cause is the request log's
+// alone.
+func logRefusal(log zerolog.Logger, tool string, e *apierror.Error, header http.Header) {
+	if e == nil || e.Cause == nil {
+		return
+	}
+	ev := log.Warn()
+	if e.Status >= 500 {
+		ev = log.Error()
+	}
+	ev.Str("request_id", header.Get(RequestIDHeader)).Str("tool", tool).Str("error_code", e.Code).AnErr("cause", e.Cause).Msg("mcp refusal")
 }
 
 // openAPICache keeps the OpenAPI document of the snapshots served now.
@@ -308,7 +352,7 @@ func (o *openAPICache) get() []byte {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.body == nil || key != o.key {
-		o.body, o.key = o.svc.OpenAPI(), key
+		o.body, o.key = OpenAPI(o.svc), key
 	}
 	return o.body
 }

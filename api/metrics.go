@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
 )
@@ -81,7 +82,11 @@ func (m *metrics) middleware(c *gin.Context) {
 }
 
 // tool records one MCP tool call.
-func (m *metrics) tool(name, capID, code string) {
+func (m *metrics) tool(name, capID string, e *apierror.Error) {
+	code := ""
+	if e != nil {
+		code = e.Code
+	}
 	m.toolCalls.WithLabelValues(name, capID, code).Inc()
 }
 

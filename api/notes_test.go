@@ -12,10 +12,10 @@ import (
 
 	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/api"
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/internal/notecheck"
 	"github.com/citeq/citeq/internal/testenv"
-	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/state"
 	"github.com/citeq/citeq/webhooks"
 )
@@ -98,7 +98,7 @@ func TestFirstHour(t *testing.T) {
 		t.Run(tc.path, func(t *testing.T) {
 			status, body := get(t, srv, tc.path)
 			e := decode[errorBody](t, body)
-			if status != 404 || e.Error.Code != service.CodeNotFound {
+			if status != 404 || e.Error.Code != apierror.CodeNotFound {
 				t.Fatalf("status %d: %s", status, body)
 			}
 			if tc.want == "" && strings.Contains(e.Error.Message, "did you mean") || !strings.Contains(e.Error.Message, tc.want) {
@@ -184,7 +184,7 @@ func TestKeyHeaders(t *testing.T) {
 		{"GET", "/v1/webhooks/subscriptions", ""},
 	} {
 		status, e := send(tc.method, tc.path, tc.body, xkey)
-		if status != 401 || e.Error.Code != access.CodeInvalidKey || !strings.Contains(e.Error.Message, "Authorization: Bearer") {
+		if status != 401 || e.Error.Code != apierror.CodeInvalidKey || !strings.Contains(e.Error.Message, "Authorization: Bearer") {
 			t.Errorf("%s %s with %s: status %d %+v", tc.method, tc.path, api.KeyHeader, status, e)
 		}
 	}

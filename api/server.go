@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/citeq/citeq/apierror"
 )
 
 // Limits bound what one client connection may hold: how long the server waits for a request
@@ -51,7 +53,7 @@ func Listen(ln net.Listener, max int) net.Listener {
 
 // overCapacity is the whole answer to a connection over the cap.
 var overCapacity = func() []byte {
-	body := `{"error":{"code":"over_capacity","message":"the server holds its maximum of open connections; retry in a second"}}`
+	body := string(apierror.New(503, apierror.CodeOverCapacity, "the server holds its maximum of open connections; retry in a second").Body())
 	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nRetry-After: 1\r\n" +
 		"Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
 }()

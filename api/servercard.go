@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/mcp"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/state"
@@ -31,7 +32,7 @@ func serverCard() []byte {
 		"free_quota": map[string]any{
 			"queries": state.FreeQueries,
 			"counted": "query tools (query_<capability>_v1, query_capability_v1) and REST queries alike; discover, describe, verify and resources are free",
-			"plans":   []map[string]any{{"plan": "monthly", "price_usd": 49, "period": "month"}, {"plan": "annual", "price_usd": 490, "period": "year"}},
+			"plans":   []map[string]any{{"plan": "monthly", "price_usd": access.PriceMonthlyUSD, "period": "month"}, {"plan": "annual", "price_usd": access.PriceAnnualUSD, "period": "year"}},
 		},
 		"tools": map[string]any{
 			"discover": "list_capabilities_v1",

@@ -16,15 +16,12 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/citeq/citeq/access"
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/state"
 	"github.com/citeq/citeq/webhooks"
 )
-
-// CodeSubscriptionNotFound answers a delete of a subscription the caller does not own
-// (unknown, deleted, or another key's: the three are not told apart).
-const CodeSubscriptionNotFound = "subscription_not_found"
 
 // SubscriptionRequest is the body of a subscription create.
 type SubscriptionRequest struct {
@@ -34,21 +31,18 @@ type SubscriptionRequest struct {
 
 // ParseSubscription reads a subscription create body: exactly one JSON object with
 // data_point and callback_url, no other member, nothing after it.
-func ParseSubscription(body []byte) (SubscriptionRequest, *service.Error) {
+func ParseSubscription(body []byte) (SubscriptionRequest, *apierror.Error) {
 	var req SubscriptionRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return req, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "send {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"} (" + err.Error() + ")"}
+		return req, &apierror.Error{Status: 400, Code: apierror.CodeInvalidRequest, Message: "send {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"} (" + err.Error() + ")"}
 	}
 	if err := dec.Decode(&struct{}{}); err != io.EOF {
-		return req, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the body holds more than one JSON object; send exactly {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"}"}
+		return req, &apierror.Error{Status: 400, Code: apierror.CodeInvalidRequest, Message: "the body holds more than one JSON object; send exactly {\"data_point\": \"<capability>\", \"callback_url\": \"https://...\"}"}
 	}
 	return req, nil
 }
-
-// CodeSubscriptionLimit answers a create beyond state.MaxSubscriptionsPerKey.
-const CodeSubscriptionLimit = "subscription_limit_reached"
 
 // Subscription list pages: DefaultPage by default, at most MaxPage.
 const (
@@ -57,16 +51,16 @@ const (
 )
 
 // pageParams reads limit and after of a subscription listing.
-func pageParams(c *gin.Context) (int, string, *service.Error) {
+func pageParams(c *gin.Context) (int, string, *apierror.Error) {
 	q, err := url.ParseQuery(c.Request.URL.RawQuery)
 	if err != nil {
-		return 0, "", &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: "the query string does not parse (" + err.Error() + "); use limit=<1.." + strconv.Itoa(MaxPage) + ">&after=<subscription id>"}
+		return 0, "", &apierror.Error{Status: 400, Code: apierror.CodeInvalidParameter, Message: "the query string does not parse (" + err.Error() + "); use limit=<1.." + strconv.Itoa(MaxPage) + ">&after=<subscription id>"}
 	}
 	limit := DefaultPage
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxPage {
-			return 0, "", &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: "limit must be an integer between 1 and " + strconv.Itoa(MaxPage) + ", got " + strconv.Quote(v)}
+			return 0, "", &apierror.Error{Status: 400, Code: apierror.CodeInvalidParameter, Message: "limit must be an integer between 1 and " + strconv.Itoa(MaxPage) + ", got " + strconv.Quote(v)}
 		}
 		limit = n
 	}
@@ -100,6 +94,11 @@ func eligibleList(svc *service.Service) string {
 	return strings.Join(ids, ", ")
 }
 
+// subscriptionLimit refuses a subscription beyond state.MaxSubscriptionsPerKey.
+func subscriptionLimit() *apierror.Error {
+	return apierror.New(409, apierror.CodeSubscriptionLimit, "this key already holds %d subscriptions, the most allowed; DELETE /v1/webhooks/subscriptions/{id} the ones you no longer need, then subscribe again", state.MaxSubscriptionsPerKey)
+}
+
 func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, guard webhooks.Guard) {
 	auth := func(c *gin.Context) (access.Caller, bool) {
 		caller, e := gate.RequireKey(c.Request.Context(), c.GetHeader("Authorization"), c.ClientIP())
@@ -109,9 +108,15 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		}
 		return caller, true
 	}
+	// The webhook answers are written by encoding/json, which escapes <, > and & (a callback
+	// URL's query string among them), where the query answers' writer keeps them.
 	noStore := func(c *gin.Context, body any) {
+		b, err := json.Marshal(body)
+		if err != nil {
+			writeErr(c, apierror.New(500, apierror.CodeInternal, "the answer could not be written; retry, and report the X-Request-Id if it persists").Because(fmt.Errorf("write a webhook answer: %w", err)))
+			return
+		}
 		c.Header("Cache-Control", "no-store")
-		b, _ := json.Marshal(body)
 		c.Data(http.StatusOK, "application/json", b)
 	}
 	r.POST("/v1/webhooks/subscriptions", func(c *gin.Context) {
@@ -132,29 +137,29 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		capDef, eligible := Eligible(svc, req.DataPoint)
 		switch {
 		case req.DataPoint == "":
-			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point is required: the identifier of a served capability, one of: " + eligibleList(svc)})
+			writeErr(c, &apierror.Error{Status: 400, Code: apierror.CodeInvalidRequest, Message: "data_point is required: the identifier of a served capability, one of: " + eligibleList(svc)})
 			return
 		case capDef != nil && len(capDef.Inputs) > 0:
-			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " is computed at query time from " + strings.Join(capDef.Inputs, " and ") + " and never promoted, so it has no snapshot.promoted event; subscribe to its inputs instead (eligible: " + eligibleList(svc) + ")"})
+			writeErr(c, &apierror.Error{Status: 400, Code: apierror.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " is computed at query time from " + strings.Join(capDef.Inputs, " and ") + " and never promoted, so it has no snapshot.promoted event; subscribe to its inputs instead (eligible: " + eligibleList(svc) + ")"})
 			return
 		case capDef == nil || (!eligible && !SubDaily(capDef)):
-			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " is not a served capability; subscribe to one of: " + eligibleList(svc)})
+			writeErr(c, &apierror.Error{Status: 400, Code: apierror.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " is not a served capability; subscribe to one of: " + eligibleList(svc)})
 			return
 		case !eligible:
-			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " changes more often than daily (" + string(capDef.Cadence) + "), so it cannot be subscribed to; eligible: " + eligibleList(svc)})
+			writeErr(c, &apierror.Error{Status: 400, Code: apierror.CodeInvalidRequest, Message: "data_point " + req.DataPoint + " changes more often than daily (" + string(capDef.Cadence) + "), so it cannot be subscribed to; eligible: " + eligibleList(svc)})
 			return
 		}
 		if err := guard.CheckURL(c.Request.Context(), req.CallbackURL); err != nil {
-			writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: err.Error() + "; give a public https URL"})
+			writeErr(c, &apierror.Error{Status: 400, Code: apierror.CodeInvalidRequest, Message: err.Error() + "; give a public https URL"})
 			return
 		}
 		sub, err := gate.Store.CreateSubscription(c.Request.Context(), caller.Key.ID, req.DataPoint, req.CallbackURL)
 		if errors.Is(err, state.ErrLimit) {
-			writeErr(c, &service.Error{Status: 409, Code: CodeSubscriptionLimit, Message: fmt.Sprintf("this key already holds %d subscriptions, the most allowed; DELETE /v1/webhooks/subscriptions/{id} the ones you no longer need, then subscribe again", state.MaxSubscriptionsPerKey)})
+			writeErr(c, subscriptionLimit())
 			return
 		}
 		if err != nil {
-			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the subscription could not be stored; retry"})
+			writeErr(c, apierror.New(500, apierror.CodeInternal, "the subscription could not be stored; retry").Because(fmt.Errorf("store a subscription of key %s: %w", caller.Key.ID, err)))
 			return
 		}
 		noStore(c, map[string]any{
@@ -175,7 +180,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		}
 		subs, err := gate.Store.ListSubscriptions(c.Request.Context(), caller.Key.ID)
 		if err != nil {
-			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the subscriptions could not be read; retry"})
+			writeErr(c, apierror.New(500, apierror.CodeInternal, "the subscriptions could not be read; retry").Because(fmt.Errorf("list the subscriptions of key %s: %w", caller.Key.ID, err)))
 			return
 		}
 		start := 0
@@ -187,7 +192,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 				}
 			}
 			if start < 0 {
-				writeErr(c, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: "after=" + after + " is not one of this key's subscriptions; pass the next_after of the previous page, or leave it out for the first page"})
+				writeErr(c, &apierror.Error{Status: 400, Code: apierror.CodeInvalidParameter, Message: "after=" + after + " is not one of this key's subscriptions; pass the next_after of the previous page, or leave it out for the first page"})
 				return
 			}
 		}
@@ -212,10 +217,10 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		err := gate.Store.DeleteSubscription(c.Request.Context(), caller.Key.ID, id)
 		switch {
 		case errors.Is(err, state.ErrNotFound):
-			writeErr(c, &service.Error{Status: 404, Code: CodeSubscriptionNotFound, Message: "no subscription " + id + " of this key; GET /v1/webhooks/subscriptions lists yours"})
+			writeErr(c, &apierror.Error{Status: 404, Code: apierror.CodeSubscriptionNotFound, Message: "no subscription " + id + " of this key; GET /v1/webhooks/subscriptions lists yours"})
 			return
 		case err != nil:
-			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the subscription could not be deleted; retry"})
+			writeErr(c, apierror.New(500, apierror.CodeInternal, "the subscription could not be deleted; retry").Because(fmt.Errorf("delete subscription %s of key %s: %w", id, caller.Key.ID, err)))
 			return
 		}
 		noStore(c, map[string]any{"id": id, "deleted": true})
@@ -227,7 +232,7 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		}
 		ds, err := gate.Store.ListDeliveries(c.Request.Context(), caller.Key.ID, 100)
 		if err != nil {
-			writeErr(c, &service.Error{Status: 500, Code: service.CodeInternal, Message: "the deliveries could not be read; retry"})
+			writeErr(c, apierror.New(500, apierror.CodeInternal, "the deliveries could not be read; retry").Because(fmt.Errorf("list the deliveries of key %s: %w", caller.Key.ID, err)))
 			return
 		}
 		list := []map[string]any{}

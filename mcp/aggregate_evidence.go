@@ -49,8 +49,8 @@ func (ts toolSet) aggregateEvidence(caps []*capability.Capability) toolDef {
 		},
 		handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			// The call's context: a cancelled call (notifications/cancelled) stops the verification.
-			body, e := ts.svc.AggregateEvidenceContext(ctx, args(req))
-			return ts.result(AggregateEvidenceTool, "", body, e), nil
+			body, e := ts.svc.AggregateEvidence(ctx, args(req))
+			return ts.result(req, AggregateEvidenceTool, "", body, e), nil
 		},
 	}
 }

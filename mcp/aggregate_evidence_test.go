@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/citeq/citeq/api"
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/mcp"
 	"github.com/citeq/citeq/service"
@@ -148,74 +149,74 @@ func TestAggregateEvidenceRefusesForgery(t *testing.T) {
 		citation                 map[string]any
 		code                     string
 	}{
-		{"source_id", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["source_id"] = "eia923" }), service.CodeEvidenceSourceID},
+		{"source_id", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["source_id"] = "eia923" }), apierror.CodeEvidenceSourceID},
 		{"source_url of another host", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) {
 			c["source_url"] = "https://example.com/may_generator2016.xlsx"
-		}), service.CodeEvidenceSourceURL},
-		{"publisher", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["publisher"] = "Somebody Else" }), service.CodeEvidencePublisher},
-		{"source_file contradicting the filter", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["source_file"] = "june_generator2016.xlsx" }), service.CodeEvidenceSourceFile},
-		{"raw_file_sha256 contradicting the filter", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["raw_file_sha256"] = strings.Repeat("ab", 32) }), service.CodeEvidenceSHA256},
-		{"source_rows_count", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["source_rows_count"] = 1 }), service.CodeEvidenceRowsCount},
-		{"source_rows_count as text", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["source_rows_count"] = "2" }), service.CodeEvidenceRowsCount},
+		}), apierror.CodeEvidenceSourceURL},
+		{"publisher", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["publisher"] = "Somebody Else" }), apierror.CodeEvidencePublisher},
+		{"source_file contradicting the filter", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["source_file"] = "june_generator2016.xlsx" }), apierror.CodeEvidenceSourceFile},
+		{"raw_file_sha256 contradicting the filter", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["raw_file_sha256"] = strings.Repeat("ab", 32) }), apierror.CodeEvidenceSHA256},
+		{"source_rows_count", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["source_rows_count"] = 1 }), apierror.CodeEvidenceRowsCount},
+		{"source_rows_count as text", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["source_rows_count"] = "2" }), apierror.CodeEvidenceRowsCount},
 		{"source_rows_sample", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) {
 			s := c["source_rows_sample"].([]any)
 			s[1].(map[string]any)["source_row"] = 9
-		}), service.CodeEvidenceRowsSample},
+		}), apierror.CodeEvidenceRowsSample},
 		{"verify of another row", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) {
 			v := c["verify"].(map[string]any)
 			v["source_row"] = v["source_row"].(float64) + 1
-		}), service.CodeEvidenceVerify},
-		{"a bogus verify", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["verify"] = map[string]any{"anything": true} }), service.CodeEvidenceVerify},
+		}), apierror.CodeEvidenceVerify},
+		{"a bogus verify", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["verify"] = map[string]any{"anything": true} }), apierror.CodeEvidenceVerify},
 		{"source_view", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) {
 			c["source_view"].(map[string]any)["sheets"] = []any{"Operating", "Retired"}
-		}), service.CodeEvidenceSourceView},
-		{"derived", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["derived"] = true }), service.CodeEvidenceDerived},
-		{"an unknown member", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["trust_me"] = true }), service.CodeEvidenceInvalid},
+		}), apierror.CodeEvidenceSourceView},
+		{"derived", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["derived"] = true }), apierror.CodeEvidenceDerived},
+		{"an unknown member", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) { c["trust_me"] = true }), apierror.CodeEvidenceInvalid},
 		{"a lineage filter of other rows", "power.capacity", "nameplate_mw", edit(group, func(c map[string]any) {
 			lf(c)["filters"].(map[string]any)["state"] = []any{"CA"}
-		}), service.CodeEvidenceRowsCount},
+		}), apierror.CodeEvidenceRowsCount},
 		{"a lineage filter of another sheet", "power.price_ercot", "median_price", edit(priceGroup, func(c map[string]any) {
 			lf(c)["filters"].(map[string]any)["settlement_point"] = []any{"HB_NORTH", "HB_SOUTH"}
-		}), service.CodeEvidenceRowsCount},
+		}), apierror.CodeEvidenceRowsCount},
 		// Malformed lineage filters, and filters that select no row.
 		{"settlement_point [NO_SUCH_POINT]", "power.price_ercot", "median_price", edit(priceGroup, func(c map[string]any) {
 			lf(c)["filters"].(map[string]any)["settlement_point"] = []any{"NO_SUCH_POINT"}
-		}), service.CodeEvidenceLineage},
+		}), apierror.CodeEvidenceLineage},
 		{"settlement_point []", "power.price_ercot", "median_price", edit(priceGroup, func(c map[string]any) {
 			lf(c)["filters"].(map[string]any)["settlement_point"] = []any{}
-		}), service.CodeEvidenceLineage},
+		}), apierror.CodeEvidenceLineage},
 		{"settlement_point [null]", "power.price_ercot", "median_price", edit(priceGroup, func(c map[string]any) {
 			lf(c)["filters"].(map[string]any)["settlement_point"] = []any{nil}
-		}), service.CodeEvidenceLineage},
+		}), apierror.CodeEvidenceLineage},
 		{"reversed date bounds", "power.price_ercot", "median_price", edit(priceGroup, func(c map[string]any) {
 			lf(c)["date_ranges"] = map[string]any{"delivery_date": map[string]any{"from": "2024-07-31", "to": "2024-07-01"}}
-		}), service.CodeEvidenceLineage},
+		}), apierror.CodeEvidenceLineage},
 		{"a nonsense date bound", "power.price_ercot", "median_price", edit(priceGroup, func(c map[string]any) {
 			lf(c)["date_ranges"] = map[string]any{"delivery_date": map[string]any{"from": "yesterday", "to": ""}}
-		}), service.CodeEvidenceLineage},
+		}), apierror.CodeEvidenceLineage},
 		{"a date that is no day", "power.price_ercot", "median_price", edit(priceGroup, func(c map[string]any) {
 			lf(c)["date_ranges"] = map[string]any{"delivery_date": map[string]any{"from": "2024-02-30", "to": "2024-07-31"}}
-		}), service.CodeEvidenceLineage},
+		}), apierror.CodeEvidenceLineage},
 		{"a date range that selects nothing", "power.price_ercot", "median_price", edit(priceGroup, func(c map[string]any) {
 			lf(c)["date_ranges"] = map[string]any{"delivery_date": map[string]any{"from": "1990-01-01", "to": "1990-12-31"}}
-		}), service.CodeEvidenceLineage},
+		}), apierror.CodeEvidenceLineage},
 		{"(other) excluding every group", "power.price_ercot", "median_price", edit(priceOther, func(c map[string]any) {
 			var ex []any
 			for _, r := range allHubs {
 				ex = append(ex, r["group"])
 			}
 			lf(c)["excludes"] = ex
-		}), service.CodeEvidenceLineage},
+		}), apierror.CodeEvidenceLineage},
 		{"(other) excluding a group no row holds", "power.price_ercot", "median_price", edit(priceOther, func(c map[string]any) {
 			lf(c)["excludes"] = append(lf(c)["excludes"].([]any), map[string]any{"settlement_point": "LZ_WEST"})
-		}), service.CodeEvidenceLineage},
+		}), apierror.CodeEvidenceLineage},
 		{"(other) excluding a value the snapshot lacks", "power.price_ercot", "median_price", edit(priceOther, func(c map[string]any) {
 			lf(c)["excludes"] = []any{map[string]any{"settlement_point": "NO_SUCH_POINT"}}
-		}), service.CodeEvidenceLineage},
+		}), apierror.CodeEvidenceLineage},
 		{"(other) excluding a group twice", "power.price_ercot", "median_price", edit(priceOther, func(c map[string]any) {
 			ex := lf(c)["excludes"].([]any)
 			lf(c)["excludes"] = append(ex, ex[0])
-		}), service.CodeEvidenceLineage},
+		}), apierror.CodeEvidenceLineage},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -235,7 +236,7 @@ func TestAggregateEvidenceRefusesForgery(t *testing.T) {
 			compare(t, res, want, true)
 			// The same lineage filter posted on its own is judged the same way where the
 			// filter itself is at fault.
-			if tc.code == service.CodeEvidenceLineage {
+			if tc.code == apierror.CodeEvidenceLineage {
 				args, _ := json.Marshal(map[string]any{"capability": tc.capability, "metric": tc.metric, "lineage_filter": tc.citation["lineage_filter"], "as_of": tc.citation["as_of"]})
 				if st, body := rest(t, "POST", srv.URL+service.AggregateEvidencePath, string(args)); st != 400 || !strings.Contains(string(body), tc.code) {
 					t.Errorf("lineage_filter alone: %d %s", st, body)

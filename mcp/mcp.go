@@ -20,6 +20,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/citeq/citeq/access"
+	"github.com/citeq/citeq/apierror"
+	"github.com/citeq/citeq/ask"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
 )
@@ -39,10 +41,9 @@ Resources: citeq://{capability}/{as_of} (a snapshot), .../schema, .../values/{fi
 // notifications/resources/list_changed, on a 2025 session's stream or a 2026-07-28
 // subscriptions/listen).
 type Handler struct {
-	svc     *service.Service
-	observe Observer
-	gate    *access.Gate
-	limits  Limits
+	svc    *service.Service
+	gate   *access.Gate
+	limits Limits
 	// inflight holds a place for each POST being answered; listens for each open
 	// subscriptions/listen.
 	inflight chan struct{}
@@ -56,9 +57,11 @@ type Handler struct {
 	legacy, modern http.Handler
 }
 
-// Observer is told of every tool call: the tool, its capability ("" for none) and the error
-// code ("" on success).
-type Observer func(tool, capability, code string)
+// Observer is told of every tool call as its result is written: the tool, its capability (""
+// for none), the refusal (nil on success) and the HTTP header of the request that carried it
+// (its X-Request-Id among them); and of every refused resource read, with tool "". The HTTP
+// front end counts the tool calls and logs each refusal's cause, once, with the request id.
+type Observer func(tool, capability string, e *apierror.Error, header http.Header)
 
 // ClientAddrHeader carries the caller's network address from the HTTP front end to the
 // tools (the front end sets it; a client's own value is overwritten).
@@ -72,10 +75,7 @@ func New(svc *service.Service, observe Observer, gate *access.Gate) *Handler {
 
 // NewWithLimits returns the MCP endpoint over svc under limits l.
 func NewWithLimits(svc *service.Service, observe Observer, gate *access.Gate, l Limits) *Handler {
-	if observe == nil {
-		observe = func(string, string, string) {}
-	}
-	h := &Handler{svc: svc, observe: observe, gate: gate, limits: l,
+	h := &Handler{svc: svc, gate: gate, limits: l,
 		inflight: make(chan struct{}, max(l.MaxInFlight, 1)), listens: make(chan struct{}, max(l.MaxListens, 1))}
 	h.server, h.features = newServer(svc, observe, gate)
 	get := func(*http.Request) *sdk.Server { return h.current() }
@@ -140,7 +140,7 @@ func NewServer(svc *service.Service, observe Observer, gate *access.Gate) *sdk.S
 
 func newServer(svc *service.Service, observe Observer, gate *access.Gate) (*sdk.Server, *features) {
 	if observe == nil {
-		observe = func(string, string, string) {}
+		observe = func(string, string, *apierror.Error, http.Header) {}
 	}
 	// One page holds every tool (the SDK lists them sorted by name): some clients read only
 	// the first page.
@@ -155,7 +155,7 @@ func newServer(svc *service.Service, observe Observer, gate *access.Gate) (*sdk.
 			// resources (both with listChanged) and completions, inferred from what is added.
 		})
 	s.AddReceivingMiddleware(checkLogLevel)
-	f := &features{svc: svc, tools: toolSet{svc: svc, observe: observe, gate: gate}}
+	f := &features{svc: svc, observe: observe, tools: toolSet{svc: svc, observe: observe, gate: gate}}
 	f.sync(s)
 	return s, f
 }
@@ -191,9 +191,10 @@ func setCacheable(_ context.Context, req sdk.Request, c *sdk.Cacheable) {
 // features is what the server offers for the snapshots served now: tools and resources,
 // re-registered when the set of served snapshots changes.
 type features struct {
-	svc   *service.Service
-	tools toolSet
-	key   string
+	svc     *service.Service
+	observe Observer
+	tools   toolSet
+	key     string
 	// tool names and resource URIs registered for key.
 	toolNames, resourceURIs []string
 	templates               bool
@@ -219,7 +220,7 @@ func (f *features) sync(s *sdk.Server) {
 		s.AddTool(t.tool, t.handler)
 	}
 	f.toolNames = names
-	res := snapshotResources(f.svc)
+	res := snapshotResources(f.svc, f.observe)
 	uris := make([]string, len(res))
 	for i, r := range res {
 		uris[i] = r.res.URI
@@ -232,7 +233,7 @@ func (f *features) sync(s *sdk.Server) {
 	}
 	f.resourceURIs = uris
 	if !f.templates {
-		for _, t := range resourceTemplates(f.svc) {
+		for _, t := range resourceTemplates(f.svc, f.observe) {
 			s.AddResourceTemplate(t.tmpl, t.handler)
 		}
 		f.templates = true
@@ -250,18 +251,18 @@ func missing(old, now []string) []string {
 	return out
 }
 
-// query runs a query tool call through the same sequence as a REST query (access.Query),
+// query runs a query tool call through the same sequence as a REST query (ask.Query),
 // with the caller's headers as the HTTP front end passed them on.
-func query(ctx context.Context, svc *service.Service, gate *access.Gate, c *capability.Capability, req *sdk.CallToolRequest, body []byte) (access.Answer, *service.Error) {
+func query(ctx context.Context, svc *service.Service, gate *access.Gate, c *capability.Capability, req *sdk.CallToolRequest, body []byte) (ask.Answer, *apierror.Error) {
 	raw, e := service.ParseBody(body)
 	if e != nil {
-		return access.Answer{}, e
+		return ask.Answer{}, e
 	}
 	var hdr http.Header
 	if req.Extra != nil {
 		hdr = req.Extra.Header
 	}
-	return access.Query(ctx, svc, gate, hdr.Get("Authorization"), hdr.Get(ClientAddrHeader), c.Path, raw)
+	return ask.Query(ctx, svc, gate, hdr.Get("Authorization"), hdr.Get(ClientAddrHeader), c.Path, raw)
 }
 
 func args(req *sdk.CallToolRequest) []byte {
@@ -274,7 +275,7 @@ func args(req *sdk.CallToolRequest) []byte {
 // toolResult carries a service payload as structured content and as text, byte for byte the
 // REST body, followed by links; a service error becomes a tool error carrying the same
 // {error:{code,message}}.
-func toolResult(body []byte, e *service.Error, links ...sdk.Content) *sdk.CallToolResult {
+func toolResult(body []byte, e *apierror.Error, links ...sdk.Content) *sdk.CallToolResult {
 	isErr := false
 	if e != nil {
 		body, isErr, links = e.Body(), true, nil

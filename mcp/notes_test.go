@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/citeq/citeq/access"
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/internal/notecheck"
 	"github.com/citeq/citeq/internal/testenv"
@@ -93,7 +94,7 @@ func TestFirstHourOverMCP(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := res.Content[0].(*sdk.TextContent).Text
-		if res.IsError != wantErr || wantErr && (!strings.Contains(text, access.CodePaymentRequired) || !strings.Contains(text, "var/operator.key")) {
+		if res.IsError != wantErr || wantErr && (!strings.Contains(text, apierror.CodePaymentRequired) || !strings.Contains(text, "var/operator.key")) {
 			t.Errorf("query %d: isError %v: %.300s", i+1, res.IsError, text)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
 )
@@ -39,14 +40,14 @@ type tmplDef struct {
 }
 
 // snapshotResources lists every served snapshot as a resource.
-func snapshotResources(svc *service.Service) []resDef {
+func snapshotResources(svc *service.Service, observe Observer) []resDef {
 	var out []resDef
 	for _, c := range svc.Served() {
 		for _, d := range svc.ServedDates(c.ID) {
 			out = append(out, resDef{
 				res: &sdk.Resource{URI: "citeq://" + c.ID + "/" + d, Name: c.ID + "/" + d, Title: c.Title + ", as of " + d,
 					MIMEType: jsonType},
-				handler: readHandler(svc),
+				handler: readHandler(svc, observe),
 			})
 		}
 	}
@@ -54,8 +55,8 @@ func snapshotResources(svc *service.Service) []resDef {
 }
 
 // resourceTemplates are the templates of the snapshot, schema, values and evidence resources.
-func resourceTemplates(svc *service.Service) []tmplDef {
-	h := readHandler(svc)
+func resourceTemplates(svc *service.Service, observe Observer) []tmplDef {
+	h := readHandler(svc, observe)
 	return []tmplDef{
 		{&sdk.ResourceTemplate{URITemplate: SnapshotTemplate, Name: "snapshot", MIMEType: jsonType,
 			Description: "a served snapshot (as_of latest: the newest): rows, source files with sha256, gates"}, h},
@@ -70,8 +71,8 @@ func resourceTemplates(svc *service.Service) []tmplDef {
 	}
 }
 
-// readHandler reads every citeq:// resource.
-func readHandler(svc *service.Service) sdk.ResourceHandler {
+// readHandler reads every citeq:// resource; a refusal is told to observe.
+func readHandler(svc *service.Service, observe Observer) sdk.ResourceHandler {
 	return func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		uri := req.Params.URI
 		seg, ok := segments(uri)
@@ -79,7 +80,7 @@ func readHandler(svc *service.Service) sdk.ResourceHandler {
 			return nil, sdk.ResourceNotFoundError(uri)
 		}
 		var body []byte
-		var e *service.Error
+		var e *apierror.Error
 		ttl := pinnedTTL
 		switch {
 		case seg[0] == "evidence" && len(seg) == 5:
@@ -88,7 +89,7 @@ func readHandler(svc *service.Service) sdk.ResourceHandler {
 				return nil, sdk.ResourceNotFoundError(uri)
 			}
 			cite, _ := json.Marshal(map[string]any{"raw_file_sha256": seg[1], "source_file": seg[2], "sheet": seg[3], "source_row": row})
-			body, e = svc.EvidenceContext(ctx, cite)
+			body, e = svc.Evidence(ctx, cite)
 			ttl = 0
 		case len(seg) == 2:
 			body, e = svc.SnapshotDoc(seg[0], seg[1])
@@ -104,6 +105,7 @@ func readHandler(svc *service.Service) sdk.ResourceHandler {
 			return nil, sdk.ResourceNotFoundError(uri)
 		}
 		if e != nil {
+			observe("", "", e, header(req))
 			// A resource that is not found is -32602 (invalid params), as the SDK answers it.
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Code + ": " + e.Message, Data: e.Body()}
 		}

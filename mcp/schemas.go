@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
 )
@@ -21,18 +22,18 @@ var objectSchema = json.RawMessage(`{"type":"object"}`)
 // describe answers describe_<capability>_v1: the compact description, or the full one (the
 // REST /schema payload) with {"full": true}. Arguments that are not {"full": boolean} are an
 // invalid_parameter error.
-func describe(svc *service.Service, c *capability.Capability, body []byte) ([]byte, *service.Error) {
+func describe(svc *service.Service, c *capability.Capability, body []byte) ([]byte, *apierror.Error) {
 	var a map[string]json.RawMessage
 	if err := json.Unmarshal(body, &a); err != nil || a == nil {
-		return nil, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the arguments are not a JSON object; send {} for the compact description or {\"full\": true} for every value and code"}
+		return nil, &apierror.Error{Status: 400, Code: apierror.CodeInvalidRequest, Message: "the arguments are not a JSON object; send {} for the compact description or {\"full\": true} for every value and code"}
 	}
 	full := false
 	for k, v := range a {
 		if k != "full" {
-			return nil, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: fmt.Sprintf("unknown argument %q; the only argument is full (a boolean)", k)}
+			return nil, &apierror.Error{Status: 400, Code: apierror.CodeInvalidParameter, Message: fmt.Sprintf("unknown argument %q; the only argument is full (a boolean)", k)}
 		}
 		if err := json.Unmarshal(v, &full); err != nil || string(bytes.TrimSpace(v)) == "null" {
-			return nil, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: fmt.Sprintf("full must be a boolean (true or false), not %s", v)}
+			return nil, &apierror.Error{Status: 400, Code: apierror.CodeInvalidParameter, Message: fmt.Sprintf("full must be a boolean (true or false), not %s", v)}
 		}
 	}
 	if full {

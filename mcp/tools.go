@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/citeq/citeq/access"
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/service"
 )
@@ -39,7 +41,7 @@ type toolDef struct {
 // Tools lists the tools offered for capabilities caps, in name order: the tools/list an agent
 // reads when caps are served.
 func Tools(svc *service.Service, caps []*capability.Capability) []*sdk.Tool {
-	defs := toolSet{svc: svc, observe: func(string, string, string) {}}.all(caps)
+	defs := toolSet{svc: svc, observe: func(string, string, *apierror.Error, http.Header) {}}.all(caps)
 	out := make([]*sdk.Tool, len(defs))
 	for i, d := range defs {
 		out[i] = d.tool
@@ -48,13 +50,17 @@ func Tools(svc *service.Service, caps []*capability.Capability) []*sdk.Tool {
 }
 
 // result reports a tool call to the observer and makes its result.
-func (ts toolSet) result(tool, capID string, body []byte, e *service.Error, links ...sdk.Content) *sdk.CallToolResult {
-	code := ""
-	if e != nil {
-		code = e.Code
-	}
-	ts.observe(tool, capID, code)
+func (ts toolSet) result(req *sdk.CallToolRequest, tool, capID string, body []byte, e *apierror.Error, links ...sdk.Content) *sdk.CallToolResult {
+	ts.observe(tool, capID, e, header(req))
 	return toolResult(body, e, links...)
+}
+
+// header is the HTTP header of the request that carried req (nil over other transports).
+func header(req sdk.Request) http.Header {
+	if x := req.GetExtra(); x != nil {
+		return x.Header
+	}
+	return nil
 }
 
 // all returns the tools for caps.
@@ -70,7 +76,7 @@ func (ts toolSet) all(caps []*capability.Capability) []toolDef {
 			Annotations:  readOnly(),
 		},
 		handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return ts.result("list_capabilities_v1", "", svc.Capabilities(), nil), nil
+			return ts.result(req, "list_capabilities_v1", "", svc.Capabilities(), nil), nil
 		},
 	}}
 	ids := make([]string, len(caps))
@@ -91,8 +97,8 @@ func (ts toolSet) all(caps []*capability.Capability) []toolDef {
 			Annotations:  readOnly(),
 		},
 		handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			body, e := svc.EvidenceContext(ctx, args(req))
-			return ts.result("get_source_evidence_v1", "", body, e), nil
+			body, e := svc.Evidence(ctx, args(req))
+			return ts.result(req, "get_source_evidence_v1", "", body, e), nil
 		},
 	}, ts.aggregateEvidence(caps))
 	return out
@@ -111,7 +117,7 @@ func (ts toolSet) describeTool(c *capability.Capability) toolDef {
 		},
 		handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			body, e := describe(ts.svc, c, args(req))
-			return ts.result(name, c.ID, body, e), nil
+			return ts.result(req, name, c.ID, body, e), nil
 		},
 	}
 }
@@ -141,7 +147,7 @@ func (ts toolSet) runQuery(ctx context.Context, tool string, c *capability.Capab
 	if e == nil {
 		links = evidenceLinks(a.Body)
 	}
-	res := ts.result(tool, c.ID, a.Body, e, links...)
+	res := ts.result(req, tool, c.ID, a.Body, e, links...)
 	if a.Remaining != "" {
 		res.Meta = sdk.Meta{"free_queries_remaining": a.Remaining}
 	}
@@ -164,18 +170,18 @@ func (ts toolSet) generic(ids []string) []toolDef {
 	props[service.CompareParam] = compareProperty()
 	queryIn, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"capability"}, "properties": props,
 		"additionalProperties": map[string]any{"type": "string", "description": "date ranges: <name>_date_from and <name>_date_to (describe names them)"}})
-	capOf := func(body []byte) (*capability.Capability, []byte, *service.Error) {
+	capOf := func(body []byte) (*capability.Capability, []byte, *apierror.Error) {
 		var a map[string]json.RawMessage
 		if err := json.Unmarshal(body, &a); err != nil || a == nil {
-			return nil, nil, &service.Error{Status: 400, Code: service.CodeInvalidRequest, Message: "the arguments are not a JSON object; send {\"capability\": \"<id>\", ...}"}
+			return nil, nil, &apierror.Error{Status: 400, Code: apierror.CodeInvalidRequest, Message: "the arguments are not a JSON object; send {\"capability\": \"<id>\", ...}"}
 		}
 		var id string
 		if err := json.Unmarshal(a["capability"], &id); err != nil || id == "" {
-			return nil, nil, &service.Error{Status: 400, Code: service.CodeInvalidParameter, Message: "capability is required: a capability id from list_capabilities_v1 (" + strings.Join(ids, ", ") + ")"}
+			return nil, nil, &apierror.Error{Status: 400, Code: apierror.CodeInvalidParameter, Message: "capability is required: a capability id from list_capabilities_v1 (" + strings.Join(ids, ", ") + ")"}
 		}
 		c := capability.ByID(id)
 		if c == nil || !ts.served(c) {
-			return nil, nil, &service.Error{Status: 404, Code: service.CodeNotFound, Message: fmt.Sprintf("no served capability %q; use one of %s", id, strings.Join(ids, ", "))}
+			return nil, nil, &apierror.Error{Status: 404, Code: apierror.CodeNotFound, Message: fmt.Sprintf("no served capability %q; use one of %s", id, strings.Join(ids, ", "))}
 		}
 		delete(a, "capability")
 		rest, _ := json.Marshal(a)
@@ -193,10 +199,10 @@ func (ts toolSet) generic(ids []string) []toolDef {
 		handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			c, rest, e := capOf(args(req))
 			if e != nil {
-				return ts.result(DescribeTool, "", nil, e), nil
+				return ts.result(req, DescribeTool, "", nil, e), nil
 			}
 			body, e := describe(ts.svc, c, rest)
-			return ts.result(DescribeTool, c.ID, body, e), nil
+			return ts.result(req, DescribeTool, c.ID, body, e), nil
 		},
 	}, {
 		tool: &sdk.Tool{
@@ -210,7 +216,7 @@ func (ts toolSet) generic(ids []string) []toolDef {
 		handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			c, rest, e := capOf(args(req))
 			if e != nil {
-				return ts.result(QueryTool, "", nil, e), nil
+				return ts.result(req, QueryTool, "", nil, e), nil
 			}
 			return ts.runQuery(ctx, QueryTool, c, req, rest), nil
 		},

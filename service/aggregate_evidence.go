@@ -11,35 +11,9 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
-)
-
-// Error codes of the aggregate evidence.
-const (
-	// CodeEvidenceLineage: the lineage filter is malformed, names what the snapshot does not
-	// hold, or selects no row.
-	CodeEvidenceLineage = "invalid_lineage_filter"
-	// CodeEvidenceCellsUnknown: the snapshot does not record which cells a field was read
-	// from (it was written before manifests recorded them), so the metric cannot be
-	// recomputed from the raw file here.
-	CodeEvidenceCellsUnknown = "evidence_cells_unknown"
-	// CodeNotRecomputable: the capability's definition declares that the metric cannot be
-	// recomputed from the cells its citations cite, and says why.
-	CodeNotRecomputable = "metric_not_recomputable"
-	// CodeOverCapacity: the maximum of verifications in flight is reached; retry after the
-	// Retry-After seconds.
-	CodeOverCapacity = "over_capacity"
-	// A member of the posted citation that is not what the service cites for the rows its
-	// lineage filter selects (source_id and source_url have the row evidence's codes).
-	CodeEvidencePublisher  = "evidence_publisher_mismatch"
-	CodeEvidenceSourceFile = "evidence_source_file_mismatch"
-	CodeEvidenceSHA256     = "evidence_raw_file_sha256_mismatch"
-	CodeEvidenceDerived    = "evidence_derived_mismatch"
-	CodeEvidenceRowsCount  = "evidence_rows_count_mismatch"
-	CodeEvidenceRowsSample = "evidence_rows_sample_mismatch"
-	CodeEvidenceVerify     = "evidence_verify_mismatch"
-	CodeEvidenceSourceView = "evidence_source_view_mismatch"
 )
 
 // AggregateEvidencePath is the REST path of the aggregate evidence.
@@ -88,12 +62,12 @@ func (s *Service) AggregateEvidenceStats() (inFlight, admitted, overCapacity, st
 }
 
 // admit takes a slot, or refuses over capacity; release gives it back.
-func (g *aggregateGate) admit() (release func(), e *Error) {
+func (g *aggregateGate) admit() (release func(), e *apierror.Error) {
 	select {
 	case g.slots <- struct{}{}:
 	default:
 		g.overCap.Add(1)
-		e := errf(503, CodeOverCapacity, "%d aggregate verifications are running, the most this service runs at once; send the request again in %d seconds", cap(g.slots), AggregateRetryAfter)
+		e := apierror.New(503, apierror.CodeOverCapacity, "%d aggregate verifications are running, the most this service runs at once; send the request again in %d seconds", cap(g.slots), AggregateRetryAfter)
 		e.RetryAfter = AggregateRetryAfter
 		return nil, e
 	}
@@ -135,12 +109,7 @@ func decodeStrict(body []byte, v any) error {
 	return nil
 }
 
-// AggregateEvidenceJSON is AggregateEvidenceContext for a request that no context ends.
-func (s *Service) AggregateEvidenceJSON(body []byte) ([]byte, *Error) {
-	return s.AggregateEvidenceContext(context.Background(), body)
-}
-
-// AggregateEvidenceContext verifies a whole aggregate. It checks the posted citation member
+// AggregateEvidence verifies a whole aggregate. It checks the posted citation member
 // by member against what the service cites for the rows its lineage_filter selects (any
 // difference is a 400 naming the member), re-opens the raw file by sha256 and re-hashes it,
 // reads every cited row's cells by the rules ingest read them with (the columns recorded at
@@ -149,23 +118,23 @@ func (s *Service) AggregateEvidenceJSON(body []byte) ([]byte, *Error) {
 // metric the definition declares not recomputable is refused with the reason. At most
 // DefaultAggregateInFlight verifications run at once (503 over_capacity beyond); one whose
 // request ends (ctx) stops.
-func (s *Service) AggregateEvidenceContext(ctx context.Context, body []byte) ([]byte, *Error) {
+func (s *Service) AggregateEvidence(ctx context.Context, body []byte) ([]byte, *apierror.Error) {
 	if e := cancelled(ctx); e != nil {
 		return nil, e
 	}
 	var req aggregateRequest
 	if err := decodeStrict(bytes.TrimSpace(body), &req); err != nil {
-		return nil, errf(400, CodeInvalidRequest, "the body does not parse (%v); send %s", err, aggregateShape)
+		return nil, apierror.New(400, apierror.CodeInvalidRequest, "the body does not parse (%v); send %s", err, aggregateShape)
 	}
 	c := capability.ByID(req.Capability)
 	if c == nil {
 		c = capability.ByPath(req.Capability)
 	}
 	if c == nil {
-		return nil, errf(400, CodeInvalidRequest, "capability %q is not defined; give the identifier of a served capability (GET /v1/capabilities lists them) and send %s", req.Capability, aggregateShape)
+		return nil, apierror.New(400, apierror.CodeInvalidRequest, "capability %q is not defined; give the identifier of a served capability (GET /v1/capabilities lists them) and send %s", req.Capability, aggregateShape)
 	}
 	if len(c.Inputs) > 0 {
-		return nil, errf(400, CodeInvalidRequest, "%s is computed at query time from %s, so its aggregates are not recomputed from one file: each of its citations cites rows of one input; verify them row by row with %s (a citation's verify member), or query %s and verify their own aggregates here",
+		return nil, apierror.New(400, apierror.CodeInvalidRequest, "%s is computed at query time from %s, so its aggregates are not recomputed from one file: each of its citations cites rows of one input; verify them row by row with %s (a citation's verify member), or query %s and verify their own aggregates here",
 			c.ID, join(c.Inputs), "/v1/evidence/source-row", join(c.Inputs))
 	}
 	if _, e := s.resolve(c.Path); e != nil {
@@ -173,18 +142,18 @@ func (s *Service) AggregateEvidenceContext(ctx context.Context, body []byte) ([]
 	}
 	m, ok := c.Metric(req.Metric)
 	if !ok {
-		return nil, errf(400, CodeInvalidParameter, "metric %q is not a metric of %s; valid: %s", req.Metric, c.ID, join(c.MetricNames()))
+		return nil, apierror.New(400, apierror.CodeInvalidParameter, "metric %q is not a metric of %s; valid: %s", req.Metric, c.ID, join(c.MetricNames()))
 	}
 	var given *Num
 	if req.Value != nil {
 		x, err := strconv.ParseFloat(strings.TrimSpace(req.Value.String()), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, errf(400, CodeInvalidRequest, "value must be a number (1234.5 or \"1234.5\"), got %s", req.Value)
+			return nil, apierror.New(400, apierror.CodeInvalidRequest, "value must be a number (1234.5 or \"1234.5\"), got %s", req.Value)
 		}
 		given = &Num{V: x, Valid: true}
 	}
 	if why := c.NotRecomputed(m); why != "" {
-		return nil, errf(400, CodeNotRecomputable, "%s of %s is not recomputed from the cells its citations cite: %s. The definition says so (GET /v1/%s/schema, the metric's not_recomputable); its cited rows can still be verified one by one with /v1/evidence/source-row (a citation's verify member)",
+		return nil, apierror.New(400, apierror.CodeNotRecomputable, "%s of %s is not recomputed from the cells its citations cite: %s. The definition says so (GET /v1/%s/schema, the metric's not_recomputable); its cited rows can still be verified one by one with /v1/evidence/source-row (a citation's verify member)",
 			m.Name, c.ID, why, c.Path)
 	}
 	cite, lfJSON, asOf, e := citationOf(req)
@@ -207,22 +176,22 @@ func (s *Service) AggregateEvidenceContext(ctx context.Context, body []byte) ([]
 	if e == nil {
 		out, e = s.verifyAggregate(ctx, c, m, cite, lf, lfJSON, asOf, given)
 	}
-	if e != nil && e.Code == CodeCancelled {
+	if e != nil && e.Code == apierror.CodeCancelled {
 		s.aggregate.stopped.Add(1)
 	}
 	return out, e
 }
 
-// verifyAggregate is the admitted part of AggregateEvidenceContext.
-func (s *Service) verifyAggregate(ctx context.Context, c *capability.Capability, m capability.Metric, cite *postedCitation, lf *lineageFilter, lfJSON []byte, asOf string, given *Num) ([]byte, *Error) {
+// verifyAggregate is the admitted part of AggregateEvidence.
+func (s *Service) verifyAggregate(ctx context.Context, c *capability.Capability, m capability.Metric, cite *postedCitation, lf *lineageFilter, lfJSON []byte, asOf string, given *Num) ([]byte, *apierror.Error) {
 	byDate, dates := s.served(c.ID)
 	snap, ok := byDate[asOf]
 	if !ok {
-		return nil, errf(400, CodeInvalidParameter, "as_of %q is not a served snapshot of %s; the citation's as_of must be one of: %s", asOf, c.ID, join(dates))
+		return nil, apierror.New(400, apierror.CodeInvalidParameter, "as_of %q is not a served snapshot of %s; the citation's as_of must be one of: %s", asOf, c.ID, join(dates))
 	}
 	src, ok := snap.sources[lf.SourceFile]
 	if !ok || src.Role != "data" || src.SHA256 != lf.SHA256 {
-		return nil, errf(400, CodeEvidenceLineage, "the %s snapshot as_of %s has no data file %q with sha256 %q; its data files are: %s; pass the lineage_filter exactly as the citation gives it", c.ID, asOf, lf.SourceFile, lf.SHA256, dataFiles(snap))
+		return nil, apierror.New(400, apierror.CodeEvidenceLineage, "the %s snapshot as_of %s has no data file %q with sha256 %q; its data files are: %s; pass the lineage_filter exactly as the citation gives it", c.ID, asOf, lf.SourceFile, lf.SHA256, dataFiles(snap))
 	}
 	sel, e := s.selectCited(ctx, c, snap, lf)
 	if e != nil {

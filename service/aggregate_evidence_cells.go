@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 	"github.com/citeq/citeq/ingest/grid"
@@ -19,25 +20,25 @@ import (
 
 // openRaw finds a data file in the raw store by its sha256, checks its name, re-hashes it and
 // parses it; it returns the workbook and the hash computed now.
-func (s *Service) openRaw(src snapshots.Source) (*grid.Workbook, string, *Error) {
+func (s *Service) openRaw(src snapshots.Source) (*grid.Workbook, string, *apierror.Error) {
 	path := s.store.Raw().Find(src.SHA256)
 	if path == "" {
-		return nil, "", s.operatorErr(errf(400, CodeEvidenceUnknownFile, "this service no longer holds the raw file %s with sha256 %s, so its figures cannot be verified here now; the operator has been told. The publisher's file is at %s", src.File, src.SHA256, orDash(src.URL)),
+		return nil, "", apierror.New(400, apierror.CodeEvidenceUnknownFile, "this service no longer holds the raw file %s with sha256 %s, so its figures cannot be verified here now; the operator has been told. The publisher's file is at %s", src.File, src.SHA256, orDash(src.URL)).Becausef(
 			"the raw file %s with sha256 %s, cited by a served snapshot, is missing from the raw store: fetch it again from %s and run citeq ingest", src.File, src.SHA256, orDash(src.URL))
 	}
 	if filepath.Base(path) != src.File {
-		return nil, "", errf(400, CodeEvidenceFileName, "the raw file with sha256 %s is %q, not %q", src.SHA256, filepath.Base(path), src.File)
+		return nil, "", apierror.New(400, apierror.CodeEvidenceFileName, "the raw file with sha256 %s is %q, not %q", src.SHA256, filepath.Base(path), src.File)
 	}
 	got, _, err := snapshots.HashFile(path)
 	if err != nil {
-		return nil, "", errf(400, CodeEvidenceUnreadable, "the raw file %s cannot be read (%v); it cannot be verified", src.File, err)
+		return nil, "", apierror.New(400, apierror.CodeEvidenceUnreadable, "the raw file %s cannot be read (%v); it cannot be verified", src.File, err)
 	}
 	if got != src.SHA256 {
 		return nil, "", s.changedOnDisk(src.File, got, src.SHA256, src.URL)
 	}
 	wb, err := s.evidence.get(got, path)
 	if err != nil {
-		return nil, "", errf(400, CodeEvidenceUnreadable, "the raw file %s does not parse (%v)", src.File, err)
+		return nil, "", apierror.New(400, apierror.CodeEvidenceUnreadable, "the raw file %s does not parse (%v)", src.File, err)
 	}
 	return wb, got, nil
 }
@@ -114,11 +115,11 @@ type recompute struct {
 	nonNumericSample             []Obj
 }
 
-func newRecompute(s *Service, c *capability.Capability, m capability.Metric, snap *Snapshot, src snapshots.Source, wb *grid.Workbook) (*recompute, *Error) {
+func newRecompute(s *Service, c *capability.Capability, m capability.Metric, snap *Snapshot, src snapshots.Source, wb *grid.Workbook) (*recompute, *apierror.Error) {
 	t := snap.Table
 	need := []string{capability.ColSheet, capability.ColSourceRow}
 	r := &recompute{s: s, c: c, m: m, snap: snap, src: src, wb: wb, readers: map[string]*fieldReader{}, acc: newAccumulator(c, m)}
-	var e *Error
+	var e *apierror.Error
 	if m.Column != "" {
 		if r.val, e = r.reader(m.Column, &need); e != nil {
 			return nil, e
@@ -157,7 +158,7 @@ func newRecompute(s *Service, c *capability.Capability, m capability.Metric, sna
 		}
 	}
 	if r.sheetCol.Kind != columnar.Dict {
-		return nil, errf(500, CodeInternal, "the sheet column of %s is not held as a dictionary; report it", c.ID)
+		return nil, apierror.New(500, apierror.CodeInternal, "the sheet column of %s is not held as a dictionary; report it", c.ID)
 	}
 	r.sheets = make([]*grid.Sheet, len(r.sheetCol.Values))
 	r.sheetLooked = make([]bool, len(r.sheetCol.Values))
@@ -166,18 +167,18 @@ func newRecompute(s *Service, c *capability.Capability, m capability.Metric, sna
 
 // reader returns the reader of field name (and of the fields its rule reads), adding the
 // fact-table columns it needs to need.
-func (r *recompute) reader(name string, need *[]string) (*fieldReader, *Error) {
+func (r *recompute) reader(name string, need *[]string) (*fieldReader, *apierror.Error) {
 	if fr, ok := r.readers[name]; ok {
 		return fr, nil
 	}
 	f, ok := r.c.Field(name)
 	if !ok {
-		return nil, errf(500, CodeInternal, "%s names field %s, which it does not define; report it", r.c.ID, name)
+		return nil, apierror.New(500, apierror.CodeInternal, "%s names field %s, which it does not define; report it", r.c.ID, name)
 	}
 	fr := &fieldReader{f: f, rule: f.Cell, numeric: f.Type == capability.Integer || f.Type == capability.Number, seen: map[[2]int]string{}}
 	r.readers[name] = fr
 	*need = append(*need, name)
-	var e *Error
+	var e *apierror.Error
 	switch rule := f.Cell; {
 	case rule == nil:
 	case len(rule.Join) > 0 || len(rule.Product) > 0:
@@ -212,20 +213,20 @@ func (r *recompute) reader(name string, need *[]string) (*fieldReader, *Error) {
 }
 
 // sheet returns the parsed sheet of sheet code sc.
-func (r *recompute) sheet(sc int32) (*grid.Sheet, *Error) {
+func (r *recompute) sheet(sc int32) (*grid.Sheet, *apierror.Error) {
 	if !r.sheetLooked[sc] {
 		r.sheetLooked[sc] = true
 		r.sheets[sc] = r.wb.Sheet(r.sheetCol.Values[sc])
 	}
 	if r.sheets[sc] == nil {
-		return nil, errf(400, CodeEvidenceSheet, "%s has no sheet %q, which the snapshot cites; its sheets are: %s", r.src.File, r.sheetCol.Values[sc], join(r.wb.SheetNames()))
+		return nil, apierror.New(400, apierror.CodeEvidenceSheet, "%s has no sheet %q, which the snapshot cites; its sheets are: %s", r.src.File, r.sheetCol.Values[sc], join(r.wb.SheetNames()))
 	}
 	return r.sheets[sc], nil
 }
 
 // run reads the cited rows (fact-table rows rows) and accumulates the metric, looking at ctx
 // every check rows.
-func (r *recompute) run(ctx context.Context, rows []int32, check int) *Error {
+func (r *recompute) run(ctx context.Context, rows []int32, check int) *apierror.Error {
 	if _, ok := r.m.Quantile(); ok {
 		r.acc.vals = make([]float64, 0, len(rows)) // at most one value a row, made once
 	}
@@ -238,7 +239,7 @@ func (r *recompute) run(ctx context.Context, rows []int32, check int) *Error {
 		tr := int(row)
 		sc := r.sheetCol.Codes[tr]
 		if sc < 0 {
-			return errf(500, CodeInternal, "a fact row of %s has no sheet; report it", r.c.ID)
+			return apierror.New(500, apierror.CodeInternal, "a fact row of %s has no sheet; report it", r.c.ID)
 		}
 		sh, e := r.sheet(sc)
 		if e != nil {
@@ -246,7 +247,7 @@ func (r *recompute) run(ctx context.Context, rows []int32, check int) *Error {
 		}
 		n := int(intAt(r.rowCol, tr))
 		if n < 1 || n > sh.NumRows() {
-			return errf(400, CodeEvidenceRow, "row %d is outside sheet %s of %s, which has rows 1 to %d", n, sh.Name, r.src.File, sh.NumRows())
+			return apierror.New(400, apierror.CodeEvidenceRow, "row %d is outside sheet %s of %s, which has rows 1 to %d", n, sh.Name, r.src.File, sh.NumRows())
 		}
 		at := rowAt{tr: tr, sc: sc, sh: sh, row: n}
 		v, den, unit := nullCell, nullCell, ""
@@ -284,7 +285,7 @@ type rowAt struct {
 }
 
 // read reads field fr on a cited row by the field's rule.
-func (r *recompute) read(fr *fieldReader, at rowAt) (cellValue, *Error) {
+func (r *recompute) read(fr *fieldReader, at rowAt) (cellValue, *apierror.Error) {
 	rule := fr.rule
 	switch {
 	case rule != nil && rule.PerFile != "":
@@ -312,7 +313,7 @@ func (r *recompute) read(fr *fieldReader, at rowAt) (cellValue, *Error) {
 		}
 		return cellValue{num: rule.Multiply(vals...)}, nil
 	case rule != nil && rule.CopyOf != "":
-		var err *Error
+		var err *apierror.Error
 		keeps := rule.Unless.Keeps(func(field string) string {
 			v, e := r.read(fr.unless[field], at)
 			if e != nil && err == nil {
@@ -445,7 +446,7 @@ func (r *recompute) notNumber(fr *fieldReader, at rowAt, col int, cell grid.Cell
 // it, and the field is null on the row), and the value of the field that chose it (ColumnBy).
 // A field the snapshot holds a value of on a row whose sheet records no column for it was
 // read from a cell the snapshot does not name: it cannot be recomputed here.
-func (r *recompute) column(fr *fieldReader, at rowAt) (int, string, *Error) {
+func (r *recompute) column(fr *fieldReader, at rowAt) (int, string, *apierror.Error) {
 	sheet := at.sh.Name
 	if fr.rule != nil && fr.rule.ColumnBy != "" {
 		if fr.byCols == nil {
@@ -488,9 +489,9 @@ func (r *recompute) column(fr *fieldReader, at rowAt) (int, string, *Error) {
 }
 
 // cellsUnknown refuses a field whose cells the snapshot does not name.
-func (r *recompute) cellsUnknown(field, sheet string, row int) *Error {
-	return r.s.operatorErr(errf(400, CodeEvidenceCellsUnknown, "the %s snapshot as_of %s does not record which cell of %s sheet %s row %d its %s was read from, so %s cannot be recomputed from the raw file here; verify its cited rows one by one with /v1/evidence/source-row (a citation's verify member)",
-		r.c.ID, r.snap.Manifest.AsOf, r.src.File, sheet, row, field, r.m.Name),
+func (r *recompute) cellsUnknown(field, sheet string, row int) *apierror.Error {
+	return apierror.New(400, apierror.CodeEvidenceCellsUnknown, "the %s snapshot as_of %s does not record which cell of %s sheet %s row %d its %s was read from, so %s cannot be recomputed from the raw file here; verify its cited rows one by one with /v1/evidence/source-row (a citation's verify member)",
+		r.c.ID, r.snap.Manifest.AsOf, r.src.File, sheet, row, field, r.m.Name).Becausef(
 		"the %s snapshot as_of %s (%s) records no column for field %s on sheet %s of %s: it was written before snapshots recorded the columns of that field; rebuild it (delete that snapshot directory and run citeq ingest again: the same files give the same as_of and answers)",
 		r.c.ID, r.snap.Manifest.AsOf, r.snap.Manifest.Dir, field, sheet, r.src.File)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 )
@@ -39,31 +40,31 @@ type postedCitation struct {
 
 // citationOf returns the posted citation (nil when only a lineage_filter was posted), the
 // lineage filter and the as_of of a request.
-func citationOf(req aggregateRequest) (*postedCitation, json.RawMessage, string, *Error) {
+func citationOf(req aggregateRequest) (*postedCitation, json.RawMessage, string, *apierror.Error) {
 	present := func(b json.RawMessage) bool { return len(b) > 0 && string(b) != "null" }
 	hasCite, hasLF := present(req.Citation), present(req.LineageFilter)
 	switch {
 	case hasCite && hasLF:
-		return nil, nil, "", errf(400, CodeInvalidRequest, "give the aggregate citation or its lineage_filter, not both")
+		return nil, nil, "", apierror.New(400, apierror.CodeInvalidRequest, "give the aggregate citation or its lineage_filter, not both")
 	case hasLF:
 		if req.AsOf == "" {
-			return nil, nil, "", errf(400, CodeInvalidRequest, "with lineage_filter, give as_of too (the as_of of the answer it comes from), or send the whole aggregate citation as citation")
+			return nil, nil, "", apierror.New(400, apierror.CodeInvalidRequest, "with lineage_filter, give as_of too (the as_of of the answer it comes from), or send the whole aggregate citation as citation")
 		}
 		return nil, req.LineageFilter, req.AsOf, nil
 	case hasCite:
 		var cite postedCitation
 		if err := decodeStrict(req.Citation, &cite); err != nil {
-			return nil, nil, "", errf(400, CodeEvidenceInvalid, "citation must be an aggregate citation as a query answer gives it (%v); take a member of the answer's citations as is", err)
+			return nil, nil, "", apierror.New(400, apierror.CodeEvidenceInvalid, "citation must be an aggregate citation as a query answer gives it (%v); take a member of the answer's citations as is", err)
 		}
 		if !present(cite.Lineage) || cite.AsOf == "" {
-			return nil, nil, "", errf(400, CodeEvidenceInvalid, "citation must be an aggregate citation of a query answer, with its as_of and lineage_filter (a member of the answer's citations)")
+			return nil, nil, "", apierror.New(400, apierror.CodeEvidenceInvalid, "citation must be an aggregate citation of a query answer, with its as_of and lineage_filter (a member of the answer's citations)")
 		}
 		if req.AsOf != "" && req.AsOf != cite.AsOf {
-			return nil, nil, "", errf(400, CodeInvalidParameter, "as_of %q differs from the citation's as_of %q; omit as_of, the citation states it", req.AsOf, cite.AsOf)
+			return nil, nil, "", apierror.New(400, apierror.CodeInvalidParameter, "as_of %q differs from the citation's as_of %q; omit as_of, the citation states it", req.AsOf, cite.AsOf)
 		}
 		return &cite, cite.Lineage, cite.AsOf, nil
 	}
-	return nil, nil, "", errf(400, CodeInvalidRequest, "give the aggregate citation to verify as citation (a member of a query answer's citations), or its lineage_filter with as_of")
+	return nil, nil, "", apierror.New(400, apierror.CodeInvalidRequest, "give the aggregate citation to verify as citation (a member of a query answer's citations), or its lineage_filter with as_of")
 }
 
 // lineageFilter is an aggregate citation's lineage_filter: the cited rows are the rows of
@@ -81,13 +82,13 @@ type lineageFilter struct {
 }
 
 // parseLineageFilter reads a lineage filter strictly: its members only, one JSON value.
-func parseLineageFilter(b json.RawMessage) (*lineageFilter, *Error) {
+func parseLineageFilter(b json.RawMessage) (*lineageFilter, *apierror.Error) {
 	var lf lineageFilter
 	if err := decodeStrict(b, &lf); err != nil {
-		return nil, errf(400, CodeEvidenceLineage, "the lineage_filter does not parse (%v); pass it exactly as the aggregate citation gives it", err)
+		return nil, apierror.New(400, apierror.CodeEvidenceLineage, "the lineage_filter does not parse (%v); pass it exactly as the aggregate citation gives it", err)
 	}
 	if lf.SourceFile == "" || lf.SHA256 == "" {
-		return nil, errf(400, CodeEvidenceLineage, "the lineage_filter names no source_file and raw_file_sha256; pass it exactly as the aggregate citation gives it")
+		return nil, apierror.New(400, apierror.CodeEvidenceLineage, "the lineage_filter names no source_file and raw_file_sha256; pass it exactly as the aggregate citation gives it")
 	}
 	return &lf, nil
 }
@@ -133,17 +134,17 @@ func filterValue(f capability.Field, v json.RawMessage) (text string, null bool,
 
 // lineageColumn is the Dict column of a lineage filter member, which must be a filter or a
 // group_by dimension of c.
-func lineageColumn(c *capability.Capability, snap *Snapshot, name string) (capability.Field, *columnar.Column, *Error) {
+func lineageColumn(c *capability.Capability, snap *Snapshot, name string) (capability.Field, *columnar.Column, *apierror.Error) {
 	f, ok := c.Field(name)
 	if !ok || !(f.Filter || f.GroupBy) {
-		return f, nil, errf(400, CodeEvidenceLineage, "%q is not a filter or group_by dimension of %s; pass the lineage_filter exactly as the citation gives it", name, c.ID)
+		return f, nil, apierror.New(400, apierror.CodeEvidenceLineage, "%q is not a filter or group_by dimension of %s; pass the lineage_filter exactly as the citation gives it", name, c.ID)
 	}
 	col, err := snap.Table.Column(name)
 	if err != nil {
 		return f, nil, unreadable(snap, err)
 	}
 	if col.Kind != columnar.Dict {
-		return f, nil, errf(500, CodeInternal, "column %s of %s is not held as a dictionary; report it", name, c.ID)
+		return f, nil, apierror.New(500, apierror.CodeInternal, "column %s of %s is not held as a dictionary; report it", name, c.ID)
 	}
 	return f, col, nil
 }
@@ -216,7 +217,7 @@ type selection struct {
 // group that is repeated or that no row under the filters holds, and a selection of no row
 // are each refused with invalid_lineage_filter. One pass reads every row; excluded groups
 // are looked up in a hash set, so many of them cost no more than a few.
-func (s *Service) selectCited(ctx context.Context, c *capability.Capability, snap *Snapshot, lf *lineageFilter) (*selection, *Error) {
+func (s *Service) selectCited(ctx context.Context, c *capability.Capability, snap *Snapshot, lf *lineageFilter) (*selection, *apierror.Error) {
 	t := snap.Table
 	fileCol, err := t.Column(capability.ColSourceFile)
 	if err != nil {
@@ -236,17 +237,17 @@ func (s *Service) selectCited(ctx context.Context, c *capability.Capability, sna
 		}
 		values := lf.Filters[name]
 		if len(values) == 0 {
-			return nil, errf(400, CodeEvidenceLineage, "filter %s lists no value, so it selects no row; a citation's filter lists the values it selects: pass the lineage_filter exactly as the citation gives it", name)
+			return nil, apierror.New(400, apierror.CodeEvidenceLineage, "filter %s lists no value, so it selects no row; a citation's filter lists the values it selects: pass the lineage_filter exactly as the citation gives it", name)
 		}
 		a := allow{col: col, codes: make([]bool, len(col.Values))}
 		for _, v := range values {
 			text, null, err := filterValue(f, v)
 			if err != nil {
-				return nil, errf(400, CodeEvidenceLineage, "filter %s: %v", name, err)
+				return nil, apierror.New(400, apierror.CodeEvidenceLineage, "filter %s: %v", name, err)
 			}
 			if null {
 				if col.NullN() == 0 {
-					return nil, errf(400, CodeEvidenceLineage, "filter %s lists null, but no row of %s as_of %s has a null %s; pass the lineage_filter exactly as the citation gives it", name, c.ID, snap.Manifest.AsOf, name)
+					return nil, apierror.New(400, apierror.CodeEvidenceLineage, "filter %s lists null, but no row of %s as_of %s has a null %s; pass the lineage_filter exactly as the citation gives it", name, c.ID, snap.Manifest.AsOf, name)
 				}
 				a.null = true
 				continue
@@ -260,7 +261,7 @@ func (s *Service) selectCited(ctx context.Context, c *capability.Capability, sna
 			}
 			canon, e := s.checkValue(c, snap, f, text, schemaURL)
 			if e != nil {
-				return nil, errf(400, CodeEvidenceLineage, "filter %s of the lineage_filter: %s", name, e.Message)
+				return nil, apierror.New(400, apierror.CodeEvidenceLineage, "filter %s of the lineage_filter: %s", name, e.Message)
 			}
 			if f.Type == capability.Integer || f.Type == capability.Number || f.Type == capability.Boolean {
 				if code := col.Lookup(canon[0]); code >= 0 {
@@ -289,7 +290,7 @@ func (s *Service) selectCited(ctx context.Context, c *capability.Capability, sna
 			}
 		}
 		if !found {
-			return nil, errf(400, CodeEvidenceLineage, "%q is not the date column (or instant field) of a date range of %s", column, c.ID)
+			return nil, apierror.New(400, apierror.CodeEvidenceLineage, "%q is not the date column (or instant field) of a date range of %s", column, c.ID)
 		}
 		if e := checkBounds(column, b.From, b.To, instant); e != nil {
 			return nil, e
@@ -299,7 +300,7 @@ func (s *Service) selectCited(ctx context.Context, c *capability.Capability, sna
 			return nil, unreadable(snap, err)
 		}
 		if col.Kind != columnar.Dict {
-			return nil, errf(500, CodeInternal, "column %s of %s is not held as a dictionary; report it", column, c.ID)
+			return nil, apierror.New(500, apierror.CodeInternal, "column %s of %s is not held as a dictionary; report it", column, c.ID)
 		}
 		allows = append(allows, allow{col: col, codes: col.AllowRange(b.From, b.To)})
 	}
@@ -308,7 +309,7 @@ func (s *Service) selectCited(ctx context.Context, c *capability.Capability, sna
 	var sets []*exclusion
 	for i, ex := range lf.Excludes {
 		if len(ex) == 0 {
-			return nil, errf(400, CodeEvidenceLineage, "excludes[%d] names no dimension; each excluded group is {dimension: value} as the citation gives it", i)
+			return nil, apierror.New(400, apierror.CodeEvidenceLineage, "excludes[%d] names no dimension; each excluded group is {dimension: value} as the citation gives it", i)
 		}
 		keys := make([]string, 0, len(ex))
 		for k := range ex {
@@ -327,7 +328,7 @@ func (s *Service) selectCited(ctx context.Context, c *capability.Capability, sna
 				cols = append(cols, col)
 			}
 			if x = newExclusion(cols); x == nil {
-				return nil, errf(400, CodeEvidenceLineage, "excludes[%d] names %d dimensions, more than a group of %s has; pass the lineage_filter exactly as the citation gives it", i, len(keys), c.ID)
+				return nil, apierror.New(400, apierror.CodeEvidenceLineage, "excludes[%d] names %d dimensions, more than a group of %s has; pass the lineage_filter exactly as the citation gives it", i, len(keys), c.ID)
 			}
 			bySet[setKey] = x
 			sets = append(sets, x)
@@ -337,18 +338,18 @@ func (s *Service) selectCited(ctx context.Context, c *capability.Capability, sna
 			f, _ := c.Field(name)
 			text, null, err := filterValue(f, ex[name])
 			if err != nil {
-				return nil, errf(400, CodeEvidenceLineage, "excludes[%d] %s: %v", i, name, err)
+				return nil, apierror.New(400, apierror.CodeEvidenceLineage, "excludes[%d] %s: %v", i, name, err)
 			}
 			codes[j] = -1
 			if !null {
 				if codes[j] = x.cols[j].Lookup(text); codes[j] < 0 {
-					return nil, errf(400, CodeEvidenceLineage, "excludes[%d]: %s %q is not a value of %s as_of %s, so it is no group the answer listed; pass the lineage_filter exactly as the citation gives it", i, name, text, c.ID, snap.Manifest.AsOf)
+					return nil, apierror.New(400, apierror.CodeEvidenceLineage, "excludes[%d]: %s %q is not a value of %s as_of %s, so it is no group the answer listed; pass the lineage_filter exactly as the citation gives it", i, name, text, c.ID, snap.Manifest.AsOf)
 				}
 			}
 		}
 		key := x.key(func(j int) int32 { return codes[j] })
 		if j, dup := x.groups[key]; dup {
-			return nil, errf(400, CodeEvidenceLineage, "excludes[%d] repeats excludes[%d]; an (other) row's citation lists each group before it once", i, j)
+			return nil, apierror.New(400, apierror.CodeEvidenceLineage, "excludes[%d] repeats excludes[%d]; an (other) row's citation lists each group before it once", i, j)
 		}
 		x.groups[key] = i
 	}
@@ -387,11 +388,11 @@ rows:
 	}
 	for i, h := range hit {
 		if !h {
-			return nil, errf(400, CodeEvidenceLineage, "excludes[%d] is a group no row under the lineage filter's filters holds, so no answer listed it before its (other) row; pass the lineage_filter exactly as the citation gives it", i)
+			return nil, apierror.New(400, apierror.CodeEvidenceLineage, "excludes[%d] is a group no row under the lineage filter's filters holds, so no answer listed it before its (other) row; pass the lineage_filter exactly as the citation gives it", i)
 		}
 	}
 	if len(sel.rows) == 0 {
-		return nil, errf(400, CodeEvidenceLineage, "the lineage_filter selects no row of %s in %s as_of %s, so it cites nothing: a citation of an answer always cites at least one row; pass the lineage_filter exactly as the citation gives it", lf.SourceFile, c.ID, snap.Manifest.AsOf)
+		return nil, apierror.New(400, apierror.CodeEvidenceLineage, "the lineage_filter selects no row of %s in %s as_of %s, so it cites nothing: a citation of an answer always cites at least one row; pass the lineage_filter exactly as the citation gives it", lf.SourceFile, c.ID, snap.Manifest.AsOf)
 	}
 	return sel, nil
 }
@@ -399,7 +400,7 @@ rows:
 // checkBounds checks a date range of a lineage filter: each bound empty (open) or a date
 // (YYYY-MM-DD; on an instant field, an instant YYYY-MM-DDTHH:MM:SSZ), not both empty, and
 // the lower not after the upper.
-func checkBounds(column, from, to string, instant bool) *Error {
+func checkBounds(column, from, to string, instant bool) *apierror.Error {
 	layout, what := "2006-01-02", "a date YYYY-MM-DD"
 	if instant {
 		layout, what = "2006-01-02T15:04:05Z", "an instant YYYY-MM-DDTHH:MM:SSZ"
@@ -409,14 +410,14 @@ func checkBounds(column, from, to string, instant bool) *Error {
 			continue
 		}
 		if t, err := time.Parse(layout, b); err != nil || t.Format(layout) != b {
-			return errf(400, CodeEvidenceLineage, "date_ranges %s: %q is not %s; pass the lineage_filter exactly as the citation gives it", column, b, what)
+			return apierror.New(400, apierror.CodeEvidenceLineage, "date_ranges %s: %q is not %s; pass the lineage_filter exactly as the citation gives it", column, b, what)
 		}
 	}
 	switch {
 	case from == "" && to == "":
-		return errf(400, CodeEvidenceLineage, "date_ranges %s has neither bound; a citation's date range has at least one", column)
+		return apierror.New(400, apierror.CodeEvidenceLineage, "date_ranges %s has neither bound; a citation's date range has at least one", column)
 	case from != "" && to != "" && from > to:
-		return errf(400, CodeEvidenceLineage, "date_ranges %s runs from %s to %s: the bounds are reversed, so it selects no row", column, from, to)
+		return apierror.New(400, apierror.CodeEvidenceLineage, "date_ranges %s runs from %s to %s: the bounds are reversed, so it selects no row", column, from, to)
 	}
 	return nil
 }

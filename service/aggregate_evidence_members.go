@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -15,38 +16,38 @@ import (
 // cites for the rows its lineage filter selects (sel, of source src): a member that differs
 // is a 400 with that member's code, saying what the service cites. A member left out is not
 // compared.
-func (s *Service) checkPosted(c *capability.Capability, snap *Snapshot, src snapshots.Source, p *postedCitation, lf *lineageFilter, sel *selection) *Error {
-	differs := func(code, member string, posted, cited any) *Error {
-		return errf(400, code, "the citation's %s is %s, but the rows its lineage_filter selects are cited with %s %s: a citation is verified only as the service gives it; take it unchanged from the answer's citations", member, quote(posted), member, quote(cited))
+func (s *Service) checkPosted(c *capability.Capability, snap *Snapshot, src snapshots.Source, p *postedCitation, lf *lineageFilter, sel *selection) *apierror.Error {
+	differs := func(code, member string, posted, cited any) *apierror.Error {
+		return apierror.New(400, code, "the citation's %s is %s, but the rows its lineage_filter selects are cited with %s %s: a citation is verified only as the service gives it; take it unchanged from the answer's citations", member, quote(posted), member, quote(cited))
 	}
 	if p.SourceFile != nil && *p.SourceFile != lf.SourceFile {
-		return differs(CodeEvidenceSourceFile, "source_file", *p.SourceFile, lf.SourceFile+" (its lineage_filter's)")
+		return differs(apierror.CodeEvidenceSourceFile, "source_file", *p.SourceFile, lf.SourceFile+" (its lineage_filter's)")
 	}
 	if p.SHA256 != nil && *p.SHA256 != lf.SHA256 {
-		return differs(CodeEvidenceSHA256, "raw_file_sha256", *p.SHA256, lf.SHA256+" (its lineage_filter's)")
+		return differs(apierror.CodeEvidenceSHA256, "raw_file_sha256", *p.SHA256, lf.SHA256+" (its lineage_filter's)")
 	}
 	if p.SourceID != nil && *p.SourceID != src.SourceID {
-		return differs(CodeEvidenceSourceID, "source_id", *p.SourceID, src.SourceID)
+		return differs(apierror.CodeEvidenceSourceID, "source_id", *p.SourceID, src.SourceID)
 	}
 	if p.Publisher != nil && *p.Publisher != src.Publisher {
-		return differs(CodeEvidencePublisher, "publisher", *p.Publisher, src.Publisher)
+		return differs(apierror.CodeEvidencePublisher, "publisher", *p.Publisher, src.Publisher)
 	}
 	if p.SourceURL != nil && *p.SourceURL != src.URL {
-		return differs(CodeEvidenceSourceURL, "source_url", *p.SourceURL, src.URL)
+		return differs(apierror.CodeEvidenceSourceURL, "source_url", *p.SourceURL, src.URL)
 	}
 	if p.Derived != nil && *p.Derived != src.Derived {
-		return differs(CodeEvidenceDerived, "derived", *p.Derived, src.Derived)
+		return differs(apierror.CodeEvidenceDerived, "derived", *p.Derived, src.Derived)
 	}
 	if src.Derived && p.Derived == nil && (p.SourceID != nil || p.SourceURL != nil) {
-		return differs(CodeEvidenceDerived, "derived", "left out", "true (the file is a third party's copy of "+src.OriginalURL+")")
+		return differs(apierror.CodeEvidenceDerived, "derived", "left out", "true (the file is a third party's copy of "+src.OriginalURL+")")
 	}
 	if p.OriginalURL != nil && *p.OriginalURL != src.OriginalURL {
-		return differs(CodeEvidenceDerived, "original_url", *p.OriginalURL, src.OriginalURL)
+		return differs(apierror.CodeEvidenceDerived, "original_url", *p.OriginalURL, src.OriginalURL)
 	}
 	if len(p.RowsCount) > 0 {
 		n, ok := jsonInt(p.RowsCount)
 		if !ok || n != int64(len(sel.rows)) {
-			return differs(CodeEvidenceRowsCount, "source_rows_count", string(p.RowsCount), len(sel.rows))
+			return differs(apierror.CodeEvidenceRowsCount, "source_rows_count", string(p.RowsCount), len(sel.rows))
 		}
 	}
 	t := snap.Table
@@ -63,18 +64,18 @@ func (s *Service) checkPosted(c *capability.Capability, snap *Snapshot, src snap
 		}
 		want := mustJSON(rows)
 		if !sameJSON(p.Sample, want) {
-			return differs(CodeEvidenceRowsSample, "source_rows_sample", string(p.Sample), string(want)+" (the first five cited rows in source order)")
+			return differs(apierror.CodeEvidenceRowsSample, "source_rows_sample", string(p.Sample), string(want)+" (the first five cited rows in source order)")
 		}
 	}
 	if len(p.Verify) > 0 {
 		want := appendRecordCitation(nil, snap, int(sample[0]))
 		if !sameJSON(p.Verify, want) {
-			return differs(CodeEvidenceVerify, "verify", string(p.Verify), string(want)+" (the record citation of the first cited row)")
+			return differs(apierror.CodeEvidenceVerify, "verify", string(p.Verify), string(want)+" (the record citation of the first cited row)")
 		}
 	}
 	if len(p.SourceView) > 0 {
 		if !c.SourceView {
-			return differs(CodeEvidenceSourceView, "source_view", string(p.SourceView), "none ("+c.ID+" citations carry no source_view)")
+			return differs(apierror.CodeEvidenceSourceView, "source_view", string(p.SourceView), "none ("+c.ID+" citations carry no source_view)")
 		}
 		sheets := map[string]bool{}
 		for _, r := range sel.rows {
@@ -90,7 +91,7 @@ func (s *Service) checkPosted(c *capability.Capability, snap *Snapshot, src snap
 		}
 		want := mustJSON(Obj{{"title", src.Title}, {"release", src.Release}, {"sheets", names}})
 		if !sameJSON(p.SourceView, want) {
-			return differs(CodeEvidenceSourceView, "source_view", string(p.SourceView), string(want))
+			return differs(apierror.CodeEvidenceSourceView, "source_view", string(p.SourceView), string(want))
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/internal/testenv"
 )
@@ -51,13 +52,13 @@ type citedAnswer struct {
 	Citations map[string]json.RawMessage `json:"citations"`
 }
 
-func verifyAggregate(t *testing.T, s *Service, body any) (aggregateVerdict, *Error) {
+func verifyAggregate(t *testing.T, s *Service, body any) (aggregateVerdict, *apierror.Error) {
 	t.Helper()
 	b, err := json.Marshal(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, e := s.AggregateEvidenceJSON(b)
+	out, e := s.AggregateEvidence(context.Background(), b)
 	if e != nil {
 		return aggregateVerdict{}, e
 	}
@@ -97,7 +98,7 @@ func refsOf(r citedRow) []string {
 // it equals the figure served, that the lineage filter selects exactly the cited rows, and
 // that a group cited by one file has the figure its row shows.
 func TestAggregateEvidence(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	cases := []struct{ path, params string }{
 		{"power/capacity", `{"filters":{"lifecycle":"operating"},"group_by":["state"],"order_by":"nameplate_mw","top_n":3}`},
 		{"power/capacity", `{"group_by":["lifecycle"]}`},
@@ -225,7 +226,7 @@ func sweepCitations(t *testing.T, s *Service, c *capability.Capability, asOf str
 // verified and equal, or, for a metric its definition declares not recomputable, 400
 // metric_not_recomputable with that reason. The outcome counts are logged.
 func TestAggregateEvidenceEveryMetric(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	start := time.Now()
 	counts := map[string]int{}
 	perCap := map[string]map[string]int{}
@@ -253,11 +254,11 @@ func TestAggregateEvidenceEveryMetric(t *testing.T) {
 							v, e := verifyAggregate(t, s, map[string]any{"capability": c.ID, "metric": m.Name, "citation": raw})
 							why := c.NotRecomputed(m)
 							switch {
-							case why != "" && e != nil && e.Status == 400 && e.Code == CodeNotRecomputable && strings.Contains(e.Message, why):
+							case why != "" && e != nil && e.Status == 400 && e.Code == apierror.CodeNotRecomputable && strings.Contains(e.Message, why):
 								n["not_recomputable"]++
 								counts["declared 400 metric_not_recomputable"]++
 							case why != "":
-								t.Errorf("%s %s citation %s, %s (declared not recomputable): got %v, want 400 %s", kind, c.ID, ref, m.Name, e, CodeNotRecomputable)
+								t.Errorf("%s %s citation %s, %s (declared not recomputable): got %v, want 400 %s", kind, c.ID, ref, m.Name, e, apierror.CodeNotRecomputable)
 							case e != nil:
 								t.Errorf("%s %s citation %s, %s: %s", kind, c.ID, ref, m.Name, e.Body())
 							case !v.Verified || !v.Equal:
@@ -298,7 +299,7 @@ var oneColumnQuery = map[string]string{
 
 // TestAggregateEvidenceRefusals checks the structured errors of the aggregate evidence.
 func TestAggregateEvidenceRefusals(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	for _, path := range []string{"power/capacity", "natural-gas/prices"} {
 		c := capabilityAt(t, path)
 		a := queryAnswer(t, s, path, oneColumnQuery[path])
@@ -327,17 +328,17 @@ func TestAggregateEvidenceRefusals(t *testing.T) {
 			body any
 			code string
 		}{
-			{"no citation", map[string]any{"capability": c.ID, "metric": c.Metrics[0].Name}, CodeInvalidRequest},
-			{"unknown capability", map[string]any{"capability": "power.nothing", "metric": "x", "citation": cite}, CodeInvalidRequest},
-			{"unknown metric", map[string]any{"capability": c.ID, "metric": "megawatts", "citation": cite}, CodeInvalidParameter},
-			{"unknown member", map[string]any{"capability": c.ID, "metric": c.Metrics[0].Name, "citation": cite, "metrics": "x"}, CodeInvalidRequest},
-			{"as_of not served", map[string]any{"capability": c.ID, "metric": c.Metrics[0].Name, "lineage_filter": head.LF, "as_of": "1999-01-01"}, CodeInvalidParameter},
-			{"other file", withLF(func(m map[string]any) { m["raw_file_sha256"] = strings.Repeat("0", 64) }), CodeEvidenceLineage},
-			{"not a dimension", withLF(func(m map[string]any) { m["filters"] = map[string]any{"plant_name": []any{"x"}} }), CodeEvidenceLineage},
+			{"no citation", map[string]any{"capability": c.ID, "metric": c.Metrics[0].Name}, apierror.CodeInvalidRequest},
+			{"unknown capability", map[string]any{"capability": "power.nothing", "metric": "x", "citation": cite}, apierror.CodeInvalidRequest},
+			{"unknown metric", map[string]any{"capability": c.ID, "metric": "megawatts", "citation": cite}, apierror.CodeInvalidParameter},
+			{"unknown member", map[string]any{"capability": c.ID, "metric": c.Metrics[0].Name, "citation": cite, "metrics": "x"}, apierror.CodeInvalidRequest},
+			{"as_of not served", map[string]any{"capability": c.ID, "metric": c.Metrics[0].Name, "lineage_filter": head.LF, "as_of": "1999-01-01"}, apierror.CodeInvalidParameter},
+			{"other file", withLF(func(m map[string]any) { m["raw_file_sha256"] = strings.Repeat("0", 64) }), apierror.CodeEvidenceLineage},
+			{"not a dimension", withLF(func(m map[string]any) { m["filters"] = map[string]any{"plant_name": []any{"x"}} }), apierror.CodeEvidenceLineage},
 			{"not a date range", withLF(func(m map[string]any) {
 				m["date_ranges"] = map[string]any{"as_of": map[string]any{"from": "", "to": ""}}
-			}), CodeEvidenceLineage},
-			{"unknown lineage member", withLF(func(m map[string]any) { m["sheet"] = "Operating" }), CodeEvidenceLineage},
+			}), apierror.CodeEvidenceLineage},
+			{"unknown lineage member", withLF(func(m map[string]any) { m["sheet"] = "Operating" }), apierror.CodeEvidenceLineage},
 		}
 		for _, tc := range cases {
 			t.Run(path+" "+tc.name, func(t *testing.T) {
@@ -374,8 +375,8 @@ func TestAggregateEvidenceRefusals(t *testing.T) {
 			snap.sources[name] = src
 		}
 		_, e := verifyAggregate(t, broken, map[string]any{"capability": c.ID, "metric": c.Metrics[0].Name, "citation": cite})
-		if e == nil || e.Code != CodeEvidenceCellsUnknown {
-			t.Fatalf("%s: a snapshot without cells gives %v, want %s", path, e, CodeEvidenceCellsUnknown)
+		if e == nil || e.Code != apierror.CodeEvidenceCellsUnknown {
+			t.Fatalf("%s: a snapshot without cells gives %v, want %s", path, e, apierror.CodeEvidenceCellsUnknown)
 		}
 		checkOperatorOnly(t, e)
 		raw := broken.Store().Raw().Find(head.SHA)
@@ -388,8 +389,8 @@ func TestAggregateEvidenceRefusals(t *testing.T) {
 		}
 		f.Close()
 		_, e = verifyAggregate(t, broken, map[string]any{"capability": c.ID, "metric": "source_record_count", "citation": cite})
-		if e == nil || e.Code != CodeEvidenceHash {
-			t.Fatalf("%s: a changed raw file gives %v, want %s", path, e, CodeEvidenceHash)
+		if e == nil || e.Code != apierror.CodeEvidenceHash {
+			t.Fatalf("%s: a changed raw file gives %v, want %s", path, e, apierror.CodeEvidenceHash)
 		}
 		checkOperatorOnly(t, e)
 		// The row evidence says the same, the same way.
@@ -397,7 +398,7 @@ func TestAggregateEvidenceRefusals(t *testing.T) {
 			Verify json.RawMessage `json:"verify"`
 		}
 		json.Unmarshal(cite, &verify)
-		if _, e := broken.EvidenceJSON(verify.Verify); e == nil || e.Code != CodeEvidenceHash {
+		if _, e := broken.Evidence(context.Background(), verify.Verify); e == nil || e.Code != apierror.CodeEvidenceHash {
 			t.Fatalf("%s: row evidence of a changed file gives %v", path, e)
 		} else {
 			checkOperatorOnly(t, e)
@@ -406,8 +407,8 @@ func TestAggregateEvidenceRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, e = verifyAggregate(t, broken, map[string]any{"capability": c.ID, "metric": "source_record_count", "citation": cite})
-		if e == nil || e.Code != CodeEvidenceUnknownFile {
-			t.Fatalf("%s: a missing raw file gives %v, want %s", path, e, CodeEvidenceUnknownFile)
+		if e == nil || e.Code != apierror.CodeEvidenceUnknownFile {
+			t.Fatalf("%s: a missing raw file gives %v, want %s", path, e, apierror.CodeEvidenceUnknownFile)
 		}
 		checkOperatorOnly(t, e)
 	}
@@ -415,7 +416,7 @@ func TestAggregateEvidenceRefusals(t *testing.T) {
 	for _, c := range capability.All() {
 		if _, dates := broken.served(c.ID); len(dates) == 0 && len(c.Inputs) == 0 {
 			_, e := broken.QueryJSON(c.Path, []byte(`{}`))
-			if e == nil || e.Code != CodeNotServed {
+			if e == nil || e.Code != apierror.CodeNotServed {
 				t.Fatalf("%s: %v", c.ID, e)
 			}
 			checkOperatorOnly(t, e)
@@ -426,15 +427,15 @@ func TestAggregateEvidenceRefusals(t *testing.T) {
 
 // checkOperatorOnly checks that a refusal tells the client nothing only the operator can do
 // (rebuild a snapshot, fetch a file, run ingest), and that the operator's note does.
-func checkOperatorOnly(t *testing.T, e *Error) {
+func checkOperatorOnly(t *testing.T, e *apierror.Error) {
 	t.Helper()
 	for _, word := range []string{"citeq ingest", "re-ingest", "delete", "snapshots/", "data directory", "raw store"} {
 		if strings.Contains(e.Message, word) {
 			t.Errorf("%s: the client's message names %q, an operator's action: %s", e.Code, word, e.Message)
 		}
 	}
-	if !strings.Contains(e.Operator, "citeq ingest") {
-		t.Errorf("%s: the operator's note %q does not say what to do", e.Code, e.Operator)
+	if e.Cause == nil || !strings.Contains(e.Cause.Error(), "citeq ingest") {
+		t.Errorf("%s: the cause %v does not say what the operator is to do", e.Code, e.Cause)
 	}
 }
 
@@ -442,7 +443,7 @@ func checkOperatorOnly(t *testing.T, e *Error) {
 // refused with 503 over_capacity and a Retry-After; a verification whose context ends stops
 // (before it starts, and in the middle of its rows); repeated excluded groups are refused.
 func TestAggregateEvidenceBounded(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	a := queryAnswer(t, s, "power/capacity", `{"group_by":["state"],"order_by":"nameplate_mw","top_n":2}`)
 	var otherRef string
 	for _, r := range a.Rows {
@@ -455,11 +456,11 @@ func TestAggregateEvidenceBounded(t *testing.T) {
 
 	t.Run("trailing JSON", func(t *testing.T) {
 		for _, tail := range []string{` {}`, ` []`, `x`, ` "more"`} {
-			if _, e := s.AggregateEvidenceJSON(append(append([]byte(nil), body...), tail...)); e == nil || e.Status != 400 || e.Code != CodeInvalidRequest {
+			if _, e := s.AggregateEvidence(context.Background(), append(append([]byte(nil), body...), tail...)); e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidRequest {
 				t.Errorf("a body followed by %q gives %v", tail, e)
 			}
 		}
-		if _, e := s.AggregateEvidenceJSON(append(append([]byte(nil), body...), " \n"...)); e != nil {
+		if _, e := s.AggregateEvidence(context.Background(), append(append([]byte(nil), body...), " \n"...)); e != nil {
 			t.Errorf("trailing white space: %v", e)
 		}
 	})
@@ -476,15 +477,15 @@ func TestAggregateEvidenceBounded(t *testing.T) {
 			done.Add(1)
 			go func() {
 				defer done.Done()
-				if _, e := s.AggregateEvidenceJSON(body); e != nil {
+				if _, e := s.AggregateEvidence(context.Background(), body); e != nil {
 					t.Errorf("an admitted verification: %v", e)
 				}
 			}()
 		}
 		admitted.Wait()
-		_, e := s.AggregateEvidenceJSON(body)
-		if e == nil || e.Status != 503 || e.Code != CodeOverCapacity || e.RetryAfter != AggregateRetryAfter {
-			t.Errorf("a third verification gives %+v, want 503 %s with Retry-After", e, CodeOverCapacity)
+		_, e := s.AggregateEvidence(context.Background(), body)
+		if e == nil || e.Status != 503 || e.Code != apierror.CodeOverCapacity || e.RetryAfter != AggregateRetryAfter {
+			t.Errorf("a third verification gives %+v, want 503 %s with Retry-After", e, apierror.CodeOverCapacity)
 		}
 		s.aggregate.onAdmit = nil
 		close(hold)
@@ -492,7 +493,7 @@ func TestAggregateEvidenceBounded(t *testing.T) {
 		if in, _, over, _ := s.AggregateEvidenceStats(); in != 0 || over != 1 {
 			t.Errorf("in flight %d, refused %d", in, over)
 		}
-		if _, e := s.AggregateEvidenceJSON(body); e != nil {
+		if _, e := s.AggregateEvidence(context.Background(), body); e != nil {
 			t.Errorf("after the others ended: %v", e)
 		}
 	})
@@ -500,7 +501,7 @@ func TestAggregateEvidenceBounded(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, e := s.AggregateEvidenceContext(ctx, body); e == nil || e.Code != CodeCancelled {
+		if _, e := s.AggregateEvidence(ctx, body); e == nil || e.Code != apierror.CodeCancelled {
 			t.Errorf("a cancelled request gives %v", e)
 		}
 		// Cancelled while its rows are read: it stops there.
@@ -510,7 +511,7 @@ func TestAggregateEvidenceBounded(t *testing.T) {
 		ctx, cancel = context.WithCancel(context.Background())
 		s.aggregate.onAdmit = func(context.Context) { cancel() }
 		defer func() { s.aggregate.onAdmit = nil }()
-		if _, e := s.AggregateEvidenceContext(ctx, body); e == nil || e.Code != CodeCancelled {
+		if _, e := s.AggregateEvidence(ctx, body); e == nil || e.Code != apierror.CodeCancelled {
 			t.Errorf("a request cancelled once admitted gives %v", e)
 		}
 		if _, _, _, after := s.AggregateEvidenceStats(); after != before+1 {
@@ -525,7 +526,7 @@ func TestAggregateEvidenceBounded(t *testing.T) {
 		ex := lf["excludes"].([]any)
 		lf["excludes"] = append(ex, ex[0])
 		_, e := verifyAggregate(t, s, map[string]any{"capability": "power.capacity", "metric": "nameplate_mw", "lineage_filter": lf, "as_of": c["as_of"]})
-		if e == nil || e.Code != CodeEvidenceLineage || !strings.Contains(e.Message, "repeats") {
+		if e == nil || e.Code != apierror.CodeEvidenceLineage || !strings.Contains(e.Message, "repeats") {
 			t.Errorf("a repeated excluded group gives %v", e)
 		}
 	})

@@ -1,8 +1,10 @@
 package service
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"strings"
 	"testing"
@@ -68,7 +70,7 @@ func notesWith(notes []answerNote, code string) []answerNote {
 // dimension says so, naming the dimension, its values and how to split, and that an answer
 // filtered to one value or grouped by it does not.
 func TestPartitionNotes(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	cases := []struct {
 		name, path, params string
 		want               map[string][]string // dimension → values named
@@ -120,7 +122,7 @@ func TestPartitionNotes(t *testing.T) {
 // TestUnplacedDateNotes checks that a date range says how many rows it could not place for
 // want of a date, and how to reach them.
 func TestUnplacedDateNotes(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	matched := func(path, params string) int {
 		a, _ := ask(t, s, path, params)
 		return a.Summary.Matched
@@ -197,7 +199,7 @@ func capabilityAt(t *testing.T, path string) *capability.Capability {
 // TestEveryNullHasANote checks that every null metric value of an answer, on a group row,
 // on the (other) row or in summary.totals, has a note naming its metric where it stands.
 func TestEveryNullHasANote(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	cases := []struct {
 		name, path, params string
 		codes              []string // note codes the answer must show
@@ -245,7 +247,7 @@ func TestEveryNullHasANote(t *testing.T) {
 // TestUnitsNameTheMatchedUnit checks that summary.units names the unit of the matched rows
 // when they share one, and keeps the definition's unit otherwise.
 func TestUnitsNameTheMatchedUnit(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	cases := []struct {
 		name, path, params, metric string
 		fromRecords                bool   // want the unit the records carry
@@ -297,7 +299,7 @@ func TestUnitsNameTheMatchedUnit(t *testing.T) {
 // date, stated as the answer's as_of, the very bytes of the query pinned to it, never
 // itself pinned; a date before every snapshot is a 400 listing the served dates.
 func TestAsOfOnADate(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	for _, c := range s.Served() {
 		if len(c.Inputs) > 0 {
 			continue // derived: refused on the files here; TestCapacityFactorFixtures asks it on:
@@ -326,7 +328,7 @@ func TestAsOfOnADate(t *testing.T) {
 				if q.Pinned() {
 					t.Errorf("%s is pinned; a snapshot promoted later may be the one in force", tc.params)
 				}
-				got, e := s.Run(q)
+				got, e := s.Run(context.Background(), q)
 				if e != nil {
 					t.Fatal(e)
 				}
@@ -342,7 +344,7 @@ func TestAsOfOnADate(t *testing.T) {
 				{`{"as_of":"on:yesterday"}`, "not on:YYYY-MM-DD"},
 			} {
 				_, e := s.QueryJSON(c.Path, []byte(tc.params))
-				if e == nil || e.Status != 400 || e.Code != CodeInvalidParameter || !strings.Contains(e.Message, tc.want) || !strings.Contains(e.Message, first) {
+				if e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidParameter || !strings.Contains(e.Message, tc.want) || !strings.Contains(e.Message, first) {
 					t.Errorf("%s: got %v, want a 400 saying %q and listing %s", tc.params, e, tc.want, first)
 				}
 			}
@@ -369,7 +371,7 @@ func mustRaw(t *testing.T, params string) RawParams {
 
 // TestSchemaNamesPartitions checks that the describe payload lists the partitions.
 func TestSchemaNamesPartitions(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	for path, want := range map[string]string{"power/capacity": "lifecycle", "natural-gas/prices": "atom,unit"} {
 		b, e := s.Schema(path)
 		if e != nil {

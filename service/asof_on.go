@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 )
 
@@ -18,7 +19,7 @@ const AsOfOnPrefix = "on:"
 // resolveAsOfOn returns raw with an as_of of the form on:YYYY-MM-DD (at the top level or in
 // filters) replaced by the served snapshot date it resolves to, and whether it held one.
 // raw itself is not modified.
-func (s *Service) resolveAsOfOn(c *capability.Capability, raw RawParams) (RawParams, bool, *Error) {
+func (s *Service) resolveAsOfOn(c *capability.Capability, raw RawParams) (RawParams, bool, *apierror.Error) {
 	on, inFilters, ok := asOfOnValue(raw)
 	if !ok {
 		return raw, false, nil
@@ -37,12 +38,12 @@ func (s *Service) resolveAsOfOn(c *capability.Capability, raw RawParams) (RawPar
 	}
 	var filters map[string]json.RawMessage
 	if err := json.Unmarshal(raw["filters"], &filters); err != nil {
-		return nil, false, errf(400, CodeInvalidFilter, "filters must be an object of filter name → value or list of values (%v)", err)
+		return nil, false, apierror.New(400, apierror.CodeInvalidFilter, "filters must be an object of filter name → value or list of values (%v)", err)
 	}
 	filters["as_of"] = mustJSON(date)
 	b, err := json.Marshal(filters)
 	if err != nil {
-		return nil, false, errf(500, CodeInternal, "the filters cannot be re-encoded (%v); retry, and report it if it persists", err)
+		return nil, false, apierror.New(500, apierror.CodeInternal, "the filters cannot be re-encoded (%v); retry, and report it if it persists", err)
 	}
 	out["filters"] = b
 	return out, true, nil
@@ -75,11 +76,11 @@ func asOfOnValue(raw RawParams) (value string, inFilters, ok bool) {
 
 // snapshotOn resolves on:YYYY-MM-DD to the as_of of the newest snapshot of c on or before
 // that date.
-func (s *Service) snapshotOn(c *capability.Capability, on string) (string, *Error) {
+func (s *Service) snapshotOn(c *capability.Capability, on string) (string, *apierror.Error) {
 	_, dates := s.served(c.ID)
 	day := strings.TrimPrefix(on, AsOfOnPrefix)
 	if _, err := time.Parse("2006-01-02", day); err != nil || !isoDay.MatchString(day) {
-		return "", errf(400, CodeInvalidParameter, "as_of %q is not on:YYYY-MM-DD; give a calendar date, e.g. on:%s, or latest, or one of the served dates: %s", on, dates[len(dates)-1], join(dates))
+		return "", apierror.New(400, apierror.CodeInvalidParameter, "as_of %q is not on:YYYY-MM-DD; give a calendar date, e.g. on:%s, or latest, or one of the served dates: %s", on, dates[len(dates)-1], join(dates))
 	}
 	best := ""
 	for _, d := range dates {
@@ -88,7 +89,7 @@ func (s *Service) snapshotOn(c *capability.Capability, on string) (string, *Erro
 		}
 	}
 	if best == "" {
-		return "", errf(400, CodeInvalidParameter, "as_of %s is before every snapshot of %s: the first is as_of %s; available dates: %s (use on:<a date on or after %s>, latest or one of them)", on, c.ID, dates[0], join(dates), dates[0])
+		return "", apierror.New(400, apierror.CodeInvalidParameter, "as_of %s is before every snapshot of %s: the first is as_of %s; available dates: %s (use on:<a date on or after %s>, latest or one of them)", on, c.ID, dates[0], join(dates), dates[0])
 	}
 	return best, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -343,11 +344,11 @@ func inScope(p *Params, e cfEntry) bool {
 }
 
 // check refuses a query for which an input lacks a month asked, within the filters.
-func (j *cfJoin) check(p *Params) *Error {
+func (j *cfJoin) check(p *Params) *apierror.Error {
 	asked := j.asked(p)
 	scope := scopeText(p)
 	if len(asked) == 0 {
-		return errf(400, CodeInvalidParameter, "%s: the period, month and year parameters select no calendar month; %s", j.c.ID, j.haveText(p))
+		return apierror.New(400, apierror.CodeInvalidParameter, "%s: the period, month and year parameters select no calendar month; %s", j.c.ID, j.haveText(p))
 	}
 	var missing []string
 	for _, sd := range j.sides {
@@ -371,7 +372,7 @@ func (j *cfJoin) check(p *Params) *Error {
 	if len(missing) == 0 {
 		return nil
 	}
-	return errf(400, CodeInvalidParameter, "%s needs both net generation and operating nameplate for every month asked (%s), and %s. %s",
+	return apierror.New(400, apierror.CodeInvalidParameter, "%s needs both net generation and operating nameplate for every month asked (%s), and %s. %s",
 		j.c.ID, monthRuns(asked), strings.Join(missing, "; "), j.haveText(p))
 }
 

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 )
 
-// valuesListed is the largest dictionary whose values the schema lists for a dimension.
-const valuesListed = 300
+// ValuesListed is the largest dictionary whose values the schema lists for a dimension.
+const ValuesListed = 300
 
 // CompactValues is how many values of a filter or codes of a codebook the compact
 // description lists (after the count of them all).
@@ -101,21 +102,21 @@ func (s *Service) answerable(c *capability.Capability) Obj {
 //
 // A capability that is defined but not served yet is described too (served false, no
 // snapshot dates, no codebooks), so its parameters and tool names can be read ahead.
-func (s *Service) Schema(p string) ([]byte, *Error) { return s.schema(p, false) }
+func (s *Service) Schema(p string) ([]byte, *apierror.Error) { return s.schema(p, false) }
 
 // SchemaCompact is the describe payload of capability path p for an agent's context: the same
 // document as Schema, but each filter lists only its first CompactValues values (with
 // distinct_values counting them all) and each codebook its code_count and first CompactValues
 // codes. Its "compact" member says so and how to get the full codebooks.
-func (s *Service) SchemaCompact(p string) ([]byte, *Error) { return s.schema(p, true) }
+func (s *Service) SchemaCompact(p string) ([]byte, *apierror.Error) { return s.schema(p, true) }
 
-func (s *Service) schema(p string, compact bool) ([]byte, *Error) {
+func (s *Service) schema(p string, compact bool) ([]byte, *apierror.Error) {
 	return s.schemaAt(p, "latest", compact)
 }
 
 // schemaAt is the describe payload of capability path p with the codebooks and values of
 // its snapshot at (latest: the newest).
-func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
+func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *apierror.Error) {
 	c := capability.ByPath(p)
 	if c == nil {
 		_, e := s.resolve(p)
@@ -124,7 +125,7 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
 	var snap *Snapshot
 	_, dates := s.served(c.ID)
 	if len(dates) > 0 {
-		var e *Error
+		var e *apierror.Error
 		if snap, e = s.snapshot(c, at); e != nil {
 			return nil, e
 		}
@@ -237,7 +238,7 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *Error) {
 		{"date_ranges", orEmpty(ranges)},
 		{"metrics", metrics},
 		{"order_by", c.MetricNames()},
-		{"controls", controlsDoc()},
+		{"controls", ControlsDoc()},
 		{"ranking", []string{
 			"Without order_by and top_n, all groups are returned in group-key order (nulls last).",
 			"order_by needs group_by and names a metric; it never ranks by a dimension. Ties keep group-key order; null values rank last.",
@@ -316,7 +317,7 @@ func aggregateCitationFields(c *capability.Capability) []string {
 	return f
 }
 
-func controlsDoc() []Obj {
+func ControlsDoc() []Obj {
 	return []Obj{
 		{{"name", "include_records"}, {"type", "boolean"}, {"default", false}, {"description", "return the matched detail records (in source order), each with its own citation"}},
 		{{"name", "limit"}, {"type", "integer"}, {"default", DefaultLimit}, {"maximum", MaxLimit}, {"description", "the most detail records include_records returns; summary.records_truncated says when more matched"}},
@@ -350,7 +351,7 @@ func (s *Service) fieldDoc(snap *Snapshot, f capability.Field, compact bool) Obj
 	}
 	if col := snap.Table.Col(f.Name); col != nil {
 		o = append(o, KV{"distinct_values", len(col.Values)})
-		if len(f.Enum) == 0 && len(col.Values) <= valuesListed {
+		if len(f.Enum) == 0 && len(col.Values) <= ValuesListed {
 			vals := make([]any, len(col.Values))
 			for i, v := range col.Values {
 				vals[i] = typed(f.Type, v)

@@ -355,21 +355,28 @@ func (w *citeWriter) refs(srcs []columnar.Source, group Obj) []string {
 	return refs
 }
 
-// appendCitations writes the citations member of the response: every citation by id, ids
-// ascending. With evidence, each citation gets the verification of its verify member as a
-// last member, evidence (its id stays the hash of the citation without it).
-func (w *citeWriter) appendCitations(b []byte, s *Service, evidence bool) []byte {
+// citationPieces appends to pieces those of the citations member of the response: every
+// citation by id, ids ascending, each its id and colon, then its rendering. With evidence,
+// each citation gets the verification of its verify member as a last member, evidence (its
+// id stays the hash of the citation without it).
+func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, evidence bool) [][]byte {
+	cites := w.sorted()
+	if len(cites) == 0 {
+		return append(pieces, []byte("{}"))
+	}
 	memo := hashMemo{}
-	b = append(b, '{')
-	for i, cit := range w.sorted() {
-		if i > 0 {
-			b = append(b, ',')
+	refs := make([]byte, 0, len(cites)*len(`,"c_0123456789abcdef":`))
+	for i, cit := range cites {
+		start := len(refs)
+		if i == 0 {
+			refs = append(refs, '{')
+		} else {
+			refs = append(refs, ',')
 		}
-		b = appendRef(b, cit.id)
-		b = append(b, ':')
-		body := w.body(cit)
+		refs = append(appendRef(refs, cit.id), ':')
+		ref, body := refs[start:len(refs):len(refs)], w.body(cit)
 		if !evidence {
-			b = append(b, body...)
+			pieces = append(pieces, ref, body)
 			continue
 		}
 		verify := []byte("{}")
@@ -380,41 +387,9 @@ func (w *citeWriter) appendCitations(b []byte, s *Service, evidence bool) []byte
 		if e != nil {
 			ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
 		}
-		b = append(b, body[:len(body)-1]...)
-		b = append(b, `,"evidence":`...)
-		b = append(appendObjOrPanic(b, ev), '}')
-	}
-	return append(b, '}')
-}
-
-// citationPieces appends to pieces those of the citations member without evidence, as
-// appendCitations writes it: each citation's id and colon, then its rendering.
-func (w *citeWriter) citationPieces(pieces [][]byte) [][]byte {
-	cites := w.sorted()
-	if len(cites) == 0 {
-		return append(pieces, []byte("{}"))
-	}
-	refs := make([]byte, 0, len(cites)*len(`,"c_0123456789abcdef":`))
-	for i, cit := range cites {
-		start := len(refs)
-		if i == 0 {
-			refs = append(refs, '{')
-		} else {
-			refs = append(refs, ',')
-		}
-		refs = append(appendRef(refs, cit.id), ':')
-		pieces = append(pieces, refs[start:len(refs):len(refs)], w.body(cit))
+		pieces = append(pieces, ref, body[:len(body)-1], append(appendObjOrPanic([]byte(`,"evidence":`), ev), '}'))
 	}
 	return append(pieces, []byte("}"))
-}
-
-// citationsLen bounds the length of the citations member without evidence.
-func (w *citeWriter) citationsLen() int {
-	n := 2
-	for _, cit := range w.cites {
-		n += len(`"c_0123456789abcdef":,`) + cit.end - cit.start
-	}
-	return n
 }
 
 // appendRecordCitation renders the row-level citation of table row r: what the evidence

@@ -224,7 +224,7 @@ func TestCiteWriterMatchesObjCitations(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if got := w.appendCitations(nil, svc, evidence); !bytes.Equal(got, wantJSON) {
+					if got := bytes.Join(w.citationPieces(nil, svc, evidence), nil); !bytes.Equal(got, wantJSON) {
 						t.Errorf("evidence %v: citations differ:\n got %.600s\nwant %.600s", evidence, got, wantJSON)
 					}
 				}

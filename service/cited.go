@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 )
 
@@ -76,7 +77,7 @@ type citing struct {
 // checkCited refuses a citation unless a served snapshot cites exactly that row of that file,
 // with the very source_id, source_url and as_of the citation states (a member left out is not
 // compared). Each disagreeing member has its own code.
-func (s *Service) checkCited(c Citation) *Error {
+func (s *Service) checkCited(c Citation) *apierror.Error {
 	var sheetCited bool
 	var cites []citing
 	for _, snap := range s.SnapshotsServed() {
@@ -96,10 +97,10 @@ func (s *Service) checkCited(c Citation) *Error {
 		}
 	}
 	if !sheetCited {
-		return errf(400, CodeEvidenceSheetNotCited, "no served snapshot cites any row of sheet %q of %s; cite a row a query response cites (a record's citation or an aggregate citation's verify member)", c.Sheet, c.File)
+		return apierror.New(400, apierror.CodeEvidenceSheetNotCited, "no served snapshot cites any row of sheet %q of %s; cite a row a query response cites (a record's citation or an aggregate citation's verify member)", c.Sheet, c.File)
 	}
 	if len(cites) == 0 {
-		return errf(400, CodeEvidenceRowNotCited, "no served snapshot cites row %d of sheet %s of %s (a title, header or note row is not a fact); verify a row a query response cites (a record's citation or an aggregate citation's verify member)", c.Row, c.Sheet, c.File)
+		return apierror.New(400, apierror.CodeEvidenceRowNotCited, "no served snapshot cites row %d of sheet %s of %s (a title, header or note row is not a fact); verify a row a query response cites (a record's citation or an aggregate citation's verify member)", c.Row, c.Sheet, c.File)
 	}
 	if c.AsOf != "" {
 		var dates []string
@@ -112,7 +113,7 @@ func (s *Service) checkCited(c Citation) *Error {
 		}
 		if len(kept) == 0 {
 			sort.Strings(dates)
-			return errf(400, CodeEvidenceAsOf, "as_of %q is not a snapshot that cites this row; it is cited as of %s: take as_of from the citation as a query response gives it", c.AsOf, join(dates))
+			return apierror.New(400, apierror.CodeEvidenceAsOf, "as_of %q is not a snapshot that cites this row; it is cited as of %s: take as_of from the citation as a query response gives it", c.AsOf, join(dates))
 		}
 		cites = kept
 	}
@@ -122,7 +123,7 @@ func (s *Service) checkCited(c Citation) *Error {
 			ok = ok || ct.sourceID == c.SourceID
 		}
 		if !ok {
-			return errf(400, CodeEvidenceSourceID, "source_id %q is not the source this row is cited from (%s); take source_id from the citation as a query response gives it", c.SourceID, cites[0].sourceID)
+			return apierror.New(400, apierror.CodeEvidenceSourceID, "source_id %q is not the source this row is cited from (%s); take source_id from the citation as a query response gives it", c.SourceID, cites[0].sourceID)
 		}
 	}
 	if c.SourceURL != "" {
@@ -133,7 +134,7 @@ func (s *Service) checkCited(c Citation) *Error {
 			ok = ok || u.URL == c.SourceURL
 		}
 		if !ok {
-			return errf(400, CodeEvidenceSourceURL, "source_url %q is not where this file is cited from (%s); take source_url from the citation as a query response gives it", c.SourceURL, src.URL)
+			return apierror.New(400, apierror.CodeEvidenceSourceURL, "source_url %q is not where this file is cited from (%s); take source_url from the citation as a query response gives it", c.SourceURL, src.URL)
 		}
 	}
 	return nil

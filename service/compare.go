@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 )
 
@@ -14,6 +15,20 @@ import (
 // and another snapshot of the same capability (interconnection queues: projects keyed by
 // queue_id).
 const CompareParam = "compare_as_of"
+
+// Compares reports whether capability c answers compare_as_of: the interconnection queues,
+// whose projects are keyed by queue_id.
+func Compares(c *capability.Capability) bool {
+	_, ok := c.Field("queue_id")
+	return ok
+}
+
+// CompareAsOfPattern is what compare_as_of takes: a served snapshot date, or latest.
+const CompareAsOfPattern = `^(latest|[0-9]{4}-[0-9]{2}-[0-9]{2})$`
+
+// CompareAsOfDescription describes compare_as_of, in the OpenAPI document and the MCP tool
+// schemas alike.
+const CompareAsOfDescription = "Another snapshot of the same capability (a served as_of date YYYY-MM-DD, or latest) to compare with: the answer is then the comparison, not the query's answer: `figures` holds the query's answer at both snapshots (keyed by as_of, every group cited). Every project of either snapshot is classified by its queue_id first (the n-th repeat of an id on a sheet as id#n): `entered` (absent from the older file), `left` (absent from the newer), `status_changed` (normalized or raw; `summary.withdrawn_since` counts those now withdrawn), `mw_changed`, or unchanged (counted in `summary.unchanged`), each side with its own record citation; the filters then select among them by their values in either snapshot (entered by the newer, left by the older, the others when either matches), and a filter value is valid when either snapshot holds it. Rows without an identity (known_defect) are listed under `not_compared`."
 
 // comparison is the other side of a query with compare_as_of: the snapshot compared with and
 // the query's params validated for it.
@@ -24,8 +39,8 @@ type comparison struct {
 
 // splitCompare takes compare_as_of out of raw (the other params are validated as usual) and
 // returns its value, "" when absent.
-func splitCompare(raw RawParams) (RawParams, string, *Error) {
-	return splitString(raw, CompareParam, errf(400, CodeInvalidParameter, "%s must be a snapshot date YYYY-MM-DD (or latest), as a string; GET the schema for the served dates", CompareParam))
+func splitCompare(raw RawParams) (RawParams, string, *apierror.Error) {
+	return splitString(raw, CompareParam, apierror.New(400, apierror.CodeInvalidParameter, "%s must be a snapshot date YYYY-MM-DD (or latest), as a string; GET the schema for the served dates", CompareParam))
 }
 
 // prepareCompare validates a query with compare_as_of other: the query's snapshot (its
@@ -33,14 +48,14 @@ func splitCompare(raw RawParams) (RawParams, string, *Error) {
 // validated for both, every filter value against the union of the two snapshots' values (a
 // project that left or entered can be filtered to); a value one snapshot lacks matches none
 // of its rows.
-func (s *Service) prepareCompare(c *capability.Capability, raw RawParams, other string, on bool) (*Prepared, *Error) {
+func (s *Service) prepareCompare(c *capability.Capability, raw RawParams, other string, on bool) (*Prepared, *apierror.Error) {
 	schemaURL := "/v1/" + c.Path + "/schema"
 	if !Compares(c) {
-		return nil, errf(400, CodeInvalidParameter, "%s is answered by the interconnection queue capabilities (projects keyed by queue_id); %s has no queue_id", CompareParam, c.ID)
+		return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s is answered by the interconnection queue capabilities (projects keyed by queue_id); %s has no queue_id", CompareParam, c.ID)
 	}
 	_, dates := s.served(c.ID)
 	if other != "latest" && !isoDay.MatchString(other) {
-		return nil, errf(400, CodeInvalidParameter, "%s must be latest or a snapshot date YYYY-MM-DD, got %q; the served dates of %s are: %s (see %s)", CompareParam, other, c.ID, join(dates), schemaURL)
+		return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be latest or a snapshot date YYYY-MM-DD, got %q; the served dates of %s are: %s (see %s)", CompareParam, other, c.ID, join(dates), schemaURL)
 	}
 	asOf, e := asOfValue(raw)
 	if e != nil {
@@ -52,7 +67,7 @@ func (s *Service) prepareCompare(c *capability.Capability, raw RawParams, other 
 	}
 	otherSnap, e := s.snapshot(c, other)
 	if e != nil {
-		return nil, errf(400, CodeInvalidParameter, "%s %q is not a served snapshot of %s; use latest or one of: %s", CompareParam, other, c.ID, join(dates))
+		return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s %q is not a served snapshot of %s; use latest or one of: %s", CompareParam, other, c.ID, join(dates))
 	}
 	rawQ, rawO, union, e := s.unionFilters(c, raw, snap, otherSnap)
 	if e != nil {
@@ -82,7 +97,7 @@ var compareParams = []string{"filters", "as_of", "group_by", "include_records", 
 // none of whose values it holds is left out) and the canonical values of each filter over
 // both. A value neither holds is refused, naming both. What else is wrong with raw is left
 // to Validate.
-func (s *Service) unionFilters(c *capability.Capability, raw RawParams, a, b *Snapshot) (RawParams, RawParams, map[string][]string, *Error) {
+func (s *Service) unionFilters(c *capability.Capability, raw RawParams, a, b *Snapshot) (RawParams, RawParams, map[string][]string, *apierror.Error) {
 	schemaURL := "/v1/" + c.Path + "/schema"
 	var filters map[string]json.RawMessage
 	if fv, ok := raw["filters"]; ok && (json.Unmarshal(fv, &filters) != nil || filters == nil) {
@@ -134,7 +149,7 @@ func (s *Service) unionFilters(c *capability.Capability, raw RawParams, a, b *Sn
 		var held [2][]string
 		var canon []string
 		for _, v := range vals {
-			var errs [2]*Error
+			var errs [2]*apierror.Error
 			for i, side := range sides {
 				cv, e := s.checkValue(c, side.snap, f, v, schemaURL)
 				if errs[i] = e; e == nil {
@@ -173,8 +188,8 @@ func (s *Service) unionFilters(c *capability.Capability, raw RawParams, a, b *Sn
 // notInEither is the error of a filter value neither compared snapshot holds: for a text
 // field whose values are the snapshot's own, a message naming both snapshots and the values
 // of both; otherwise the first snapshot's own error.
-func (s *Service) notInEither(c *capability.Capability, f capability.Field, v string, a, b *Snapshot, first *Error) *Error {
-	if f.Type != capability.String || len(f.Enum) > 0 || first.Code != CodeInvalidFilter {
+func (s *Service) notInEither(c *capability.Capability, f capability.Field, v string, a, b *Snapshot, first *apierror.Error) *apierror.Error {
+	if f.Type != capability.String || len(f.Enum) > 0 || first.Code != apierror.CodeInvalidFilter {
 		return first
 	}
 	var vals []string
@@ -189,7 +204,7 @@ func (s *Service) notInEither(c *capability.Capability, f capability.Field, v st
 	if len(vals) > 60 {
 		valid = quoteList(vals[:60]) + fmt.Sprintf(", … (%d in all)", len(vals))
 	}
-	return errf(400, CodeInvalidFilter, "%q is not a value of filter %s in %s as_of %s nor as_of %s, the two snapshots compared (values are case-sensitive, as published, and matched with surrounding white space trimmed); valid values include: %s (see /v1/%s/schema)",
+	return apierror.New(400, apierror.CodeInvalidFilter, "%q is not a value of filter %s in %s as_of %s nor as_of %s, the two snapshots compared (values are case-sensitive, as published, and matched with surrounding white space trimmed); valid values include: %s (see /v1/%s/schema)",
 		v, f.Name, c.ID, a.Manifest.AsOf, b.Manifest.AsOf, valid, c.Path)
 }
 
@@ -221,7 +236,7 @@ func nilIfEmpty(s string) any {
 
 // projects reads every row of snap, in row order, keyed by queue id (the n-th repeat of an id
 // within a sheet is keyed id#n), each marked selected where p's filters match it.
-func (s *Service) projects(c *capability.Capability, snap *Snapshot, p *Params) ([]project, *Error) {
+func (s *Service) projects(c *capability.Capability, snap *Snapshot, p *Params) ([]project, *apierror.Error) {
 	t := snap.Table
 	names := []string{"queue_id", "sheet", "status", "status_raw", "requested_mw"}
 	if t.Has("known_defect") { // absent from a snapshot written before it was a field
@@ -277,7 +292,7 @@ const compareNote = "projects are identified by queue_id (the n-th repeat of an 
 // group's figures, each cited to its own rows) and the projects of either snapshot classified
 // by identity (entered, left, status changed, MW changed, unchanged), then selected by the
 // filters in either snapshot, each side cited to its own source row.
-func (s *Service) compare(q *Prepared) ([]byte, *Error) {
+func (s *Service) compare(q *Prepared) ([]byte, *apierror.Error) {
 	c := q.c
 	oldSnap, oldP, newSnap, newP := q.cmp.snap, q.cmp.params, q.snap, q.params
 	if oldSnap.Manifest.AsOf > newSnap.Manifest.AsOf {

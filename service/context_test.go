@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/internal/testenv"
 )
@@ -68,7 +69,7 @@ func TestEvidenceHashesEachFileOncePerRequest(t *testing.T) {
 			// The evidence endpoint hashes again, every time.
 			for ref, c := range r.Citations {
 				before := n.Load()
-				if _, e := svc.EvidenceJSON(c.Verify); e != nil {
+				if _, e := svc.Evidence(context.Background(), c.Verify); e != nil {
 					t.Fatalf("%s: %v", ref, e)
 				}
 				if n.Load() != before+1 {
@@ -94,10 +95,10 @@ func TestCancelledRequestsDoNoWork(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	if _, e := svc.RunContext(ctx, q); e == nil || e.Code != CodeCancelled || e.Status != 503 {
+	if _, e := svc.Run(ctx, q); e == nil || e.Code != apierror.CodeCancelled || e.Status != 503 {
 		t.Errorf("query on a cancelled context: %v", e)
 	}
-	if _, e := svc.EvidenceContext(ctx, []byte(`{}`)); e == nil || e.Code != CodeCancelled {
+	if _, e := svc.Evidence(ctx, []byte(`{}`)); e == nil || e.Code != apierror.CodeCancelled {
 		t.Errorf("evidence on a cancelled context: %v", e)
 	}
 	if n.Load() != 0 {
@@ -140,7 +141,7 @@ func TestConcurrentEvidenceParsesOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, e := svc.EvidenceJSON(verify); e != nil {
+			if _, e := svc.Evidence(context.Background(), verify); e != nil {
 				t.Error(e)
 			}
 		}()

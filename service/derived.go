@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 	"github.com/citeq/citeq/snapshots"
@@ -27,7 +28,7 @@ type derivedInfo struct {
 	// it, so the evidence endpoint verifies them against the input that serves the row.
 	fileAsOf map[string]string
 	// check refuses a query the inputs cannot answer (a month or scope one side lacks).
-	check func(p *Params) *Error
+	check func(p *Params) *apierror.Error
 	// notes are the answer's notes on the join (rows one side has and the other lacks).
 	notes func(p *Params) []Obj
 	// inputs describes, for the schema, what each input serves as of the derived date.
@@ -80,7 +81,7 @@ func (s *Service) derivedDates(c *capability.Capability) []string {
 
 // derivedSnapshot is the snapshot of derived capability c as of date asOf (one of its
 // dates): built from the inputs' snapshots with as_of on or before it, and kept.
-func (s *Service) derivedSnapshot(c *capability.Capability, asOf string) (*Snapshot, *Error) {
+func (s *Service) derivedSnapshot(c *capability.Capability, asOf string) (*Snapshot, *apierror.Error) {
 	inputs := map[string][]*Snapshot{}
 	key := c.ID + "\x00" + asOf
 	for _, in := range c.Inputs {
@@ -99,11 +100,11 @@ func (s *Service) derivedSnapshot(c *capability.Capability, asOf string) (*Snaps
 	}
 	b, err := deriveFuncs[c.ID](c, asOf, inputs)
 	if err != nil {
-		return nil, errf(500, CodeInternal, "%s as_of %s cannot be computed from its inputs (%v); retry, and report it if it persists", c.ID, asOf, err)
+		return nil, apierror.New(500, apierror.CodeInternal, "%s as_of %s cannot be computed from its inputs (%v); retry, and report it if it persists", c.ID, asOf, err)
 	}
 	snap, err := loadDerived(c, asOf, key, b)
 	if err != nil {
-		return nil, errf(500, CodeInternal, "%s as_of %s cannot be computed from its inputs (%v); retry, and report it if it persists", c.ID, asOf, err)
+		return nil, apierror.New(500, apierror.CodeInternal, "%s as_of %s cannot be computed from its inputs (%v); retry, and report it if it persists", c.ID, asOf, err)
 	}
 	if s.derived.snaps == nil {
 		s.derived.snaps = map[string]*Snapshot{}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/snapshots"
 )
@@ -29,22 +30,17 @@ type Citation struct {
 	OriginalURL string `json:"original_url,omitempty"`
 }
 
-// EvidenceJSON verifies a citation posted as JSON (a record-level citation, or the verify
-// member of an aggregate citation, or an aggregate citation as a whole).
-func (s *Service) EvidenceJSON(body []byte) ([]byte, *Error) {
-	return s.EvidenceContext(context.Background(), body)
-}
-
-// EvidenceContext is EvidenceJSON for a request whose context ends it: a request cancelled
-// before its file is hashed is not verified.
-func (s *Service) EvidenceContext(ctx context.Context, body []byte) ([]byte, *Error) {
+// Evidence verifies a citation posted as JSON (a record-level citation, or the verify
+// member of an aggregate citation, or an aggregate citation as a whole). A request whose
+// context has ended before its file is hashed is not verified.
+func (s *Service) Evidence(ctx context.Context, body []byte) ([]byte, *apierror.Error) {
 	if e := cancelled(ctx); e != nil {
 		return nil, e
 	}
 	var probe map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(bytes.TrimSpace(body)))
 	if err := dec.Decode(&probe); err != nil || probe == nil {
-		return nil, errf(400, CodeInvalidRequest, "the body must be a citation object {source_id, source_url, source_file, sheet, source_row, raw_file_sha256, as_of}: take the verify member of an aggregate citation or a record's citation")
+		return nil, apierror.New(400, apierror.CodeInvalidRequest, "the body must be a citation object {source_id, source_url, source_file, sheet, source_row, raw_file_sha256, as_of}: take the verify member of an aggregate citation or a record's citation")
 	}
 	if v, ok := probe["verify"]; ok {
 		body = v
@@ -55,7 +51,7 @@ func (s *Service) EvidenceContext(ctx context.Context, body []byte) ([]byte, *Er
 	}
 	var c Citation
 	if err := json.Unmarshal(body, &c); err != nil {
-		return nil, errf(400, CodeEvidenceInvalid, "the citation does not parse (%v); source_row is an integer (22 or \"22\"), the other members strings", err)
+		return nil, apierror.New(400, apierror.CodeEvidenceInvalid, "the citation does not parse (%v); source_row is an integer (22 or \"22\"), the other members strings", err)
 	}
 	ev, e := s.verify(c, true, hashMemo{})
 	if e != nil {
@@ -67,7 +63,7 @@ func (s *Service) EvidenceContext(ctx context.Context, body []byte) ([]byte, *Er
 // rowAsNumber reads a citation's source_row given as text ("22") as the integer it spells, by
 // the rule every JSON body follows: a value is read by the type its member takes, from its
 // JSON value or from its text.
-func rowAsNumber(body []byte) ([]byte, *Error) {
+func rowAsNumber(body []byte) ([]byte, *apierror.Error) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil {
 		return body, nil // the citation's own parse says what is wrong
@@ -78,28 +74,28 @@ func rowAsNumber(body []byte) ([]byte, *Error) {
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
 	if err != nil {
-		return nil, errf(400, CodeEvidenceInvalid, "source_row must be an integer (22 or \"22\"), got %q", text)
+		return nil, apierror.New(400, apierror.CodeEvidenceInvalid, "source_row must be an integer (22 or \"22\"), got %q", text)
 	}
 	m["source_row"] = json.RawMessage(strconv.FormatInt(n, 10))
 	b, err := json.Marshal(m)
 	if err != nil {
-		return nil, errf(500, CodeInternal, "the citation could not be re-encoded: %v", err)
+		return nil, apierror.New(500, apierror.CodeInternal, "the citation could not be re-encoded: %v", err)
 	}
 	return b, nil
 }
 
 // evidenceFor verifies the rendered record citation verify.
-func (s *Service) evidenceFor(verify []byte) (Obj, *Error) {
+func (s *Service) evidenceFor(verify []byte) (Obj, *apierror.Error) {
 	return s.evidenceWith(verify, hashMemo{})
 }
 
 // evidenceWith verifies the rendered record citation verify, hashing each raw file at most
 // once per memo: a response with include_evidence hashes each file it cites once, however
 // many of its citations quote that file.
-func (s *Service) evidenceWith(verify []byte, memo hashMemo) (Obj, *Error) {
+func (s *Service) evidenceWith(verify []byte, memo hashMemo) (Obj, *apierror.Error) {
 	var c Citation
 	if err := json.Unmarshal(verify, &c); err != nil {
-		return nil, errf(400, CodeEvidenceInvalid, "%v", err)
+		return nil, apierror.New(400, apierror.CodeEvidenceInvalid, "%v", err)
 	}
 	return s.verify(c, false, memo)
 }
@@ -132,34 +128,34 @@ func (m hashMemo) hash(path string) (string, error) {
 // literal cells of the cited row with their header names. A citation from outside (outside
 // true) must also be one a served snapshot makes, member for member; one the service rendered
 // itself from a snapshot row is that by construction.
-func (s *Service) verify(c Citation, outside bool, memo hashMemo) (Obj, *Error) {
+func (s *Service) verify(c Citation, outside bool, memo hashMemo) (Obj, *apierror.Error) {
 	if c.SHA256 == "" || c.File == "" || c.Sheet == "" || c.Row == 0 {
-		return nil, errf(400, CodeEvidenceInvalid, "a citation needs raw_file_sha256, source_file, sheet and source_row; take them from a record's citation or an aggregate citation's verify member")
+		return nil, apierror.New(400, apierror.CodeEvidenceInvalid, "a citation needs raw_file_sha256, source_file, sheet and source_row; take them from a record's citation or an aggregate citation's verify member")
 	}
 	path := s.store.Raw().Find(c.SHA256)
 	if path == "" {
-		return nil, errf(400, CodeEvidenceUnknownFile, "no raw file with sha256 %q is in this service's raw store; the hash must be exactly as a citation gives it (64 lowercase hex digits)", c.SHA256)
+		return nil, apierror.New(400, apierror.CodeEvidenceUnknownFile, "no raw file with sha256 %q is in this service's raw store; the hash must be exactly as a citation gives it (64 lowercase hex digits)", c.SHA256)
 	}
 	if filepath.Base(path) != c.File {
-		return nil, errf(400, CodeEvidenceFileName, "the raw file with this sha256 is %q, not %q; cite it by its published file name", filepath.Base(path), c.File)
+		return nil, apierror.New(400, apierror.CodeEvidenceFileName, "the raw file with this sha256 is %q, not %q; cite it by its published file name", filepath.Base(path), c.File)
 	}
 	got, err := memo.hash(path)
 	if err != nil {
-		return nil, errf(400, CodeEvidenceUnreadable, "the raw file %s cannot be read (%v); it cannot be verified", c.File, err)
+		return nil, apierror.New(400, apierror.CodeEvidenceUnreadable, "the raw file %s cannot be read (%v); it cannot be verified", c.File, err)
 	}
 	if got != c.SHA256 {
 		return nil, s.changedOnDisk(c.File, got, c.SHA256, c.SourceURL)
 	}
 	wb, err := s.evidence.get(got, path)
 	if err != nil {
-		return nil, errf(400, CodeEvidenceUnreadable, "the raw file %s does not parse (%v)", c.File, err)
+		return nil, apierror.New(400, apierror.CodeEvidenceUnreadable, "the raw file %s does not parse (%v)", c.File, err)
 	}
 	sh := wb.Sheet(c.Sheet)
 	if sh == nil {
-		return nil, errf(400, CodeEvidenceSheet, "%s has no sheet %q; its sheets are: %s", c.File, c.Sheet, join(wb.SheetNames()))
+		return nil, apierror.New(400, apierror.CodeEvidenceSheet, "%s has no sheet %q; its sheets are: %s", c.File, c.Sheet, join(wb.SheetNames()))
 	}
 	if c.Row < 1 || c.Row > sh.NumRows() {
-		return nil, errf(400, CodeEvidenceRow, "row %d is outside sheet %s of %s, which has rows 1 to %d", c.Row, c.Sheet, c.File, sh.NumRows())
+		return nil, apierror.New(400, apierror.CodeEvidenceRow, "row %d is outside sheet %s of %s, which has rows 1 to %d", c.Row, c.Sheet, c.File, sh.NumRows())
 	}
 	if outside {
 		if e := s.checkCited(c); e != nil {
@@ -208,8 +204,8 @@ func (s *Service) verify(c Citation, outside bool, memo hashMemo) (Obj, *Error) 
 // changedOnDisk is the refusal of a raw file whose stored copy no longer hashes as cited: the
 // client learns that its figures cannot be verified here now, the operator (in the log) what
 // to do about it.
-func (s *Service) changedOnDisk(file, got, cited, url string) *Error {
-	return s.operatorErr(errf(400, CodeEvidenceHash, "this service's stored copy of %s no longer hashes to the cited %s (it hashes to %s), so nothing cited from it can be verified here now; the operator has been told. The publisher's file is at %s: its sha256 must be the cited one", file, cited, got, orDash(url)),
+func (s *Service) changedOnDisk(file, got, cited, url string) *apierror.Error {
+	return apierror.New(400, apierror.CodeEvidenceHash, "this service's stored copy of %s no longer hashes to the cited %s (it hashes to %s), so nothing cited from it can be verified here now; the operator has been told. The publisher's file is at %s: its sha256 must be the cited one", file, cited, got, orDash(url)).Becausef(
 		"the raw file %s with sha256 %s has changed on disk since ingest (it now hashes to %s): fetch it again from %s into the raw store and run citeq ingest", file, cited, got, orDash(url))
 }
 

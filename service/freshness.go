@@ -232,36 +232,3 @@ func (s *Service) latest(c *capability.Capability) *Snapshot {
 	}
 	return m[dates[len(dates)-1]]
 }
-
-// oaFreshnessSchema is the OpenAPI schema of the freshness member.
-func oaFreshnessSchema() Obj {
-	ts := func(desc string) Obj {
-		return Obj{{"type", []string{"string", "null"}}, {"format", "date-time"}, {"description", desc + " (UTC; null when unknown)"}}
-	}
-	source := oaObject("A source of the capability: checked on its publisher's cadence at its official addresses, or (checked false) placed by hand with no address to check.", Obj{
-		{"source_id", oaStr("the source id its citations carry")},
-		{"publisher", oaStr("")},
-		{"checked", oaBoolean("false for a source with no official address to check (its files are placed by hand): never judged stale")},
-		{"reason", oaStr("checked false: why")},
-		{"cadence", oaStr("how often the publisher releases a new version")},
-		{"check", oaStr("when it is checked")},
-		{"addresses", oaArray(Obj{{"type", "string"}}, "the official addresses checked")},
-		{"last_checked", ts("the last check")},
-		{"last_succeeded", ts("the last check that did not fail")},
-		{"last_changed", ts("when the publisher released the version held: its Last-Modified date, else when a check first found it")},
-		{"next_check", ts("the next check")},
-		{"consecutive_failures", oaInteger("checks failed in a row")},
-		{"last_error", Obj{{"type", []string{"string", "null"}}, {"description", "the last failed check's error"}}},
-		{"stale", oaBoolean("")},
-		{"stale_reason", oaStr("present when stale")},
-	}, "source_id", "checked")
-	return oaObject("How fresh the capability is: present when the server knows of a sync loop (citeq serve, with or without --sync).", Obj{
-		{"sync", oaStr("whether a sync loop checks the sources in this server")},
-		{"stale", oaBoolean("true when a source's checks have failed past the threshold, its publisher is overdue, or it is no longer checked; answers over the latest snapshot then carry a " + NoteStale + " note")},
-		{"stale_reasons", oaArray(Obj{{"type", "string"}}, "present when stale: each reason, naming its source")},
-		{"last_checked", ts("the least recent of the sources' last checks: every source was checked since")},
-		{"last_changed", ts("the most recent release among the sources")},
-		{"next_check", ts("the soonest next check")},
-		{"sources", oaArray(source, "")},
-	}, "sync", "stale", "last_checked", "last_changed", "next_check", "sources")
-}

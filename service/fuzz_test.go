@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"net/url"
 	"sync"
 	"testing"
@@ -86,7 +87,7 @@ func FuzzEvidenceJSON(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		_, e := svc.EvidenceJSON([]byte(body))
+		_, e := svc.Evidence(context.Background(), []byte(body))
 		if e != nil && (e.Status != 400 || e.Code == "") {
 			t.Fatalf("error %+v for %q", e, body)
 		}

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/citeq/citeq/apierror"
 )
 
 // TestInstantBoundsAreStrictRFC3339: a timestamp bound is read by RFC 3339's grammar, not by
@@ -13,7 +15,7 @@ import (
 // decoding included), while the extremes RFC 3339 allows are read. Before,
 // 2021-01-01T00:00:00+24:00 was echoed as 2020-12-31T00:00:00Z, and +05:60 and ,5Z were read.
 func TestInstantBoundsAreStrictRFC3339(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	for _, tc := range []struct{ bound, want string }{
 		{"2021-01-01T00:00:00+24:00", "offset 24:00 is out of range"},
 		{"2021-01-01T00:00:00-24:00", "offset 24:00 is out of range"},
@@ -26,16 +28,16 @@ func TestInstantBoundsAreStrictRFC3339(t *testing.T) {
 		{"2021-01-01T00:00:00+8:00", "not an RFC 3339 timestamp"},
 	} {
 		body, _ := json.Marshal(map[string]string{"utc_date_from": tc.bound})
-		forms := map[string]func() ([]byte, *Error){
-			"POST": func() ([]byte, *Error) { return s.QueryJSON("power/demand", body) },
-			"GET": func() ([]byte, *Error) {
+		forms := map[string]func() ([]byte, *apierror.Error){
+			"POST": func() ([]byte, *apierror.Error) { return s.QueryJSON("power/demand", body) },
+			"GET": func() ([]byte, *apierror.Error) {
 				raw, e := ParseRawQuery(url.Values{"utc_date_from": {tc.bound}}.Encode())
 				if e != nil {
 					return nil, e
 				}
 				return s.QueryRaw("power/demand", raw)
 			},
-			"GET with a bare +": func() ([]byte, *Error) {
+			"GET with a bare +": func() ([]byte, *apierror.Error) {
 				raw, e := ParseRawQuery("utc_date_from=" + tc.bound)
 				if e != nil {
 					return nil, e
@@ -45,7 +47,7 @@ func TestInstantBoundsAreStrictRFC3339(t *testing.T) {
 		}
 		for form, ask := range forms {
 			b, e := ask()
-			if e == nil || e.Status != 400 || e.Code != CodeInvalidParameter || !strings.Contains(e.Message, tc.want) {
+			if e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidParameter || !strings.Contains(e.Message, tc.want) {
 				t.Errorf("%s %s: %.100s %v, want a 400 invalid_parameter saying %q", form, tc.bound, b, e, tc.want)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/citeq/citeq/apierror"
 )
 
 // TestInstantBounds checks date-range bounds given as RFC 3339 timestamps on the two
@@ -13,7 +15,7 @@ import (
 // the UTC instant, a whole UTC day asked as its first and last hour ending equals the day
 // asked as a date, and the forms a range cannot take are refused with what to send instead.
 func TestInstantBounds(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 
 	type echo struct {
 		Query map[string]any `json:"query"`
@@ -138,7 +140,7 @@ func TestInstantBounds(t *testing.T) {
 				}
 				return
 			}
-			if e == nil || e.Status != 400 || e.Code != CodeInvalidParameter || !strings.Contains(e.Message, tc.want) {
+			if e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidParameter || !strings.Contains(e.Message, tc.want) {
 				t.Fatalf("got %v, want a 400 invalid_parameter saying %q", e, tc.want)
 			}
 		})

@@ -34,11 +34,3 @@ func joinKeyVocabulary() Obj {
 	}
 	return out
 }
-
-// oaJoinKeys is the schema of a capability's join_keys member.
-func oaJoinKeys() Obj {
-	return oaObject("fields whose values come from a vocabulary shared across capabilities (join_key_vocabulary of /v1/capabilities): combine two answers only on fields of one key", Obj{
-		{"keys", oaMapOf(oaStr(""), "field → join key")},
-		{"names_only", oaMapOf(oaObject("", Obj{{"names", oaStr("what the printed name names")}, {"join_on", oaStr("the key to join on instead, where a capability gives it")}}, "names"), "field → a name without a code")},
-	}, "keys", "names_only")
-}

@@ -15,8 +15,9 @@ import (
 // and are byte-for-byte reproducible.
 type Obj []KV
 
-// KV is one member of an Obj.
-type KV struct {
+// KV is one member of an Obj. It names an unnamed struct type, so that a document built in
+// any package (the OpenAPI document in api) writes its members as {"name", value}, as here.
+type KV = struct {
 	K string
 	V any
 }

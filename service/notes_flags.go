@@ -96,8 +96,8 @@ func flaggedFigures(c *capability.Capability, snap *Snapshot, flagged columnar.S
 	return more, text, nil
 }
 
-// flagNoteCodes adds to codes the note codes of the flags of the capabilities cs.
-func flagNoteCodes(codes []string, cs []*capability.Capability) []string {
+// FlagNoteCodes adds to codes the note codes of the flags of the capabilities cs.
+func FlagNoteCodes(codes []string, cs []*capability.Capability) []string {
 	for _, c := range cs {
 		for _, fl := range c.Flags {
 			if !slices.Contains(codes, fl.Note) {
@@ -106,16 +106,4 @@ func flagNoteCodes(codes []string, cs []*capability.Capability) []string {
 		}
 	}
 	return codes
-}
-
-// oaFlagNoteMembers are the members of a flag's note (flagNotes) for the Note schema, but
-// field, which other notes have too.
-func oaFlagNoteMembers() Obj {
-	return Obj{
-		{"value", Obj{{"type", []string{"string", "boolean"}}, {"description", "a flag's note: the field's value on those rows"}}},
-		{"sum_field", oaStr("a flag's note: the field summed over the rows named")},
-		{"sum", Obj{{"type", []string{"number", "null"}}, {"description", "a flag's note: the sum of sum_field over the rows named (null when none publishes it)"}}},
-		{"date_field", oaStr("a flag's note: the date field the rows named are dated by")},
-		{"dated_before_as_of", oaInteger("a flag's note: the rows named whose date_field is before the snapshot's as_of")},
-	}
 }

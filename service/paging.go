@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 )
 
@@ -24,13 +25,13 @@ const PageBytes = 128 << 10
 const nextPageHow = "more follow: send the same params with cursor set to next_cursor (over MCP: the same tool arguments plus cursor); pin as_of to the answer's as_of so that the pages stay of one snapshot"
 
 // splitCursor takes cursor out of raw and returns its value, "" when absent.
-func splitCursor(raw RawParams) (RawParams, string, *Error) {
-	return splitString(raw, CursorParam, errf(400, CodeInvalidParameter, "%s must be the summary.next_cursor string of the page before; leave it out for the first page", CursorParam))
+func splitCursor(raw RawParams) (RawParams, string, *apierror.Error) {
+	return splitString(raw, CursorParam, apierror.New(400, apierror.CodeInvalidParameter, "%s must be the summary.next_cursor string of the page before; leave it out for the first page", CursorParam))
 }
 
 // splitString takes the string parameter name out of raw (the other params are validated as
 // usual) and returns its value, "" when absent; a value that is not a non-empty string is bad.
-func splitString(raw RawParams, name string, bad *Error) (RawParams, string, *Error) {
+func splitString(raw RawParams, name string, bad *apierror.Error) (RawParams, string, *apierror.Error) {
 	v, ok := raw[name]
 	if !ok {
 		return raw, "", nil
@@ -59,18 +60,18 @@ func pageKey(c *capability.Capability, snap *Snapshot, p *Params, compare string
 func cursorAt(key string, offset int) string { return strconv.Itoa(offset) + "." + key }
 
 // setPage reads cursor into p: the offset of the page it names, checked against the query.
-func setPage(c *capability.Capability, snap *Snapshot, p *Params, compare, cursor string) *Error {
+func setPage(c *capability.Capability, snap *Snapshot, p *Params, compare, cursor string) *apierror.Error {
 	p.pageKey = pageKey(c, snap, p, compare)
 	if cursor == "" {
 		return nil
 	}
 	if !p.IncludeRecords && compare == "" {
-		return errf(400, CodeInvalidParameter, "this answer has no pages: %s pages the records of include_records and the lists of %s; leave it out", CursorParam, CompareParam)
+		return apierror.New(400, apierror.CodeInvalidParameter, "this answer has no pages: %s pages the records of include_records and the lists of %s; leave it out", CursorParam, CompareParam)
 	}
 	off, k, ok := strings.Cut(cursor, ".")
 	n, err := strconv.Atoi(off)
 	if !ok || err != nil || n < 1 || k != p.pageKey {
-		return errf(400, CodeInvalidParameter, "cursor %q is not a page of this query at as_of %s: send exactly the params of the first page (as_of pinned to its as_of) with the next_cursor its summary gave", cursor, snap.Manifest.AsOf)
+		return apierror.New(400, apierror.CodeInvalidParameter, "cursor %q is not a page of this query at as_of %s: send exactly the params of the first page (as_of pinned to its as_of) with the next_cursor its summary gave", cursor, snap.Manifest.AsOf)
 	}
 	p.offset, p.cursor = n, cursor
 	return nil
@@ -114,14 +115,5 @@ func pageLists(offset int, lists ...[]Obj) ([][]Obj, []int, int) {
 	return out, from, 0
 }
 
-// oaPageMembers are the summary members of a page in the OpenAPI document.
-func oaPageMembers() []KV {
-	return []KV{
-		{CursorParam, oaStr("the cursor this page was asked with")},
-		{"next_cursor", oaStr("present when more follow: the cursor of the next page")},
-		{"next_page", oaStr("present when more follow: how to ask for the next page")},
-	}
-}
-
-// with is o followed by kv.
-func (o Obj) with(kv ...KV) Obj { return append(o, kv...) }
+// With is o followed by kv.
+func (o Obj) With(kv ...KV) Obj { return append(o, kv...) }

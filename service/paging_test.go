@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/internal/testenv"
 )
 
@@ -96,7 +97,7 @@ func TestComparisonPages(t *testing.T) {
 		`{"as_of":"2025-05-09","compare_as_of":"2025-01-17","cursor":"3.abc"}`,
 		`{"as_of":"2025-05-09","cursor":"` + first.Summary.Next + `"}`,
 	} {
-		if _, e := s.QueryJSON("power/interconnection-queue", []byte(bad)); e == nil || e.Code != CodeInvalidParameter {
+		if _, e := s.QueryJSON("power/interconnection-queue", []byte(bad)); e == nil || e.Code != apierror.CodeInvalidParameter {
 			t.Errorf("%s: %v", bad, e)
 		}
 	}

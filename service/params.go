@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 )
@@ -111,7 +112,7 @@ func Pinned(raw RawParams) bool {
 }
 
 // ParseBody reads a POST body (a JSON params object; an empty body is {}).
-func ParseBody(body []byte) (RawParams, *Error) {
+func ParseBody(body []byte) (RawParams, *apierror.Error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return RawParams{}, nil
@@ -120,13 +121,13 @@ func ParseBody(body []byte) (RawParams, *Error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
-		return nil, errf(400, CodeInvalidRequest, "the body is not a JSON object (%v); send a params object such as {\"filters\":{\"state\":\"TX\"},\"group_by\":[\"technology\"]}", err)
+		return nil, apierror.New(400, apierror.CodeInvalidRequest, "the body is not a JSON object (%v); send a params object such as {\"filters\":{\"state\":\"TX\"},\"group_by\":[\"technology\"]}", err)
 	}
 	if dec.More() {
-		return nil, errf(400, CodeInvalidRequest, "the body holds more than one JSON value; send one params object")
+		return nil, apierror.New(400, apierror.CodeInvalidRequest, "the body holds more than one JSON value; send one params object")
 	}
 	if raw == nil {
-		return nil, errf(400, CodeInvalidRequest, "the body is null; send a params object such as {} or {\"group_by\":[\"state\"]}")
+		return nil, apierror.New(400, apierror.CodeInvalidRequest, "the body is null; send a params object such as {} or {\"group_by\":[\"state\"]}")
 	}
 	return raw, nil
 }
@@ -134,20 +135,20 @@ func ParseBody(body []byte) (RawParams, *Error) {
 // ParseRawQuery reads the query string of a GET query URL (without the "?"). A query string
 // that does not parse — a malformed percent escape, a semicolon separator — is refused, never
 // read as fewer parameters than were sent.
-func ParseRawQuery(rawQuery string) (RawParams, *Error) {
+func ParseRawQuery(rawQuery string) (RawParams, *apierror.Error) {
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return nil, errf(400, CodeInvalidParameter, "the query string does not parse (%v); separate pairs with & (not ;), percent-encode reserved characters (%%25 for %%), or send the params as q=<URL-encoded JSON> or as a POST body", err)
+		return nil, apierror.New(400, apierror.CodeInvalidParameter, "the query string does not parse (%v); separate pairs with & (not ;), percent-encode reserved characters (%%25 for %%), or send the params as q=<URL-encoded JSON> or as a POST body", err)
 	}
 	return ParseQuery(q)
 }
 
 // ParseQuery reads the GET form: q=<URL-encoded JSON params object>, or plain pairs where
 // repeated keys are lists, group_by may be comma separated, and limit/top_n are integers.
-func ParseQuery(q url.Values) (RawParams, *Error) {
+func ParseQuery(q url.Values) (RawParams, *apierror.Error) {
 	if qs, ok := q["q"]; ok {
 		if len(q) > 1 || len(qs) > 1 {
-			return nil, errf(400, CodeInvalidRequest, "q carries the whole params object; do not combine it with other query parameters or repeat it")
+			return nil, apierror.New(400, apierror.CodeInvalidRequest, "q carries the whole params object; do not combine it with other query parameters or repeat it")
 		}
 		return ParseBody([]byte(qs[0]))
 	}
@@ -172,16 +173,16 @@ func ParseQuery(q url.Values) (RawParams, *Error) {
 			raw[k] = mustJSON(list)
 		case "limit", "top_n":
 			if len(vals) > 1 {
-				return nil, errf(400, CodeInvalidParameter, "%s is given %d times; give it once", k, len(vals))
+				return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s is given %d times; give it once", k, len(vals))
 			}
 			n, err := strconv.Atoi(strings.TrimSpace(vals[0]))
 			if err != nil {
-				return nil, errf(400, CodeInvalidParameter, "%s must be an integer, got %q", k, vals[0])
+				return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be an integer, got %q", k, vals[0])
 			}
 			raw[k] = mustJSON(n)
 		case "include_records", "include_evidence", "rollup_other":
 			if len(vals) > 1 {
-				return nil, errf(400, CodeInvalidParameter, "%s is given %d times; give it once", k, len(vals))
+				return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s is given %d times; give it once", k, len(vals))
 			}
 			raw[k] = mustJSON(vals[0])
 		default:
@@ -202,7 +203,7 @@ var (
 )
 
 // Validate turns raw params into Params for capability c, or the first error found.
-func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *Snapshot, *Error) {
+func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *Snapshot, *apierror.Error) {
 	schemaURL := "/v1/" + c.Path + "/schema"
 	p := &Params{Filters: map[string][]string{}, Ranges: map[string][2]string{}, Order: "desc", RollupOther: true, Limit: DefaultLimit}
 
@@ -221,7 +222,7 @@ func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *S
 	if fv, ok := raw["filters"]; ok {
 		var obj map[string]json.RawMessage
 		if e := json.Unmarshal(fv, &obj); e != nil || obj == nil {
-			return nil, nil, errf(400, CodeInvalidFilter, "filters must be an object of filter name → value or list of values, e.g. {\"state\":[\"TX\",\"CA\"]}; see %s", schemaURL)
+			return nil, nil, apierror.New(400, apierror.CodeInvalidFilter, "filters must be an object of filter name → value or list of values, e.g. {\"state\":[\"TX\",\"CA\"]}; see %s", schemaURL)
 		}
 		for k, v := range obj {
 			filters[k] = v
@@ -244,13 +245,13 @@ func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *S
 		case "group_by":
 			list, e := stringList(v)
 			if e != nil {
-				return nil, nil, errf(400, CodeInvalidParameter, "group_by must be a list of dimension names (or a comma-separated string): %s", join(c.GroupByNames()))
+				return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "group_by must be a list of dimension names (or a comma-separated string): %s", join(c.GroupByNames()))
 			}
 			p.GroupBy = list
 		case "include_records", "include_evidence", "rollup_other":
 			b, e := boolValue(v)
 			if e != nil {
-				return nil, nil, errf(400, CodeInvalidParameter, "%s must be true or false (a boolean or its text), got %s", k, v)
+				return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be true or false (a boolean or its text), got %s", k, v)
 			}
 			switch k {
 			case "include_records":
@@ -263,27 +264,27 @@ func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *S
 		case "limit", "top_n":
 			n, e := intValue(v)
 			if e != nil {
-				return nil, nil, errf(400, CodeInvalidParameter, "%s must be an integer (5 or \"5\"), got %s", k, v)
+				return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be an integer (5 or \"5\"), got %s", k, v)
 			}
 			if k == "limit" {
 				if n < 1 || n > MaxLimit {
-					return nil, nil, errf(400, CodeInvalidParameter, "limit must be between 1 and %d (default %d); it caps the detail records of include_records", MaxLimit, DefaultLimit)
+					return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "limit must be between 1 and %d (default %d); it caps the detail records of include_records", MaxLimit, DefaultLimit)
 				}
 				p.Limit = n
 			} else {
 				if n < 1 {
-					return nil, nil, errf(400, CodeInvalidParameter, "top_n must be a positive integer")
+					return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "top_n must be a positive integer")
 				}
 				p.TopN = n
 			}
 		case "order_by", "order":
 			var str string
 			if e := json.Unmarshal(v, &str); e != nil {
-				return nil, nil, errf(400, CodeInvalidParameter, "%s must be a string", k)
+				return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be a string", k)
 			}
 			if k == "order" {
 				if str != "asc" && str != "desc" {
-					return nil, nil, errf(400, CodeInvalidParameter, "order must be asc or desc (default desc), got %q", str)
+					return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "order must be asc or desc (default desc), got %q", str)
 				}
 				p.Order = str
 			} else {
@@ -297,7 +298,7 @@ func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *S
 				continue
 			}
 			if _, dup := filters[k]; dup {
-				return nil, nil, errf(400, CodeInvalidFilter, "filter %s is given both at the top level and inside filters; give it once", k)
+				return nil, nil, apierror.New(400, apierror.CodeInvalidFilter, "filter %s is given both at the top level and inside filters; give it once", k)
 			}
 			filters[k] = v
 		}
@@ -308,39 +309,39 @@ func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *S
 	for name, b := range p.Ranges {
 		// Bounds of one kind compare as text; a date and a timestamp are left to the answer.
 		if b[0] != "" && b[1] != "" && isInstant(b[0]) == isInstant(b[1]) && b[0] > b[1] {
-			return nil, nil, errf(400, CodeInvalidParameter, "%s_date_from (%s) is after %s_date_to (%s)", name, b[0], name, b[1])
+			return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "%s_date_from (%s) is after %s_date_to (%s)", name, b[0], name, b[1])
 		}
 	}
 	seen := map[string]bool{}
 	for _, g := range p.GroupBy {
 		f, ok := c.Field(g)
 		if !ok || !f.GroupBy {
-			return nil, nil, errf(400, CodeInvalidParameter, "%q is not a group_by dimension of %s; valid: %s (see %s)", g, c.ID, join(c.GroupByNames()), schemaURL)
+			return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "%q is not a group_by dimension of %s; valid: %s (see %s)", g, c.ID, join(c.GroupByNames()), schemaURL)
 		}
 		if seen[g] {
-			return nil, nil, errf(400, CodeInvalidParameter, "group_by lists %s twice", g)
+			return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "group_by lists %s twice", g)
 		}
 		seen[g] = true
 	}
 	if p.OrderBy != "" {
 		if len(p.GroupBy) == 0 {
-			return nil, nil, errf(400, CodeInvalidParameter, "order_by ranks groups, so it needs group_by; add e.g. \"group_by\":[\"%s\"]", c.GroupByNames()[0])
+			return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "order_by ranks groups, so it needs group_by; add e.g. \"group_by\":[\"%s\"]", c.GroupByNames()[0])
 		}
 		if _, ok := c.Metric(p.OrderBy); !ok {
 			hint := ""
 			if _, isField := c.Field(p.OrderBy); isField {
 				hint = " (order_by ranks groups by a metric, never by a dimension; groups already come in group-key order when order_by is omitted)"
 			}
-			return nil, nil, errf(400, CodeInvalidParameter, "order_by %q is not a metric of %s%s; valid: %s", p.OrderBy, c.ID, hint, join(c.MetricNames()))
+			return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "order_by %q is not a metric of %s%s; valid: %s", p.OrderBy, c.ID, hint, join(c.MetricNames()))
 		}
 	}
 	if p.TopN > 0 && (len(p.GroupBy) == 0 || p.OrderBy == "") {
-		return nil, nil, errf(400, CodeInvalidParameter, "top_n needs both group_by and order_by, e.g. {\"group_by\":[\"%s\"],\"order_by\":\"%s\",\"top_n\":%d}", c.GroupByNames()[0], c.Metrics[0].Name, p.TopN)
+		return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "top_n needs both group_by and order_by, e.g. {\"group_by\":[\"%s\"],\"order_by\":\"%s\",\"top_n\":%d}", c.GroupByNames()[0], c.Metrics[0].Name, p.TopN)
 	}
 	return p, snap, nil
 }
 
-func asOfValue(raw RawParams) (string, *Error) {
+func asOfValue(raw RawParams) (string, *apierror.Error) {
 	var vals []json.RawMessage
 	if v, ok := raw["as_of"]; ok {
 		vals = append(vals, v)
@@ -354,19 +355,19 @@ func asOfValue(raw RawParams) (string, *Error) {
 		}
 	}
 	if len(vals) > 1 {
-		return "", errf(400, CodeInvalidParameter, "as_of is given twice; give it once")
+		return "", apierror.New(400, apierror.CodeInvalidParameter, "as_of is given twice; give it once")
 	}
 	if len(vals) == 0 {
 		return "latest", nil
 	}
 	var s string
 	if json.Unmarshal(vals[0], &s) != nil || (s != "latest" && !isoDay.MatchString(s)) {
-		return "", errf(400, CodeInvalidParameter, "as_of must be latest or a snapshot date YYYY-MM-DD; GET the schema for the served dates")
+		return "", apierror.New(400, apierror.CodeInvalidParameter, "as_of must be latest or a snapshot date YYYY-MM-DD; GET the schema for the served dates")
 	}
 	return s, nil
 }
 
-func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filters map[string]json.RawMessage, p *Params, schemaURL string) *Error {
+func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filters map[string]json.RawMessage, p *Params, schemaURL string) *apierror.Error {
 	names := make([]string, 0, len(filters))
 	for k := range filters {
 		names = append(names, k)
@@ -382,17 +383,17 @@ func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filt
 			for _, r := range c.DateRanges {
 				ranges = append(ranges, r.From(), r.To())
 			}
-			return errf(400, CodeInvalidFilter, "%q is not a filter or parameter of %s; filters: %s; date ranges: %s; controls: %s (see %s)",
+			return apierror.New(400, apierror.CodeInvalidFilter, "%q is not a filter or parameter of %s; filters: %s; date ranges: %s; controls: %s (see %s)",
 				name, c.ID, join(c.FilterNames()), join(ranges), join(capability.Controls), schemaURL)
 		}
 		vals, err := filterValues(filters[name])
 		if err != nil || len(vals) == 0 {
-			return errf(400, CodeInvalidFilter, "filter %s takes a value or a non-empty list of values", name)
+			return apierror.New(400, apierror.CodeInvalidFilter, "filter %s takes a value or a non-empty list of values", name)
 		}
 		// A value before the field's floor is refused for what it is, whatever else the list holds.
 		for _, v := range vals {
 			if f.Floor != nil && f.Floor.Before(f.Type, v) {
-				return errf(400, CodeInvalidFilter, "filter %s %q is refused: %s; the first %s answered is %s, so filter on it or a later one (see %s)",
+				return apierror.New(400, apierror.CodeInvalidFilter, "filter %s %q is refused: %s; the first %s answered is %s, so filter on it or a later one (see %s)",
 					name, v, f.Floor.Reason, name, f.Floor.Value, schemaURL)
 			}
 		}
@@ -413,25 +414,25 @@ func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filt
 // checkValue validates one filter value and returns its canonical text: for text, every
 // published value it matches with surrounding white space trimmed (a sheet published as
 // "Cluster 15 " is matched by "Cluster 15", and by "Cluster 15 ").
-func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capability.Field, v string, schemaURL string) ([]string, *Error) {
+func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capability.Field, v string, schemaURL string) ([]string, *apierror.Error) {
 	switch f.Type {
 	case capability.Integer:
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
-			return nil, errf(400, CodeInvalidFilter, "filter %s takes integers, got %q", f.Name, v)
+			return nil, apierror.New(400, apierror.CodeInvalidFilter, "filter %s takes integers, got %q", f.Name, v)
 		}
 		return []string{strconv.FormatInt(n, 10)}, nil
 	case capability.Number:
 		// As the engine spells the value (shortest round-trip decimal): 2.50 is 2.5.
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, errf(400, CodeInvalidFilter, "filter %s takes numbers, got %q", f.Name, v)
+			return nil, apierror.New(400, apierror.CodeInvalidFilter, "filter %s takes numbers, got %q", f.Name, v)
 		}
 		return []string{strconv.FormatFloat(x, 'g', -1, 64)}, nil
 	case capability.Boolean:
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
-			return nil, errf(400, CodeInvalidFilter, "filter %s takes true or false, got %q", f.Name, v)
+			return nil, apierror.New(400, apierror.CodeInvalidFilter, "filter %s takes true or false, got %q", f.Name, v)
 		}
 		return []string{strconv.FormatBool(b)}, nil
 	}
@@ -440,7 +441,7 @@ func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capabil
 		// A derived table holds only what its inputs join; a value it lacks is for the
 		// derivation's check to name, with what each input has.
 		if trimmed == "" {
-			return nil, errf(400, CodeInvalidFilter, "filter %s takes a non-empty value (see %s)", f.Name, schemaURL)
+			return nil, apierror.New(400, apierror.CodeInvalidFilter, "filter %s takes a non-empty value (see %s)", f.Name, schemaURL)
 		}
 		return []string{trimmed}, nil
 	}
@@ -450,7 +451,7 @@ func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capabil
 				return []string{e}, nil
 			}
 		}
-		return nil, errf(400, CodeInvalidFilter, "%q is not a value of filter %s; valid: %s", v, f.Name, quoteList(f.Enum))
+		return nil, apierror.New(400, apierror.CodeInvalidFilter, "%q is not a value of filter %s; valid: %s", v, f.Name, quoteList(f.Enum))
 	}
 	var out []string
 	if f.Codebook != "" {
@@ -481,7 +482,7 @@ func (s *Service) checkValue(c *capability.Capability, snap *Snapshot, f capabil
 	if f.Codebook != "" {
 		more = fmt.Sprintf("; the codebook %s in %s lists every code", f.Codebook, schemaURL)
 	}
-	return nil, errf(400, CodeInvalidFilter, "%q is not a value of filter %s in %s as_of %s (values are case-sensitive, as published, and matched with surrounding white space trimmed); valid values include: %s%s (see %s)",
+	return nil, apierror.New(400, apierror.CodeInvalidFilter, "%q is not a value of filter %s in %s as_of %s (values are case-sensitive, as published, and matched with surrounding white space trimmed); valid values include: %s%s (see %s)",
 		v, f.Name, c.ID, snap.Manifest.AsOf, valid, more, schemaURL)
 }
 
@@ -532,7 +533,7 @@ func (s *Service) dimensionValues(snap *Snapshot, field string, max int) string 
 	return quoteList(vals)
 }
 
-func setRange(p *Params, r capability.DateRange, key string, v json.RawMessage) *Error {
+func setRange(p *Params, r capability.DateRange, key string, v json.RawMessage) *apierror.Error {
 	forms := "a date string YYYY-MM-DD, YYYY-MM or YYYY"
 	if r.Instants != nil {
 		forms += ", or an RFC 3339 timestamp such as 2022-02-19T19:00:00Z or 2022-02-19T11:00:00-08:00"
@@ -541,7 +542,7 @@ func setRange(p *Params, r capability.DateRange, key string, v json.RawMessage) 
 	if err := json.Unmarshal(v, &str); err != nil {
 		var n json.Number
 		if json.Unmarshal(v, &n) != nil {
-			return errf(400, CodeInvalidParameter, "%s must be %s", key, forms)
+			return apierror.New(400, apierror.CodeInvalidParameter, "%s must be %s", key, forms)
 		}
 		str = n.String()
 	}
@@ -550,7 +551,7 @@ func setRange(p *Params, r capability.DateRange, key string, v json.RawMessage) 
 	d, ok := normDate(str, upper)
 	if !ok && looksLikeTimestamp(str) {
 		if r.Instants == nil {
-			return errf(400, CodeInvalidParameter, "%s %q is a timestamp, but the range %s compares dates only: use YYYY-MM-DD, YYYY-MM or YYYY (a month or year means its first day in _from and its last day in _to)", key, str, r.Name)
+			return apierror.New(400, apierror.CodeInvalidParameter, "%s %q is a timestamp, but the range %s compares dates only: use YYYY-MM-DD, YYYY-MM or YYYY (a month or year means its first day in _from and its last day in _to)", key, str, r.Name)
 		}
 		inst, e := normInstant(key, str, upper)
 		if e != nil {
@@ -559,7 +560,7 @@ func setRange(p *Params, r capability.DateRange, key string, v json.RawMessage) 
 		d, ok = inst, true
 	}
 	if !ok {
-		return errf(400, CodeInvalidParameter, "%s %q is neither a date nor a timestamp: it must be %s (a month or year means its first day in _from and its last day in _to)", key, str, forms)
+		return apierror.New(400, apierror.CodeInvalidParameter, "%s %q is neither a date nor a timestamp: it must be %s (a month or year means its first day in _from and its last day in _to)", key, str, forms)
 	}
 	b := p.Ranges[r.Name]
 	if upper {
@@ -584,7 +585,7 @@ func looksLikeTimestamp(s string) bool {
 // allowed, Z or an offset required) as a UTC instant in InstantLayout. The fields compared
 // hold whole seconds, so a fraction rounds a lower bound up and an upper bound down, which
 // selects exactly the instants within the bound.
-func normInstant(key, s string, upper bool) (string, *Error) {
+func normInstant(key, s string, upper bool) (string, *apierror.Error) {
 	u := strings.ToUpper(s)
 	if u[10] == ' ' {
 		u = u[:10] + "T" + u[11:]
@@ -618,7 +619,7 @@ func normInstant(key, s string, upper bool) (string, *Error) {
 		}
 	}
 	if t.Year() < 1 || t.Year() > 9999 {
-		return "", errf(400, CodeInvalidParameter, "%s %q lies outside the years 0001 to 9999", key, s)
+		return "", apierror.New(400, apierror.CodeInvalidParameter, "%s %q lies outside the years 0001 to 9999", key, s)
 	}
 	return t.Format(InstantLayout), nil
 }
@@ -630,23 +631,23 @@ var instantSyntax = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(
 // strictInstant refuses what time.Parse would take but RFC 3339 does not: a fraction after a
 // comma, and an offset beyond 23:59 (time.Parse takes +24:00 and +05:60). u is s in upper
 // case, its + restored. A timestamp without a zone passes, for normInstant to explain.
-func strictInstant(key, s, u string) *Error {
+func strictInstant(key, s, u string) *apierror.Error {
 	m := instantSyntax.FindStringSubmatch(u)
 	switch {
 	case m == nil && strings.Contains(u, ","):
-		return errf(400, CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp: fractional seconds follow a \".\", not a \",\" (e.g. 2022-02-19T19:00:00.5Z)", key, s)
+		return apierror.New(400, apierror.CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp: fractional seconds follow a \".\", not a \",\" (e.g. 2022-02-19T19:00:00.5Z)", key, s)
 	case m == nil:
 		return notRFC3339(key, s, "")
 	case m[1] != "" && (m[1] > "23" || m[2] > "59"):
-		return errf(400, CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp: its offset %s:%s is out of range (hours 00 to 23, minutes 00 to 59)", key, s, m[1], m[2])
+		return apierror.New(400, apierror.CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp: its offset %s:%s is out of range (hours 00 to 23, minutes 00 to 59)", key, s, m[1], m[2])
 	}
 	return nil
 }
 
 // notRFC3339 is the error for a bound s of key that is not an RFC 3339 timestamp, with more
 // to say (or "").
-func notRFC3339(key, s, more string) *Error {
-	return errf(400, CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp (YYYY-MM-DDTHH:MM:SSZ or with an offset, e.g. 2022-02-19T19:00:00Z or 2022-02-19T11:00:00-08:00).%s", key, s, more)
+func notRFC3339(key, s, more string) *apierror.Error {
+	return apierror.New(400, apierror.CodeInvalidParameter, "%s %q is not an RFC 3339 timestamp (YYYY-MM-DDTHH:MM:SSZ or with an offset, e.g. 2022-02-19T19:00:00Z or 2022-02-19T11:00:00-08:00).%s", key, s, more)
 }
 
 // plusAsSpace matches a timestamp whose offset lost its + to URL decoding.

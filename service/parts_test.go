@@ -44,7 +44,7 @@ func readPartsGolden(t *testing.T) map[string]partsGolden {
 // how to split, and its sales total is Parts A, B and D only. A metric null because only Part
 // C lines match says not_counted, not not_published.
 func TestRetailPartsNote(t *testing.T) {
-	s := openAPIService(t)
+	s := testService(t)
 	g := readPartsGolden(t)
 	byPart := g["retail sales CA by part"].Groups["source_record_count"]
 	if len(byPart) != 3 {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 )
@@ -42,7 +43,7 @@ func (q *Prepared) Pinned() bool { return q.pinned && !q.params.IncludeEvidence 
 func (q *Prepared) Reverified() bool { return q.params.IncludeEvidence }
 
 // Prepare resolves capability path p and validates raw params against it.
-func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
+func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *apierror.Error) {
 	c, e := s.resolve(p)
 	if e != nil {
 		return nil, e
@@ -91,14 +92,9 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *Error) {
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,
 // snapshot and canonical params — except with include_evidence, which re-verifies the raw
-// files on every call.
-func (s *Service) Run(q *Prepared) ([]byte, *Error) {
-	return s.RunContext(context.Background(), q)
-}
-
-// RunContext is Run for a request whose context ends it: a request cancelled (its client
-// gone, or its deadline passed) before the answer is computed is not computed.
-func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *Error) {
+// files on every call. A request whose context has ended (its client gone, or its deadline
+// passed) before the answer is computed is not computed.
+func (s *Service) Run(ctx context.Context, q *Prepared) ([]byte, *apierror.Error) {
 	if e := cancelled(ctx); e != nil {
 		return nil, e
 	}
@@ -126,17 +122,18 @@ func (s *Service) RunContext(ctx context.Context, q *Prepared) ([]byte, *Error) 
 	return body, e
 }
 
-// QueryRaw answers a query on capability path p; it returns the JSON payload, or an error.
-func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *Error) {
+// QueryRaw answers a query on capability path p for a caller with no request to end it (a
+// benchmark, a test); it returns the JSON payload, or an error.
+func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *apierror.Error) {
 	q, e := s.Prepare(p, raw)
 	if e != nil {
 		return nil, e
 	}
-	return s.Run(q)
+	return s.Run(context.Background(), q)
 }
 
 // QueryJSON answers a query given as a JSON params object (POST body, MCP arguments).
-func (s *Service) QueryJSON(p string, body []byte) ([]byte, *Error) {
+func (s *Service) QueryJSON(p string, body []byte) ([]byte, *apierror.Error) {
 	raw, e := ParseBody(body)
 	if e != nil {
 		return nil, e
@@ -271,8 +268,8 @@ func QueryColumns(c *capability.Capability, p *Params) []string {
 }
 
 // unreadable is the error of a snapshot column that cannot be read from its file.
-func unreadable(snap *Snapshot, err error) *Error {
-	return errf(500, CodeInternal, "the %s snapshot as_of %s cannot be read (%v); retry, and report it if it persists", snap.Cap.ID, snap.Manifest.AsOf, err)
+func unreadable(snap *Snapshot, err error) *apierror.Error {
+	return apierror.New(500, apierror.CodeInternal, "the %s snapshot as_of %s cannot be read (%v); retry, and report it if it persists", snap.Cap.ID, snap.Manifest.AsOf, err)
 }
 
 // quotient divides the sums num by den, null where den is null or zero.
@@ -297,12 +294,14 @@ type outRow struct {
 	members []int // groups folded into (other)
 }
 
-func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *Error) {
+func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *apierror.Error) {
 	return s.runNoted(c, snap, p, nil)
 }
 
-// runNoted is run with extra notes at the end of summary.notes (staleNote).
-func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, extra []Obj) ([]byte, *Error) {
+// runNoted answers p over snap in three steps: evaluate (filter, group, aggregate, declare
+// what is withheld), rank (order, top-n, (other)) and render (rows, summary, records,
+// citations); extra notes go at the end of summary.notes (staleNote).
+func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, extra []Obj) ([]byte, *apierror.Error) {
 	ev, evErr := Evaluate(c, snap.Table, p)
 	if evErr != nil {
 		return nil, unreadable(snap, evErr)
@@ -313,13 +312,19 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 	if derr != nil {
 		return nil, unreadable(snap, derr)
 	}
-	sel, groups, results, lineage := ev.Sel, ev.Groups, ev.Metrics, ev.Lineage
+	rows := rankRows(c, p, ev)
+	return s.render(c, snap, p, ev, decl, rows, declNotes, extra)
+}
 
+// rankRows makes the output rows of ev's groups, ordered by p.OrderBy and cut to p.TopN, the
+// rest folded into (other) when p asks for it.
+func rankRows(c *capability.Capability, p *Params, ev *Evaluation) []outRow {
+	groups := ev.Groups
 	rows := make([]outRow, groups.N)
 	nk := len(groups.Keys)
 	texts, nulls := make([]string, groups.N*nk), make([]bool, groups.N*nk) // every row's, in one
 	for gi := range rows {
-		r := outRow{gi: gi, sources: lineage[gi], group: texts[gi*nk : (gi+1)*nk : (gi+1)*nk], null: nulls[gi*nk : (gi+1)*nk : (gi+1)*nk]}
+		r := outRow{gi: gi, sources: ev.Lineage[gi], group: texts[gi*nk : (gi+1)*nk : (gi+1)*nk], null: nulls[gi*nk : (gi+1)*nk : (gi+1)*nk]}
 		for k, col := range groups.Keys {
 			if code := groups.Codes[gi][k]; code < 0 {
 				r.null[k] = true
@@ -329,14 +334,14 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 		}
 		rows[gi] = r
 	}
-	metricIdx := -1
 	if p.OrderBy != "" {
+		metricIdx := -1
 		for i, m := range c.Metrics {
 			if m.Name == p.OrderBy {
 				metricIdx = i
 			}
 		}
-		rank(rows, results[metricIdx].Groups, p.Order == "asc")
+		rank(rows, ev.Metrics[metricIdx].Groups, p.Order == "asc")
 	}
 	if p.TopN > 0 && len(rows) > p.TopN {
 		rest := rows[p.TopN:]
@@ -345,7 +350,13 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 			rows = append(rows, foldOther(rest, len(p.GroupBy)))
 		}
 	}
+	return rows
+}
 
+// render writes the answer to p: {capability, as_of, query, summary, rows, records?,
+// citations}, the small members rendered first, then the rows, records and citations copied
+// once into a buffer sized for all of it.
+func (s *Service) render(c *capability.Capability, snap *Snapshot, p *Params, ev *Evaluation, decl *declared, rows []outRow, declNotes, extra []Obj) ([]byte, *apierror.Error) {
 	canon := p.canonical(c)
 	var filters Obj
 	for _, kv := range canon {
@@ -362,64 +373,106 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 	}
 	cw.cites = slices.Grow(cw.cites, nsrc)
 	if n := len(rows); n > 0 && rows[n-1].other {
-		// The (other) row's lineage filter leaves out the groups listed before it.
-		kept := make([]Obj, 0, n-1)
-		for _, r := range rows[:n-1] {
-			g := make(Obj, 0, len(p.GroupBy))
-			for k, name := range p.GroupBy {
-				f, _ := c.Field(name)
-				if r.null[k] {
-					g = append(g, KV{name, nil})
-				} else {
-					g = append(g, KV{name, typed(f.Type, r.group[k])})
-				}
-			}
-			kept = append(kept, g)
-		}
-		cw.setExcludes(kept)
+		cw.setExcludes(keptGroups(c, p, rows[:n-1]))
 	}
-
-	// The rows, rendered one after the other: each {"group", "metrics", "notes"?, "lineage":
-	// {"citation_ref", "citation_refs"? (more than one source), "source_rows_count"}}. Many
-	// rows are rendered in two halves at once, each half's citations by a writer of its own,
-	// merged after.
-	rr := newRowRenderer(c, snap, p, results)
+	rr := newRowRenderer(c, snap, p, ev.Metrics)
 	rr.decl = decl
+	out, rowsTail, release := s.renderRows(c, rr, rows, cw, filters)
+	defer release()
+
+	summary, e := s.summary(c, snap, p, ev, len(rows), declNotes, extra)
+	if e != nil {
+		return nil, e
+	}
+	summary = append(summary, KV{"citation_refs", orEmptyList(cw.refs(ev.Total, Obj{}))})
+	var recs rawJSON
+	if p.IncludeRecords {
+		var nrecs int
+		recs, nrecs, e = s.records(c, snap, ev.Sel, p.offset, p.Limit)
+		if e != nil {
+			return nil, e
+		}
+		more := p.offset+nrecs < ev.Sel.Len()
+		summary = append(summary, KV{"records_returned", nrecs}, KV{"records_truncated", more})
+		if p.offset > 0 {
+			summary = append(summary, KV{"records_offset", p.offset})
+		}
+		summary = append(summary, pageSummary(p, p.offset+nrecs, more)...)
+	}
+	head := appendObjOrPanic(nil, Obj{
+		{"capability", c.ID},
+		{"as_of", snap.Manifest.AsOf},
+		{"query", canon},
+		{"summary", summary},
+	})
+	return s.assemble(head[:len(head)-1], out, rowsTail, recs, cw, p.IncludeEvidence), nil
+}
+
+// keptGroups are the groups of rows, listed before (other): the (other) row's lineage filter
+// leaves them out.
+func keptGroups(c *capability.Capability, p *Params, rows []outRow) []Obj {
+	kept := make([]Obj, 0, len(rows))
+	for _, r := range rows {
+		g := make(Obj, 0, len(p.GroupBy))
+		for k, name := range p.GroupBy {
+			f, _ := c.Field(name)
+			if r.null[k] {
+				g = append(g, KV{name, nil})
+			} else {
+				g = append(g, KV{name, typed(f.Type, r.group[k])})
+			}
+		}
+		kept = append(kept, g)
+	}
+	return kept
+}
+
+// renderRows renders rows as a JSON array, one after the other: each {"group", "metrics",
+// "notes"?, "lineage": {"citation_ref", "citation_refs"? (more than one source),
+// "source_rows_count"}}, their citations written by cw. Many rows are rendered in two halves
+// at once, each half's citations by a writer of its own, merged into cw after: the array is
+// then out followed by a comma and tail, closed by a bracket (without tail, out and the
+// bracket). release returns the buffers.
+func (s *Service) renderRows(c *capability.Capability, rr *rowRenderer, rows []outRow, cw *citeWriter, filters Obj) (out, tail []byte, release func()) {
 	rowsBuf := getBuf()
-	out := append((*rowsBuf)[:0], '[')
-	var rowsTail []byte // the rows after out, when rendered in two halves
-	defer func() { putBuf(rowsBuf, out) }()
+	out = append((*rowsBuf)[:0], '[')
 	if len(rows) < parallelRows || runtime.GOMAXPROCS(0) < 2 {
 		out = rr.render(out, rows, cw)
-	} else {
-		mid := len(rows) / 2
-		secondBuf, citeBuf2 := getBuf(), getBuf()
-		cw2 := newCiteWriter(c, snap, p, filters, *citeBuf2, s.cites)
-		n2 := 0
-		for _, r := range rows[mid:] {
-			n2 += len(r.sources)
-		}
-		cw2.excludes, cw2.cites = cw.excludes, make([]citation, 0, n2)
-		second := (*secondBuf)[:0]
-		var failed any
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			defer func() { failed = recover() }()
-			second = rr.render(second, rows[mid:], cw2)
-		}()
-		out = rr.render(out, rows[:mid], cw)
-		<-done
-		if failed != nil {
-			panic(failed)
-		}
-		// The second half is written after the first, from its own buffer, and the second
-		// writer's citations with the first's.
-		rowsTail = second
-		cw.merge(cw2)
-		defer func() { putBuf(secondBuf, second); putBuf(citeBuf2, cw2.buf) }()
+		return out, nil, func() { putBuf(rowsBuf, out) }
 	}
+	mid := len(rows) / 2
+	secondBuf, citeBuf2 := getBuf(), getBuf()
+	cw2 := newCiteWriter(c, rr.snap, rr.p, filters, *citeBuf2, s.cites)
+	n2 := 0
+	for _, r := range rows[mid:] {
+		n2 += len(r.sources)
+	}
+	cw2.excludes, cw2.cites = cw.excludes, make([]citation, 0, n2)
+	second := (*secondBuf)[:0]
+	var failed any
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { failed = recover() }()
+		second = rr.render(second, rows[mid:], cw2)
+	}()
+	out = rr.render(out, rows[:mid], cw)
+	<-done
+	if failed != nil {
+		putBuf(rowsBuf, out)
+		panic(failed)
+	}
+	// The second half is written after the first, from its own buffer, and the second
+	// writer's citations with the first's.
+	cw.merge(cw2)
+	return out, second, func() { putBuf(rowsBuf, out); putBuf(secondBuf, second); putBuf(citeBuf2, cw2.buf) }
+}
 
+// summary is the answer's summary up to its notes: the group counts, the matched rows, every
+// metric's total and unit, and the notes (of the totals, partitions, flags, declarations
+// declNotes, unplaced dates, documents, derived inputs, then extra).
+func (s *Service) summary(c *capability.Capability, snap *Snapshot, p *Params, ev *Evaluation, returned int, declNotes, extra []Obj) (Obj, *apierror.Error) {
+	sel := ev.Sel
 	totals := Obj{}
 	units := Obj{}
 	var notes []Obj
@@ -431,7 +484,7 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 	if sel.Len() == 0 {
 		none.why, none.extra = s.noRowsWhy(c, snap, p)
 	}
-	for _, mr := range results {
+	for _, mr := range ev.Metrics {
 		totals = append(totals, KV{mr.Metric.Name, num(mr.Total, 0)})
 		unit := mr.Metric.Unit
 		if u, ok := oneUnit[mr.Metric.UnitColumn]; ok {
@@ -440,7 +493,7 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 		units = append(units, KV{mr.Metric.Name, unit})
 		notes = append(notes, totalNotes(c, snap, p, mr, sel.Len(), none)...)
 	}
-	parts, perr := partitionNotes(c, snap.Table, sel, p, results)
+	parts, perr := partitionNotes(c, snap.Table, sel, p, ev.Metrics)
 	if perr != nil {
 		return nil, unreadable(snap, perr)
 	}
@@ -465,77 +518,31 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 		notes = append(notes, snap.derived.notes(p)...)
 	}
 	notes = append(notes, extra...)
-	totalRefs := cw.refs(ev.Total, Obj{})
-	summary := Obj{
-		{"group_count", groups.N},
-		{"returned_group_count", len(rows)},
+	return Obj{
+		{"group_count", ev.Groups.N},
+		{"returned_group_count", returned},
 		{"matched_source_rows", sel.Len()},
 		{"totals", totals},
 		{"units", units},
 		{"notes", orEmptyNotes(notes)},
-		{"citation_refs", orEmptyList(totalRefs)},
+	}, nil
+}
+
+// assemble joins the answer's pieces: head (the small members, without the closing brace),
+// the rows (out, and tail when rendered in two halves), the records recs (nil without) and
+// the citations of cw, each with its verified evidence when evidence asks for it. bytes.Join
+// copies them into a buffer of their exact length, which it does not clear first.
+func (s *Service) assemble(head, out, tail []byte, recs rawJSON, cw *citeWriter, evidence bool) []byte {
+	pieces := append(make([][]byte, 0, 3*len(cw.cites)+12), head, rowsMember, out)
+	if tail != nil {
+		pieces = append(pieces, comma, tail)
 	}
-	doc := Obj{
-		{"capability", c.ID},
-		{"as_of", snap.Manifest.AsOf},
-		{"query", canon},
-		{"summary", summary},
-	}
-	var recs rawJSON
-	if p.IncludeRecords {
-		var nrecs int
-		var e *Error
-		recs, nrecs, e = s.records(c, snap, sel, p.offset, p.Limit)
-		if e != nil {
-			return nil, e
-		}
-		more := p.offset+nrecs < sel.Len()
-		summary = append(summary, KV{"records_returned", nrecs}, KV{"records_truncated", more})
-		if p.offset > 0 {
-			summary = append(summary, KV{"records_offset", p.offset})
-		}
-		summary = append(summary, pageSummary(p, p.offset+nrecs, more)...)
-		doc[3].V = summary
-	}
-	// The document is {capability, as_of, query, summary, rows, records?, citations}: the
-	// small members rendered first, then the rows, records and citations copied once into a
-	// buffer sized for all of it.
-	head := appendObjOrPanic(nil, doc)
-	if !p.IncludeEvidence {
-		// Joined from its pieces: bytes.Join copies them into a buffer of their exact length,
-		// which it does not clear first.
-		pieces := append(make([][]byte, 0, 2*len(cw.cites)+12), head[:len(head)-1], rowsMember, out)
-		if rowsTail != nil {
-			pieces = append(pieces, comma, rowsTail)
-		}
-		pieces = append(pieces, closeBracket)
-		if recs != nil {
-			pieces = append(pieces, recordsMember, recs)
-		}
-		pieces = cw.citationPieces(append(pieces, citationsMember))
-		return bytes.Join(append(pieces, closeBrace), nil), nil
-	}
-	size := len(head) + len(`,"rows":`) + len(out) + 1 + len(rowsTail) + 1 + len(`,"citations":`) + cw.citationsLen()
+	pieces = append(pieces, closeBracket)
 	if recs != nil {
-		size += len(`,"records":`) + len(recs)
+		pieces = append(pieces, recordsMember, recs)
 	}
-	if p.IncludeEvidence {
-		size += len(cw.cites) * 512
-	}
-	body := append(make([]byte, 0, size), head[:len(head)-1]...)
-	body = append(body, `,"rows":`...)
-	body = append(body, out...)
-	if rowsTail != nil {
-		body = append(append(body, ','), rowsTail...)
-	}
-	body = append(body, ']')
-	if recs != nil {
-		body = append(body, `,"records":`...)
-		body = append(body, recs...)
-	}
-	body = append(body, `,"citations":`...)
-	body = cw.appendCitations(body, s, p.IncludeEvidence)
-	return append(body, '}'), nil
+	pieces = cw.citationPieces(append(pieces, citationsMember), s, evidence)
+	return bytes.Join(append(pieces, closeBrace), nil)
 }
 
 // Pieces of the answers' JSON.
@@ -925,7 +932,7 @@ func intText(t *columnar.Table, col string, r int) int64 {
 // records renders up to limit matched rows from the offset-th on, in source order, each with
 // its citation, as a JSON array of objects (each field by name, then "citation"), and returns
 // how many: it stops at the first record past PageBytes (paging.go).
-func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, offset, limit int) (rawJSON, int, *Error) {
+func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar.Selection, offset, limit int) (rawJSON, int, *apierror.Error) {
 	offset = min(offset, sel.Len())
 	n := min(limit, sel.Len()-offset)
 	rows := make([]int, n)

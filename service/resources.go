@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 )
 
@@ -23,7 +24,7 @@ func (s *Service) ServedDates(id string) []string {
 
 // SchemaAt is the describe payload of capability id with the codebooks and filter values of
 // its snapshot asOf (latest: the newest): for latest, byte for byte GET /v1/<path>/schema.
-func (s *Service) SchemaAt(id, asOf string) ([]byte, *Error) {
+func (s *Service) SchemaAt(id, asOf string) ([]byte, *apierror.Error) {
 	c, e := s.served1(id)
 	if e != nil {
 		return nil, e
@@ -32,10 +33,10 @@ func (s *Service) SchemaAt(id, asOf string) ([]byte, *Error) {
 }
 
 // served1 is the served capability with identifier id, or the error REST gives its path.
-func (s *Service) served1(id string) (*capability.Capability, *Error) {
+func (s *Service) served1(id string) (*capability.Capability, *apierror.Error) {
 	c := capability.ByID(id)
 	if c == nil {
-		return nil, errf(404, CodeNotFound, "no capability %q; list_capabilities_v1 (GET /v1/capabilities) lists the served ones", id)
+		return nil, apierror.New(404, apierror.CodeNotFound, "no capability %q; list_capabilities_v1 (GET /v1/capabilities) lists the served ones", id)
 	}
 	return s.resolve(c.Path)
 }
@@ -43,7 +44,7 @@ func (s *Service) served1(id string) (*capability.Capability, *Error) {
 // SnapshotDoc describes the snapshot asOf of capability id: its rows, the source files it was
 // built from (each with its sha256), the gates it passed and its fingerprint. A pinned
 // snapshot never changes.
-func (s *Service) SnapshotDoc(id, asOf string) ([]byte, *Error) {
+func (s *Service) SnapshotDoc(id, asOf string) ([]byte, *apierror.Error) {
 	c, e := s.served1(id)
 	if e != nil {
 		return nil, e
@@ -79,7 +80,7 @@ func (s *Service) SnapshotDoc(id, asOf string) ([]byte, *Error) {
 // FieldValues lists every value of filter field of capability id in its snapshot asOf, each
 // with the rows that carry it and, for a codebook field, the code's description: what the
 // compact description and the query tools' input schemas leave out.
-func (s *Service) FieldValues(id, asOf, field string) ([]byte, *Error) {
+func (s *Service) FieldValues(id, asOf, field string) ([]byte, *apierror.Error) {
 	c, f, snap, e := s.filterAt(id, asOf, field)
 	if e != nil {
 		return nil, e
@@ -93,14 +94,14 @@ func (s *Service) FieldValues(id, asOf, field string) ([]byte, *Error) {
 }
 
 // filterAt resolves filter field of served capability id and its snapshot asOf.
-func (s *Service) filterAt(id, asOf, field string) (*capability.Capability, capability.Field, *Snapshot, *Error) {
+func (s *Service) filterAt(id, asOf, field string) (*capability.Capability, capability.Field, *Snapshot, *apierror.Error) {
 	c, e := s.served1(id)
 	if e != nil {
 		return nil, capability.Field{}, nil, e
 	}
 	f, ok := c.Field(field)
 	if !ok || !f.Filter {
-		return nil, f, nil, errf(404, CodeInvalidFilter, "%s has no filter %q; its filters are %s", c.ID, field, join(c.FilterNames()[1:]))
+		return nil, f, nil, apierror.New(404, apierror.CodeInvalidFilter, "%s has no filter %q; its filters are %s", c.ID, field, join(c.FilterNames()[1:]))
 	}
 	snap, e := s.snapshot(c, asOf)
 	return c, f, snap, e
@@ -214,7 +215,7 @@ func (s *Service) IsServedAsOf(id, asOf string) bool {
 // FieldValueDoc describes one value of filter field of capability id in its snapshot asOf:
 // its codebook description and the rows that carry it, where known. A value the snapshot
 // does not hold is an invalid_filter error naming where the values are listed.
-func (s *Service) FieldValueDoc(id, asOf, field, value string) ([]byte, *Error) {
+func (s *Service) FieldValueDoc(id, asOf, field, value string) ([]byte, *apierror.Error) {
 	c, f, snap, e := s.filterAt(id, asOf, field)
 	if e != nil {
 		return nil, e
@@ -224,5 +225,5 @@ func (s *Service) FieldValueDoc(id, asOf, field, value string) ([]byte, *Error) 
 			return mustJSON(append(Obj{{"capability", c.ID}, {"as_of", snap.Manifest.AsOf}, {"field", f.Name}}, v.obj()...)), nil
 		}
 	}
-	return nil, errf(404, CodeInvalidFilter, "%s as of %s has no %s value %q; the values resource citeq://%s/%s/values/%s lists them", c.ID, snap.Manifest.AsOf, f.Name, value, c.ID, snap.Manifest.AsOf, f.Name)
+	return nil, apierror.New(404, apierror.CodeInvalidFilter, "%s as of %s has no %s value %q; the values resource citeq://%s/%s/values/%s lists them", c.ID, snap.Manifest.AsOf, f.Name, value, c.ID, snap.Manifest.AsOf, f.Name)
 }

@@ -12,8 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rs/zerolog"
-
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 	"github.com/citeq/citeq/snapshots"
@@ -69,21 +68,15 @@ type Service struct {
 	cites    *citeCache
 	derived  derivedCache
 
-	// log receives what only the operator can act on (operatorErr); a no-op until SetLogger.
-	log zerolog.Logger
 	// aggregate bounds the aggregate evidence's verifications in flight.
 	aggregate *aggregateGate
 	fresh     freshnessFunc
 }
 
-// SetLogger sets where the service logs what only its operator can act on (a snapshot to
-// rebuild, a raw file changed on disk): such advice is never sent to a client.
-func (s *Service) SetLogger(l zerolog.Logger) { s.log = l }
-
 // New loads every promoted snapshot of the data directory.
 func New(dataDir string) (*Service, error) {
 	s := &Service{store: &snapshots.Store{Dir: dataDir}, loaded: map[string]*Snapshot{}, evidence: newWorkbookCache(4),
-		cache: newResponseCache(DefaultCacheBytes), cites: newCiteCache(DefaultCiteCacheBytes), log: zerolog.Nop(),
+		cache: newResponseCache(DefaultCacheBytes), cites: newCiteCache(DefaultCiteCacheBytes),
 		aggregate: newAggregateGate(DefaultAggregateInFlight)}
 	if _, err := s.Reload(); err != nil {
 		return nil, err
@@ -199,20 +192,20 @@ func (s *Service) SnapshotsServed() []*Snapshot {
 }
 
 // resolve finds the capability served under path p.
-func (s *Service) resolve(p string) (*capability.Capability, *Error) {
+func (s *Service) resolve(p string) (*capability.Capability, *apierror.Error) {
 	c := capability.ByPath(p)
 	if c == nil {
-		return nil, errf(404, CodeNotFound, "no capability at /v1/%s; %sGET /v1/capabilities lists the served capabilities and their paths", p, DidYouMean(p, ""))
+		return nil, apierror.New(404, apierror.CodeNotFound, "no capability at /v1/%s; %sGET /v1/capabilities lists the served capabilities and their paths", p, DidYouMean(p, ""))
 	}
 	if _, dates := s.served(c.ID); len(dates) == 0 {
-		return nil, s.operatorErr(errf(404, CodeNotServed, "capability %s is defined but no snapshot of it is served yet: its schema (GET /v1/%s/schema) says why; GET /v1/capabilities lists what is served", c.ID, c.Path),
+		return nil, apierror.New(404, apierror.CodeNotServed, "capability %s is defined but no snapshot of it is served yet: its schema (GET /v1/%s/schema) says why; GET /v1/capabilities lists what is served", c.ID, c.Path).Becausef(
 			"%s has no promoted snapshot: run citeq ingest with its source files (the schema's reason names them)", c.ID)
 	}
 	return c, nil
 }
 
 // snapshot resolves as_of ("" or "latest" → newest) for capability c.
-func (s *Service) snapshot(c *capability.Capability, asOf string) (*Snapshot, *Error) {
+func (s *Service) snapshot(c *capability.Capability, asOf string) (*Snapshot, *apierror.Error) {
 	m, dates := s.served(c.ID)
 	if asOf == "" || asOf == "latest" {
 		if m == nil {
@@ -226,5 +219,5 @@ func (s *Service) snapshot(c *capability.Capability, asOf string) (*Snapshot, *E
 	if snap, ok := m[asOf]; ok {
 		return snap, nil
 	}
-	return nil, errf(400, CodeInvalidParameter, "as_of %q is not a served snapshot of %s; use latest or one of: %s", asOf, c.ID, join(dates))
+	return nil, apierror.New(400, apierror.CodeInvalidParameter, "as_of %q is not a served snapshot of %s; use latest or one of: %s", asOf, c.ID, join(dates))
 }

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -124,7 +125,7 @@ func TestBuildHistory(t *testing.T) {
 		}
 		if d == dates[0] {
 			cite := firstRecordCitation(t, got)
-			ev, qe := svc.EvidenceJSON(cite)
+			ev, qe := svc.Evidence(context.Background(), cite)
 			if qe != nil {
 				t.Fatalf("the oldest snapshot's record citation does not verify: %v", qe)
 			}

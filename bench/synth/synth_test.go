@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -509,7 +510,7 @@ func TestBuildServes(t *testing.T) {
 				break
 			}
 			v, _ := json.Marshal(c.(map[string]any)["verify"])
-			ev, e := svc.EvidenceJSON(v)
+			ev, e := svc.Evidence(context.Background(), v)
 			if e != nil {
 				t.Fatalf("citation %s does not verify: %s", ref, e.Message)
 			}

@@ -59,7 +59,6 @@ func runServe(args []string, stdout io.Writer) error {
 	}
 	log.Info().Str("memory_budget", bytesize.Size(plan.Total).String()).Str("tables", bytesize.Size(plan.Tables).String()).Str("pages", bytesize.Size(plan.Pages).String()).
 		Str("responses", bytesize.Size(plan.Responses).String()).Str("go_limit", goLimit).Msg("memory")
-	svc.SetLogger(log) // what only the operator can act on goes to the log, never to a client
 	if *evidenceInFlight < 1 {
 		return fmt.Errorf("serve: --evidence-in-flight must be at least 1, not %d", *evidenceInFlight)
 	}

@@ -2,6 +2,7 @@ package adapters_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -307,7 +308,7 @@ func checkCitedCells(t *testing.T, c *capability.Capability, data string, m *sna
 			cit := service.Citation{SourceID: r[li(capability.ColSourceID)].(string), SourceURL: urls[file], File: file, Sheet: sheet,
 				Row: int(r[li(capability.ColSourceRow)].(int64)), SHA256: r[li(capability.ColRawSHA256)].(string), AsOf: m.AsOf}
 			body, _ := json.Marshal(cit)
-			out, e := svc.EvidenceJSON(body)
+			out, e := svc.Evidence(context.Background(), body)
 			if e != nil {
 				t.Fatalf("row %d (%s %s row %d) does not verify: %s %s", idx[k], file, sheet, cit.Row, e.Code, e.Message)
 			}

@@ -1,6 +1,7 @@
 package eia_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -94,7 +95,7 @@ func TestFuelCostExcerpt(t *testing.T) {
 			if !c.Derived || c.OriginalURL != eiaWorkbook || c.File != filepath.Base(excerptRel) {
 				t.Errorf("citation %s: want derived, original %s, the excerpt hashed", rec.Citation, eiaWorkbook)
 			}
-			ev, e := svc.EvidenceJSON(rec.Citation)
+			ev, e := svc.Evidence(context.Background(), rec.Citation)
 			var v struct {
 				Verified bool `json:"verified"`
 			}
@@ -174,7 +175,7 @@ func TestFuelCostExcerpt(t *testing.T) {
 		}
 		for ref, cit := range r.Citations {
 			for _, m := range []string{"receipt_count", "quantity", "cost_published_count"} {
-				ev, e := svc.AggregateEvidenceJSON([]byte(fmt.Sprintf(`{"capability":"power.fuel_cost","metric":%q,"citation":%s}`, m, cit)))
+				ev, e := svc.AggregateEvidence(context.Background(), []byte(fmt.Sprintf(`{"capability":"power.fuel_cost","metric":%q,"citation":%s}`, m, cit)))
 				if e != nil {
 					t.Fatalf("%s %s: %s", ref, m, e.Message)
 				}

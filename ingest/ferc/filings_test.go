@@ -2,6 +2,7 @@ package ferc_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -153,7 +154,7 @@ func TestRealFilings(t *testing.T) {
 			t.Fatalf("%d records, the snapshot has %d rows", len(r.Records), o.Rows)
 		}
 		for _, rec := range r.Records {
-			out, e := svc.EvidenceJSON(rec.Citation)
+			out, e := svc.Evidence(context.Background(), rec.Citation)
 			if e != nil {
 				t.Fatalf("%s: %s %s", rec.Citation, e.Code, e.Message)
 			}
@@ -178,7 +179,7 @@ func TestRealFilings(t *testing.T) {
 		}
 		for ref, cit := range r.Citations {
 			for _, metric := range []string{"value_sum", "fact_count"} {
-				ev, e := svc.AggregateEvidenceJSON([]byte(fmt.Sprintf(`{"capability":"power.plant_costs","metric":%q,"citation":%s}`, metric, cit)))
+				ev, e := svc.AggregateEvidence(context.Background(), []byte(fmt.Sprintf(`{"capability":"power.plant_costs","metric":%q,"citation":%s}`, metric, cit)))
 				if e != nil {
 					t.Fatalf("%s %s: %s", ref, metric, e.Message)
 				}
@@ -201,7 +202,7 @@ func TestRealFilings(t *testing.T) {
 		}
 		body, _ := json.Marshal(service.Citation{SourceID: "ferc1", SourceURL: manifest[original].url, File: original,
 			Sheet: "facts", Row: 2, SHA256: sha, AsOf: o.AsOf})
-		_, e := svc.EvidenceJSON(body)
+		_, e := svc.Evidence(context.Background(), body)
 		// The file is known by its hash (not evidence_file_unknown), but serves nothing.
 		if e == nil || e.Code != "evidence_sheet_not_cited" {
 			t.Errorf("evidence for a fact of the superseded filing: %+v", e)

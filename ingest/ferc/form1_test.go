@@ -1,6 +1,7 @@
 package ferc_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -208,7 +209,7 @@ func TestFixtureFacts(t *testing.T) {
 		}
 		for ref, cit := range r.Citations {
 			body := fmt.Sprintf(`{"capability":"power.plant_costs","metric":"value_sum","citation":%s}`, cit)
-			ev, e := svc.AggregateEvidenceJSON([]byte(body))
+			ev, e := svc.AggregateEvidence(context.Background(), []byte(body))
 			if e != nil {
 				t.Fatalf("%s: %s", ref, e.Message)
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -320,7 +321,7 @@ func excludesRounds(c *capability.Capability, svc *service.Service, base string,
 	direct := func(name string, body map[string]any) {
 		b, _ := json.Marshal(body)
 		start := time.Now()
-		out, e := svc.AggregateEvidenceJSON(b)
+		out, e := svc.AggregateEvidence(context.Background(), b)
 		took := time.Since(start)
 		st, code := 200, ""
 		if e != nil {

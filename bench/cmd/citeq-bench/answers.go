@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,6 +17,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/citeq/citeq/api"
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 	"github.com/citeq/citeq/internal/bytesize"
@@ -164,7 +167,7 @@ func dumpAnswers(svc *service.Service, dataDir string, emit func(key, params str
 	if err := emit("-\t-\tcapabilities", "", 200, capsDoc); err != nil {
 		return err
 	}
-	if err := emit("-\t-\topenapi", "", 200, svc.OpenAPI()); err != nil {
+	if err := emit("-\t-\topenapi", "", 200, api.OpenAPI(svc)); err != nil {
 		return err
 	}
 	var ids []string
@@ -225,11 +228,11 @@ type evidenceAnswer struct {
 	body   []byte
 }
 
-func (m evidenceMemo) ask(req string, ask func([]byte) ([]byte, *service.Error)) evidenceAnswer {
+func (m evidenceMemo) ask(req string, ask func(context.Context, []byte) ([]byte, *apierror.Error)) evidenceAnswer {
 	if a, ok := m[req]; ok {
 		return a
 	}
-	body, qe := ask([]byte(req))
+	body, qe := ask(context.Background(), []byte(req))
 	a := evidenceAnswer{200, body}
 	if qe != nil {
 		a = evidenceAnswer{qe.Status, qe.Body()}
@@ -261,7 +264,7 @@ func (m evidenceMemo) emit(svc *service.Service, c *capability.Capability, key s
 	if err != nil {
 		return err
 	}
-	a := m.ask(string(req), svc.AggregateEvidenceJSON)
+	a := m.ask(string(req), svc.AggregateEvidence)
 	if err := emit(key+"evidence_agg_"+q.name, q.params, a.status, a.body); err != nil {
 		return err
 	}
@@ -274,7 +277,7 @@ func (m evidenceMemo) emit(svc *service.Service, c *capability.Capability, key s
 	if len(v.Verify) == 0 {
 		return nil
 	}
-	a = m.ask(string(v.Verify), svc.EvidenceJSON)
+	a = m.ask(string(v.Verify), svc.Evidence)
 	return emit(key+"evidence_row_"+q.name, q.params, a.status, a.body)
 }
 
@@ -307,7 +310,7 @@ func dumpSnapshotFiles(dataDir string, emit func(string, string, int, []byte) er
 	return nil
 }
 
-func emitAnswer(emit func(string, string, int, []byte) error, key, params string, body []byte, qe *service.Error) error {
+func emitAnswer(emit func(string, string, int, []byte) error, key, params string, body []byte, qe *apierror.Error) error {
 	if qe != nil {
 		return emit(key, params, qe.Status, qe.Body())
 	}

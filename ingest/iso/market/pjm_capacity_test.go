@@ -1,6 +1,7 @@
 package market_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -117,7 +118,7 @@ func checkEvidence(t *testing.T, svc *service.Service, a atom) {
 	cit := service.Citation{SourceID: a["source_id"].(string), File: a["_source_file"].(string), Sheet: a["_sheet"].(string),
 		Row: int(a["_source_row"].(int64)), SHA256: a["_raw_file_sha256"].(string), AsOf: "2026-03-20"}
 	body, _ := json.Marshal(cit)
-	out, e := svc.EvidenceJSON(body)
+	out, e := svc.Evidence(context.Background(), body)
 	if e != nil {
 		t.Fatalf("%v does not verify: %s %s", cit, e.Code, e.Message)
 	}

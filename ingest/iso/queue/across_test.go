@@ -1,6 +1,7 @@
 package queue_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -117,7 +118,7 @@ func TestAcrossOperators(t *testing.T) {
 		if e != nil {
 			t.Fatalf("%s: %s %s", params, e.Code, e.Message)
 		}
-		body, e := svc.Run(q)
+		body, e := svc.Run(context.Background(), q)
 		if e != nil {
 			t.Fatalf("%s: %s %s", params, e.Code, e.Message)
 		}
@@ -163,7 +164,7 @@ func TestAcrossOperators(t *testing.T) {
 					continue
 				}
 				cit := b.Citations[r.Lineage.CitationRef]
-				out, e := svc.EvidenceJSON(cit.Verify)
+				out, e := svc.Evidence(context.Background(), cit.Verify)
 				if e != nil {
 					t.Fatalf("group %q: citation does not verify: %s %s", g, e.Code, e.Message)
 				}
@@ -244,7 +245,7 @@ func TestCompareAsOf(t *testing.T) {
 			if e != nil {
 				t.Fatalf("%s %s", e.Code, e.Message)
 			}
-			body, e := svc.Run(q)
+			body, e := svc.Run(context.Background(), q)
 			if e != nil {
 				t.Fatalf("%s %s", e.Code, e.Message)
 			}
@@ -295,7 +296,7 @@ func TestCompareAsOf(t *testing.T) {
 				cites = append(cites, c.Before.Citation, c.After.Citation)
 			}
 			for _, c := range cites {
-				out, e := svc.EvidenceJSON(c)
+				out, e := svc.Evidence(context.Background(), c)
 				if e != nil {
 					t.Fatalf("citation %s does not verify: %s %s", c, e.Code, e.Message)
 				}

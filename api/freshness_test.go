@@ -1,4 +1,4 @@
-package service
+package api
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/internal/oacheck"
+	"github.com/citeq/citeq/service"
 )
 
 // TestFreshness: with a FreshnessFunc set, /v1/capabilities and the schema say how fresh each
@@ -20,8 +22,8 @@ func TestFreshness(t *testing.T) {
 	checked := time.Date(2026, 11, 20, 16, 0, 0, 0, time.UTC)
 	var stale atomic.Bool
 	stale.Store(true)
-	s.SetFreshness(func(c *capability.Capability) (Freshness, bool) {
-		fr := Freshness{Running: true, Unchecked: func(id string) string {
+	s.SetFreshness(func(c *capability.Capability) (service.Freshness, bool) {
+		fr := service.Freshness{Running: true, Unchecked: func(id string) string {
 			if id == "eia930" {
 				return "the CSV came from a retired query browser: no address to check"
 			}
@@ -30,18 +32,18 @@ func TestFreshness(t *testing.T) {
 		if c.ID != capability.PowerCapacity.ID {
 			return fr, true
 		}
-		src := SourceFreshness{SourceID: "eia860m", Publisher: "U.S. Energy Information Administration", Cadence: capability.Monthly,
+		src := service.SourceFreshness{SourceID: "eia860m", Publisher: "U.S. Energy Information Administration", Cadence: capability.Monthly,
 			Check: "daily at 16:00 UTC", Addresses: []string{"https://www.eia.gov/electricity/data/eia860m/xls/november_generator2026.xlsx"},
 			LastChecked: checked, LastSucceeded: checked.Add(-72 * time.Hour), LastChanged: time.Date(2016, 6, 24, 0, 0, 0, 0, time.UTC),
 			NextCheck: checked.Add(time.Minute)}
 		if stale.Load() {
 			src.Failures, src.LastError, src.Stale = 3, "the server answered 503", "3 checks in a row failed"
 		}
-		fr.Sources = []SourceFreshness{src}
+		fr.Sources = []service.SourceFreshness{src}
 		return fr, true
 	})
-	doc := oaDecodeJSON(t, s.OpenAPI())
-	check := oaChecker(t, doc)
+	doc := oacheck.Decode(t, OpenAPI(s))
+	check := oacheck.Checker(t, doc)
 	check("capabilities", "Capabilities", s.Capabilities())
 
 	var caps struct {

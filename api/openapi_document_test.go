@@ -1,28 +1,28 @@
-package service
+package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/internal/oacheck"
 	"github.com/citeq/citeq/internal/testenv"
+	"github.com/citeq/citeq/service"
 )
 
-// TestMain removes the data directory the package's tests share.
-func TestMain(m *testing.M) { testenv.Main(m) }
-
-func openAPIService(t *testing.T) *Service {
+func openAPIService(t *testing.T) *service.Service {
 	t.Helper()
-	s, err := New(testenv.Data(t))
+	s, err := service.New(testenv.Data(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,21 +30,6 @@ func openAPIService(t *testing.T) *Service {
 		t.Fatal("no capability is served from the ingested data directory")
 	}
 	return s
-}
-
-// oaDecodeJSON decodes with json.Number, so integers and numbers stay apart.
-func oaDecodeJSON(t *testing.T, b []byte) any {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("not JSON: %v\n%.400s", err, b)
-	}
-	if dec.More() {
-		t.Fatal("more than one JSON value")
-	}
-	return v
 }
 
 func oaMember(v any, keys ...string) any {
@@ -60,11 +45,11 @@ func oaMember(v any, keys ...string) any {
 
 func TestOpenAPIDocument(t *testing.T) {
 	s := openAPIService(t)
-	b := s.OpenAPI()
-	if again := s.OpenAPI(); !bytes.Equal(b, again) {
+	b := OpenAPI(s)
+	if again := OpenAPI(s); !bytes.Equal(b, again) {
 		t.Fatal("two calls give different documents")
 	}
-	doc := oaDecodeJSON(t, b)
+	doc := oacheck.Decode(t, b)
 	for _, c := range []struct {
 		path []string
 		want string
@@ -151,7 +136,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Fatal("the document has no $ref")
 	}
 	for _, r := range refs {
-		if _, err := oaResolve(doc, r); err != nil {
+		if _, err := oacheck.Resolve(doc, r); err != nil {
 			t.Errorf("$ref %s: %v", r, err)
 		}
 	}
@@ -159,11 +144,11 @@ func TestOpenAPIDocument(t *testing.T) {
 	for _, c := range s.Served() {
 		pfx := oaSchemaPrefix(c)
 		orderBy := oaMember(doc, "components", "schemas", pfx+"QueryParams", "properties", "order_by", "enum")
-		if got := strings.Join(oaStrings(orderBy), ","); got != strings.Join(c.MetricNames(), ",") {
+		if got := strings.Join(oacheck.Strings(orderBy), ","); got != strings.Join(c.MetricNames(), ",") {
 			t.Errorf("%s: order_by enum of the params object = %s, want the metric names %v", c.ID, got, c.MetricNames())
 		}
 		groupBy := oaMember(doc, "components", "schemas", pfx+"QueryParams", "properties", "group_by", "items", "enum")
-		if got := strings.Join(oaStrings(groupBy), ","); got != strings.Join(c.GroupByNames(), ",") {
+		if got := strings.Join(oacheck.Strings(groupBy), ","); got != strings.Join(c.GroupByNames(), ",") {
 			t.Errorf("%s: group_by enum = %s, want %v", c.ID, got, c.GroupByNames())
 		}
 		totals := oaMember(doc, "components", "schemas", pfx+"Metrics", "properties").(map[string]any)
@@ -176,7 +161,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		params := map[string]any{}
 		for _, p := range oaMember(get, "parameters").([]any) {
 			if r, ok := oaMember(p, "$ref").(string); ok {
-				p, _ = oaResolve(doc, r)
+				p, _ = oacheck.Resolve(doc, r)
 			}
 			if oaMember(p, "in") == "query" {
 				params[oaMember(p, "name").(string)] = p
@@ -185,12 +170,12 @@ func TestOpenAPIDocument(t *testing.T) {
 		names := []string{"q", "group_by"}
 		names = append(names, c.FilterNames()...)
 		names = append(names, capability.Controls...)
-		names = append(names, CursorParam)
+		names = append(names, service.CursorParam)
 		for _, r := range c.DateRanges {
 			names = append(names, r.From(), r.To())
 		}
-		if Compares(c) {
-			names = append(names, CompareParam)
+		if service.Compares(c) {
+			names = append(names, service.CompareParam)
 		}
 		for _, n := range names {
 			if params[n] == nil {
@@ -205,7 +190,7 @@ func TestOpenAPIDocument(t *testing.T) {
 				t.Errorf("%s: filter parameter %s is not style form, explode true", c.ID, f.Name)
 			}
 		}
-		if got := strings.Join(oaStrings(oaMember(params["order_by"], "schema", "enum")), ","); got != strings.Join(c.MetricNames(), ",") {
+		if got := strings.Join(oacheck.Strings(oaMember(params["order_by"], "schema", "enum")), ","); got != strings.Join(c.MetricNames(), ",") {
 			t.Errorf("%s: order_by parameter enum = %s, want %v", c.ID, got, c.MetricNames())
 		}
 		post := oaMember(paths, "/v1/"+c.Path+"/query", "post")
@@ -215,15 +200,6 @@ func TestOpenAPIDocument(t *testing.T) {
 			}
 		}
 	}
-}
-
-func oaStrings(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, len(l))
-	for i, x := range l {
-		out[i], _ = x.(string)
-	}
-	return out
 }
 
 func oaCollectRefs(v any, out *[]string) {
@@ -242,42 +218,13 @@ func oaCollectRefs(v any, out *[]string) {
 	}
 }
 
-// oaResolve resolves a local reference (#/a/b) in the document.
-func oaResolve(doc any, ref string) (any, error) {
-	if !strings.HasPrefix(ref, "#/") {
-		return nil, fmt.Errorf("not a local reference")
-	}
-	v := doc
-	for _, tok := range strings.Split(ref[2:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		m, ok := v.(map[string]any)
-		if !ok || m[tok] == nil {
-			return nil, fmt.Errorf("%q not found", tok)
-		}
-		v = m[tok]
-	}
-	return v, nil
-}
-
-// oaChecker checks payloads against the schemas of the document doc, closed: a member the
-// schema does not list is an error.
-func oaChecker(t *testing.T, doc any) func(name, schema string, payload []byte) {
-	return func(name, schema string, payload []byte) {
-		t.Helper()
-		v := &oaValidator{doc: doc, closed: true}
-		for _, e := range v.validate(map[string]any{"$ref": "#/components/schemas/" + schema}, oaDecodeJSON(t, payload), "$", 0) {
-			t.Errorf("%s against %s: %s", name, schema, e)
-		}
-	}
-}
-
 // TestOpenAPIDescribesPayloads checks the payloads the service renders against the schemas
 // of the document, closed: a member the schema does not list is an error, so the document
 // cannot fall behind the payloads.
 func TestOpenAPIDescribesPayloads(t *testing.T) {
 	s := openAPIService(t)
-	doc := oaDecodeJSON(t, s.OpenAPI())
-	check := oaChecker(t, doc)
+	doc := oacheck.Decode(t, OpenAPI(s))
+	check := oacheck.Checker(t, doc)
 	check("health", "Health", s.Health())
 	check("capabilities", "Capabilities", s.Capabilities())
 
@@ -309,15 +256,19 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 				break
 			}
 		}
-		rich := Obj{{"group_by", []string{c.GroupByNames()[0]}}, {"order_by", c.Metrics[len(c.Metrics)-1].Name}, {"order", "asc"}, {"top_n", 1},
+		rich := service.Obj{{"group_by", []string{c.GroupByNames()[0]}}, {"order_by", c.Metrics[len(c.Metrics)-1].Name}, {"order", "asc"}, {"top_n", 1},
 			{"include_records", true}, {"limit", 3}, {"include_evidence", true}}
 		if intDim != "" && intDim != c.GroupByNames()[0] {
 			rich[0].V = []string{c.GroupByNames()[0], intDim}
 		}
 		if len(c.DateRanges) > 0 {
-			rich = append(rich, KV{c.DateRanges[0].From(), "2000"})
+			rich = append(rich, service.KV{c.DateRanges[0].From(), "2000"})
 		}
-		queries = append(queries, string(mustJSON(rich)))
+		richJSON, err := rich.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		queries = append(queries, string(richJSON))
 		for _, q := range queries {
 			check(c.ID+" params "+q, pfx+"QueryParams", []byte(q))
 		}
@@ -333,7 +284,7 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 
 		// The GET pairs form, and a record's citation through the evidence endpoint.
 		vals := url.Values{"group_by": {c.GroupByNames()[0]}, "include_records": {"true"}, "limit": {"1"}}
-		raw, e := ParseQuery(vals)
+		raw, e := service.ParseQuery(vals)
 		if e != nil {
 			t.Fatal(e)
 		}
@@ -351,16 +302,16 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 			t.Fatalf("%s: no record (%v)", c.ID, err)
 		}
 		check(c.ID+" evidence request", "EvidenceRequest", resp.Records[0].Citation)
-		ev, e := s.EvidenceJSON(resp.Records[0].Citation)
+		ev, e := s.Evidence(context.Background(), resp.Records[0].Citation)
 		if e != nil {
 			t.Fatal(e)
 		}
 		check(c.ID+" evidence", "EvidenceResponse", ev)
 
 		// A params object the service refuses is refused by the schema too.
-		v := &oaValidator{doc: doc}
+		v := &oacheck.Validator{Doc: doc}
 		for _, bad := range []string{`{"no_such_member":1}`, `{"limit":0}`, `{"order":"up"}`, `{"group_by":["no_such_dimension"]}`, `{"group_by":["` + c.GroupByNames()[0] + `"],"order_by":"no_such_metric"}`, `{"order_by":"` + c.Metrics[0].Name + `"}`, `{"top_n":3}`} {
-			if len(v.validate(map[string]any{"$ref": "#/components/schemas/" + pfx + "QueryParams"}, oaDecodeJSON(t, []byte(bad)), "$", 0)) == 0 {
+			if len(v.Validate(map[string]any{"$ref": "#/components/schemas/" + pfx + "QueryParams"}, oacheck.Decode(t, []byte(bad)), "$", 0)) == 0 {
 				t.Errorf("%s: the params schema accepts %s", c.ID, bad)
 			}
 			if _, e := s.QueryJSON(c.Path, []byte(bad)); e == nil {
@@ -370,18 +321,18 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 	}
 
 	// Error bodies, and every code the service answers is in the Error schema's enum.
-	codes := oaStrings(oaMember(doc, "components", "schemas", "Error", "properties", "error", "properties", "code", "enum"))
-	for _, code := range []string{CodeInvalidParameter, CodeInvalidFilter, CodeInvalidRequest, CodeNotFound, CodeNotServed, CodeInternal,
-		CodeEvidenceInvalid, CodeEvidenceUnknownFile, CodeEvidenceFileName, CodeEvidenceHash, CodeEvidenceSheet, CodeEvidenceRow, CodeEvidenceUnreadable} {
+	codes := oacheck.Strings(oaMember(doc, "components", "schemas", "Error", "properties", "error", "properties", "code", "enum"))
+	for _, code := range []string{apierror.CodeInvalidParameter, apierror.CodeInvalidFilter, apierror.CodeInvalidRequest, apierror.CodeNotFound, apierror.CodeNotServed, apierror.CodeInternal,
+		apierror.CodeEvidenceInvalid, apierror.CodeEvidenceUnknownFile, apierror.CodeEvidenceFileName, apierror.CodeEvidenceHash, apierror.CodeEvidenceSheet, apierror.CodeEvidenceRow, apierror.CodeEvidenceUnreadable} {
 		if !slices.Contains(codes, code) {
 			t.Errorf("error code %s is not in the Error schema", code)
 		}
 	}
 	_, e := s.QueryJSON("no/such", []byte(`{}`))
 	check("error", "Error", e.Body())
-	_, e = s.EvidenceJSON([]byte(`{"source_file":"x.xlsx","sheet":"S","source_row":1,"raw_file_sha256":"` + strings.Repeat("0", 64) + `"}`))
+	_, e = s.Evidence(context.Background(), []byte(`{"source_file":"x.xlsx","sheet":"S","source_row":1,"raw_file_sha256":"`+strings.Repeat("0", 64)+`"}`))
 	check("evidence error", "Error", e.Body())
-	if e.Code != CodeEvidenceUnknownFile {
+	if e.Code != apierror.CodeEvidenceUnknownFile {
 		t.Errorf("evidence of an unknown hash: %s", e.Code)
 	}
 }
@@ -390,17 +341,17 @@ func TestOpenAPIExtraPaths(t *testing.T) {
 	s := openAPIService(t)
 	saved := extraPaths
 	t.Cleanup(func() { extraPaths = saved })
-	extraPaths = append(append([]func(*Service) (string, Obj){}, saved...),
-		func(*Service) (string, Obj) {
-			return "/v1/webhooks/test", Obj{{"post", Obj{{"operationId", "webhooks_test_post"}, {"tags", []string{"webhooks"}},
-				{"summary", "test"}, {"description", "test"}, {"responses", Obj{{"204", Obj{{"description", "done"}}}}}}}}
+	extraPaths = append(append([]func(*service.Service) (string, service.Obj){}, saved...),
+		func(*service.Service) (string, service.Obj) {
+			return "/v1/webhooks/test", service.Obj{{"post", service.Obj{{"operationId", "webhooks_test_post"}, {"tags", []string{"webhooks"}},
+				{"summary", "test"}, {"description", "test"}, {"responses", service.Obj{{"204", service.Obj{{"description", "done"}}}}}}}}
 		},
-		func(*Service) (string, Obj) { return "", nil },
-		func(*Service) (string, Obj) {
-			return "/v1/health", Obj{{"head", Obj{{"operationId", "health_head"}, {"tags", []string{"service"}},
-				{"summary", "test"}, {"description", "test"}, {"responses", Obj{{"200", Obj{{"description", "up"}}}}}}}}
+		func(*service.Service) (string, service.Obj) { return "", nil },
+		func(*service.Service) (string, service.Obj) {
+			return "/v1/health", service.Obj{{"head", service.Obj{{"operationId", "health_head"}, {"tags", []string{"service"}},
+				{"summary", "test"}, {"description", "test"}, {"responses", service.Obj{{"200", service.Obj{{"description", "up"}}}}}}}}
 		})
-	doc := oaDecodeJSON(t, s.OpenAPI())
+	doc := oacheck.Decode(t, OpenAPI(s))
 	if oaMember(doc, "paths", "/v1/webhooks/test", "post", "operationId") != "webhooks_test_post" {
 		t.Error("the extra path is not in the document")
 	}
@@ -427,7 +378,7 @@ func TestWriteOpenAPI(t *testing.T) {
 	}
 	s := openAPIService(t)
 	var b bytes.Buffer
-	if err := json.Indent(&b, s.OpenAPI(), "", "  "); err != nil {
+	if err := json.Indent(&b, OpenAPI(s), "", "  "); err != nil {
 		t.Fatal(err)
 	}
 	b.WriteByte('\n')
@@ -440,234 +391,13 @@ func TestWriteOpenAPI(t *testing.T) {
 	t.Logf("wrote %s (%d bytes)", out, b.Len())
 }
 
-// oaValidator checks a JSON value against the subset of JSON Schema 2020-12 the
-// document uses. closed treats an object schema that lists properties as closed.
-type oaValidator struct {
-	doc    any
-	closed bool
-}
-
-func (v *oaValidator) validate(schema, val any, at string, depth int) []string {
-	if depth > 64 {
-		return []string{at + ": schema nesting too deep"}
-	}
-	s, ok := schema.(map[string]any)
-	if !ok {
-		if b, isBool := schema.(bool); isBool && !b {
-			return []string{at + ": not allowed"}
-		}
-		return nil
-	}
-	var errs []string
-	fail := func(format string, args ...any) { errs = append(errs, at+": "+fmt.Sprintf(format, args...)) }
-	if r, ok := s["$ref"].(string); ok {
-		target, err := oaResolve(v.doc, r)
-		if err != nil {
-			return []string{at + ": $ref " + r + ": " + err.Error()}
-		}
-		errs = append(errs, v.validate(target, val, at, depth+1)...)
-	}
-	if t, ok := s["type"]; ok {
-		types := oaStrings(t)
-		if str, isStr := t.(string); isStr {
-			types = []string{str}
-		}
-		if !slices.ContainsFunc(types, func(ty string) bool { return oaTypeIs(ty, val) }) {
-			fail("%s is not of type %v", oaShort(val), types)
-			return errs
-		}
-	}
-	if c, ok := s["const"]; ok && !oaSameJSON(c, val) {
-		fail("%s is not %s", oaShort(val), oaShort(c))
-	}
-	if e, ok := s["enum"].([]any); ok && !slices.ContainsFunc(e, func(x any) bool { return oaSameJSON(x, val) }) {
-		fail("%s is not one of %s", oaShort(val), oaShort(e))
-	}
-	if p, ok := s["pattern"].(string); ok {
-		if str, isStr := val.(string); isStr && !regexp.MustCompile(p).MatchString(str) {
-			fail("%q does not match %s", str, p)
-		}
-	}
-	if f, _ := s["format"].(string); f == "date" {
-		if str, isStr := val.(string); isStr && !regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`).MatchString(str) {
-			fail("%q is not a date", str)
-		}
-	}
-	if n, isNum := val.(json.Number); isNum {
-		x, _ := n.Float64()
-		if m, ok := s["minimum"].(json.Number); ok {
-			if lo, _ := m.Float64(); x < lo {
-				fail("%s < minimum %s", n, m)
-			}
-		}
-		if m, ok := s["maximum"].(json.Number); ok {
-			if hi, _ := m.Float64(); x > hi {
-				fail("%s > maximum %s", n, m)
-			}
-		}
-	}
-	if sub, ok := s["allOf"].([]any); ok {
-		for _, x := range sub {
-			errs = append(errs, v.validate(x, val, at, depth+1)...)
-		}
-	}
-	if sub, ok := s["anyOf"].([]any); ok {
-		if !slices.ContainsFunc(sub, func(x any) bool { return len(v.validate(x, val, at, depth+1)) == 0 }) {
-			fail("%s matches none of anyOf", oaShort(val))
-		}
-	}
-	if sub, ok := s["oneOf"].([]any); ok {
-		n := 0
-		var first []string
-		for _, x := range sub {
-			if e := v.validate(x, val, at, depth+1); len(e) == 0 {
-				n++
-			} else if first == nil {
-				first = e
-			}
-		}
-		if n != 1 {
-			fail("%s matches %d of oneOf, want 1 (%v)", oaShort(val), n, first)
-		}
-	}
-	switch x := val.(type) {
-	case map[string]any:
-		props, _ := s["properties"].(map[string]any)
-		if dep, ok := s["dependentRequired"].(map[string]any); ok {
-			for k, needs := range dep {
-				if _, ok := x[k]; !ok {
-					continue
-				}
-				for _, r := range oaStrings(needs) {
-					if _, ok := x[r]; !ok {
-						fail("member %s needs %s", k, r)
-					}
-				}
-			}
-		}
-		for _, r := range oaStrings(s["required"]) {
-			if _, ok := x[r]; !ok {
-				fail("member %s is missing", r)
-			}
-		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if pn, ok := s["propertyNames"]; ok {
-				errs = append(errs, v.validate(pn, k, at+"."+k+" (name)", depth+1)...)
-			}
-			if ps, ok := props[k]; ok {
-				errs = append(errs, v.validate(ps, x[k], at+"."+k, depth+1)...)
-				continue
-			}
-			if ap, ok := s["additionalProperties"]; ok {
-				errs = append(errs, v.validate(ap, x[k], at+"."+k, depth+1)...)
-			} else if v.closed && props != nil {
-				fail("member %s is not described", k)
-			}
-		}
-	case []any:
-		if m, ok := s["minItems"].(json.Number); ok {
-			if n, _ := m.Int64(); int64(len(x)) < n {
-				fail("%d items, minimum %d", len(x), n)
-			}
-		}
-		if u, _ := s["uniqueItems"].(bool); u {
-			seen := map[string]bool{}
-			for _, item := range x {
-				k := oaShort(item)
-				if seen[k] {
-					fail("item %s repeats", k)
-				}
-				seen[k] = true
-			}
-		}
-		if items, ok := s["items"]; ok {
-			for i, item := range x {
-				errs = append(errs, v.validate(items, item, fmt.Sprintf("%s[%d]", at, i), depth+1)...)
-			}
-		}
-	}
-	return errs
-}
-
-func oaTypeIs(t string, val any) bool {
-	switch t {
-	case "null":
-		return val == nil
-	case "boolean":
-		_, ok := val.(bool)
-		return ok
-	case "string":
-		_, ok := val.(string)
-		return ok
-	case "number":
-		_, ok := val.(json.Number)
-		return ok
-	case "integer":
-		n, ok := val.(json.Number)
-		if !ok {
-			return false
-		}
-		_, err := n.Int64()
-		return err == nil
-	case "object":
-		_, ok := val.(map[string]any)
-		return ok
-	case "array":
-		_, ok := val.([]any)
-		return ok
-	}
-	return false
-}
-
-func oaSameJSON(a, b any) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return bytes.Equal(x, y)
-}
-
-func oaShort(v any) string {
-	b, _ := json.Marshal(v)
-	if len(b) > 120 {
-		return string(b[:120]) + "…"
-	}
-	return string(b)
-}
-
-// TestOpenAPIValidator keeps the payload checks above from passing vacuously.
-func TestOpenAPIValidator(t *testing.T) {
-	doc := oaDecodeJSON(t, []byte(`{"components":{"schemas":{
-		"A":{"type":"object","required":["n"],"properties":{"n":{"type":"integer","minimum":1},"s":{"type":["string","null"],"pattern":"^x"},"l":{"type":"array","items":{"$ref":"#/components/schemas/B"}}}},
-		"B":{"oneOf":[{"type":"string","enum":["a"]},{"type":"integer"}]}}}}`))
-	v := &oaValidator{doc: doc, closed: true}
-	a := map[string]any{"$ref": "#/components/schemas/A"}
-	for payload, bad := range map[string]bool{
-		`{"n":1,"s":null,"l":["a",2]}`: false,
-		`{"n":1,"s":"xy"}`:             false,
-		`{"n":0}`:                      true,
-		`{"n":1.5}`:                    true,
-		`{"s":"x"}`:                    true,
-		`{"n":1,"s":"y"}`:              true,
-		`{"n":1,"l":["b"]}`:            true,
-		`{"n":1,"extra":true}`:         true,
-	} {
-		if errs := v.validate(a, oaDecodeJSON(t, []byte(payload)), "$", 0); (len(errs) > 0) != bad {
-			t.Errorf("%s: errors %v, want errors: %v", payload, errs, bad)
-		}
-	}
-}
-
 func BenchmarkOpenAPI(b *testing.B) {
-	s, err := New(testenv.Data(b))
+	s, err := service.New(testenv.Data(b))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		s.OpenAPI()
+		OpenAPI(s)
 	}
 }
 
@@ -677,27 +407,27 @@ func BenchmarkOpenAPI(b *testing.B) {
 // does.
 func TestOpenAPICompareAsOf(t *testing.T) {
 	s := openAPIService(t)
-	doc := oaDecodeJSON(t, s.OpenAPI())
+	doc := oacheck.Decode(t, OpenAPI(s))
 	compared := 0
 	for _, c := range s.Served() {
 		pfx := oaSchemaPrefix(c)
-		prop := oaMember(doc, "components", "schemas", pfx+"QueryParams", "properties", CompareParam)
+		prop := oaMember(doc, "components", "schemas", pfx+"QueryParams", "properties", service.CompareParam)
 		var pair any
 		for _, p := range oaMember(doc, "paths", "/v1/"+c.Path+"/query", "get", "parameters").([]any) {
-			if oaMember(p, "name") == CompareParam {
+			if oaMember(p, "name") == service.CompareParam {
 				pair = p
 			}
 		}
-		if (prop != nil) != Compares(c) || (pair != nil) != Compares(c) {
-			t.Errorf("%s: compare_as_of in params %v, as a GET pair %v; the capability compares: %v", c.ID, prop != nil, pair != nil, Compares(c))
+		if (prop != nil) != service.Compares(c) || (pair != nil) != service.Compares(c) {
+			t.Errorf("%s: compare_as_of in params %v, as a GET pair %v; the capability compares: %v", c.ID, prop != nil, pair != nil, service.Compares(c))
 		}
-		v := &oaValidator{doc: doc, closed: true}
+		v := &oacheck.Validator{Doc: doc, Closed: true}
 		okSchema := oaMember(doc, "paths", "/v1/"+c.Path+"/query", "post", "responses", "200", "content", "application/json", "schema")
-		_, dates := s.served(c.ID)
+		dates := s.ServedDates(c.ID)
 		q := fmt.Sprintf(`{"group_by":["%s"],"compare_as_of":%q}`, c.GroupByNames()[0], dates[0])
-		paramErrs := v.validate(map[string]any{"$ref": "#/components/schemas/" + pfx + "QueryParams"}, oaDecodeJSON(t, []byte(q)), "$", 0)
+		paramErrs := v.Validate(map[string]any{"$ref": "#/components/schemas/" + pfx + "QueryParams"}, oacheck.Decode(t, []byte(q)), "$", 0)
 		b, e := s.QueryJSON(c.Path, []byte(q))
-		if !Compares(c) {
+		if !service.Compares(c) {
 			if len(paramErrs) == 0 || e == nil {
 				t.Errorf("%s: compare_as_of accepted by the schema (%v) or the service (%v)", c.ID, paramErrs, e)
 			}
@@ -710,14 +440,14 @@ func TestOpenAPICompareAsOf(t *testing.T) {
 		if e != nil {
 			t.Fatalf("%s %s: %s", c.ID, q, e.Body())
 		}
-		for _, err := range v.validate(okSchema, oaDecodeJSON(t, b), "$", 0) {
+		for _, err := range v.Validate(okSchema, oacheck.Decode(t, b), "$", 0) {
 			t.Errorf("%s comparison: %s", c.ID, err)
 		}
 		plain, e := s.QueryJSON(c.Path, []byte(`{"group_by":["status"]}`))
 		if e != nil {
 			t.Fatal(e)
 		}
-		for _, err := range v.validate(okSchema, oaDecodeJSON(t, plain), "$", 0) {
+		for _, err := range v.Validate(okSchema, oacheck.Decode(t, plain), "$", 0) {
 			t.Errorf("%s answer: %s", c.ID, err)
 		}
 	}

@@ -78,7 +78,7 @@ FUZZ_KEEP ?=
 FUZZ_TARGETS := \
 	./service:FuzzQueryJSON ./service:FuzzQueryPairs ./service:FuzzEvidenceJSON ./service:FuzzRenderString \
 	./api:FuzzSubscriptionBody ./webhooks:FuzzGuardControl ./mcp:FuzzToolArguments \
-	./ingest/grid:FuzzParse ./ingest/xls:FuzzRead ./ingest/xls:FuzzWorkbookStream ./ingest/fetch:FuzzCheckFile \
+	./grid:FuzzParse ./ingest/xls:FuzzRead ./ingest/xls:FuzzWorkbookStream ./ingest/fetch:FuzzCheckFile \
 	./ingest/fcc:FuzzParseNotice
 fuzz:
 	@cache=$$($(GO) env GOCACHE)/fuzz/$$($(GO) list -m); \

@@ -13,7 +13,7 @@ import (
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/snapshots"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/citeq/citeq/apierror"
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/internal/testenv"
 )
 

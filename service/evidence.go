@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/citeq/citeq/apierror"
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/snapshots"
 )
 

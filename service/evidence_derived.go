@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/citeq/citeq/capability"
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest/iso/queue"
 	"github.com/citeq/citeq/snapshots"
 )

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/census"
-	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/internal/testenv"
 )
 

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest"
-	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/snapshots"
 )

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/citeq/citeq/capability"
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/snapshots"
 )

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/fetch"
-	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/ingest/xls"
 	"github.com/citeq/citeq/snapshots"

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest/kit"
 	"github.com/citeq/citeq/ingest/xls"
 )

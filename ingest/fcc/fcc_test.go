@@ -16,11 +16,11 @@ import (
 	"testing"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/adapters"
 	"github.com/citeq/citeq/ingest/fcc"
 	"github.com/citeq/citeq/ingest/fetch"
-	"github.com/citeq/citeq/ingest/grid"
 	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/snapshots"

@@ -3,7 +3,7 @@ package fcc
 import (
 	"testing"
 
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 )
 
 // FuzzParseNotice: no text, whatever its bytes, crashes the notice parser; every entry it

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest/xls"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/snapshots"
 )
 

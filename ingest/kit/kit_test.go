@@ -3,7 +3,7 @@ package kit
 import (
 	"testing"
 
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 )
 
 func TestNorm(t *testing.T) {

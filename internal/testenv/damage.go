@@ -11,7 +11,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 )
 
 // Cells is a workbook as editable text: per sheet, in the file's order, its rows of literal

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest/kit"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/citeq/citeq/capability"
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest/kit"
 )
 

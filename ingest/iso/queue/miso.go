@@ -4,7 +4,7 @@ import (
 	"regexp"
 
 	"github.com/citeq/citeq/capability"
-	"github.com/citeq/citeq/ingest/grid"
+	"github.com/citeq/citeq/grid"
 )
 
 // MISO is MISO's GI Interactive Queue export (GI_Interactive_Queue_YYYY-MM.csv).

@@ -13,9 +13,9 @@ import (
 	"sort"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/fetch"
-	"github.com/citeq/citeq/ingest/grid"
 )
 
 // Status is what one raw status value means.

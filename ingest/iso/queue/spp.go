@@ -4,8 +4,8 @@ import (
 	"regexp"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/ingest/fetch"
-	"github.com/citeq/citeq/ingest/grid"
 )
 
 // sppCSVURL is SPP's own address of the GI Active Request list, a CSV.

@@ -197,6 +197,14 @@ func TestQueueCompareOverBoth(t *testing.T) {
 		{"compare_as_of not a string", `{"compare_as_of":20250117}`, "invalid_parameter", "compare_as_of must be a snapshot date"},
 		{"a value neither snapshot holds", `{"as_of":"2025-05-09","compare_as_of":"2025-01-17","filters":{"queue_id":"J0000"}}`, "invalid_filter",
 			`"J0000" is not a value of filter queue_id in power.interconnection_queue as_of 2025-05-09 nor as_of 2025-01-17`},
+		{"a value neither holds, at the top level", `{"as_of":"2025-05-09","compare_as_of":"2025-01-17","queue_id":["J0000"]}`, "invalid_filter",
+			`"J0000" is not a value of filter queue_id in power.interconnection_queue as_of 2025-05-09 nor as_of 2025-01-17`},
+		{"a value neither holds, as_of on a date in filters", `{"compare_as_of":"2025-01-17","filters":{"as_of":"on:2025-05-09","queue_id":"J0000"}}`, "invalid_filter",
+			`"J0000" is not a value of filter queue_id in power.interconnection_queue as_of 2025-05-09 nor as_of 2025-01-17`},
+		{"filter both at the top level and in filters", `{"compare_as_of":"2025-01-17","state":"TX","filters":{"state":"TX"}}`, "invalid_filter",
+			"filter state is given both at the top level and inside filters; give it once"},
+		{"as_of twice with compare_as_of", `{"as_of":"2025-05-09","compare_as_of":"2025-01-17","filters":{"as_of":"2025-05-09"}}`, "invalid_parameter", "as_of is given twice; give it once"},
+		{"filters not an object with compare_as_of", `{"compare_as_of":"2025-01-17","filters":["queue_id"]}`, "invalid_filter", "filters must be an object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, body := both(t, srv.URL, cs, miso, []byte(tc.args))

@@ -1,8 +1,6 @@
 package service
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -16,62 +14,21 @@ import (
 // to a query pinned to that date.
 const AsOfOnPrefix = "on:"
 
-// resolveAsOfOn returns raw with an as_of of the form on:YYYY-MM-DD (at the top level or in
-// filters) replaced by the served snapshot date it resolves to, and whether it held one.
-// raw itself is not modified.
-func (s *Service) resolveAsOfOn(c *capability.Capability, raw RawParams) (RawParams, bool, *apierror.Error) {
-	on, inFilters, ok := asOfOnValue(raw)
-	if !ok {
-		return raw, false, nil
-	}
-	date, e := s.snapshotOn(c, on)
-	if e != nil {
-		return nil, false, e
-	}
-	out := make(RawParams, len(raw))
-	for k, v := range raw {
-		out[k] = v
-	}
-	if !inFilters {
-		out["as_of"] = mustJSON(date)
-		return out, true, nil
-	}
-	var filters map[string]json.RawMessage
-	if err := json.Unmarshal(raw["filters"], &filters); err != nil {
-		return nil, false, apierror.New(400, apierror.CodeInvalidFilter, "filters must be an object of filter name → value or list of values (%v)", err)
-	}
-	filters["as_of"] = mustJSON(date)
-	b, err := json.Marshal(filters)
-	if err != nil {
-		return nil, false, apierror.New(500, apierror.CodeInternal, "the filters cannot be re-encoded (%v); retry, and report it if it persists", err)
-	}
-	out["filters"] = b
-	return out, true, nil
-}
-
-// asOfOnValue finds an as_of string starting with on: at the top level or in filters.
-func asOfOnValue(raw RawParams) (value string, inFilters, ok bool) {
-	read := func(v json.RawMessage) (string, bool) {
-		var str string
-		if !bytes.HasPrefix(bytes.TrimSpace(v), []byte(`"`)) || json.Unmarshal(v, &str) != nil {
-			return "", false
+// resolveAsOfOn replaces in req an as_of of the form on:YYYY-MM-DD (at the top level, or
+// else in filters) by the served snapshot date it resolves to, and reports whether it held one.
+func (s *Service) resolveAsOfOn(c *capability.Capability, req *Request) (bool, *apierror.Error) {
+	for i, a := range req.asOf {
+		if !a.str || !strings.HasPrefix(a.value, AsOfOnPrefix) {
+			continue
 		}
-		return str, strings.HasPrefix(str, AsOfOnPrefix)
-	}
-	if v, ok := raw["as_of"]; ok {
-		if str, on := read(v); on {
-			return str, false, true
+		date, e := s.snapshotOn(c, a.value)
+		if e != nil {
+			return false, e
 		}
+		req.asOf[i].value = date
+		return true, nil
 	}
-	if fv, ok := raw["filters"]; ok {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(fv, &obj) == nil {
-			if str, on := read(obj["as_of"]); on {
-				return str, true, true
-			}
-		}
-	}
-	return "", false, false
+	return false, nil
 }
 
 // snapshotOn resolves on:YYYY-MM-DD to the as_of of the newest snapshot of c on or before

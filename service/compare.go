@@ -43,12 +43,13 @@ func splitCompare(raw RawParams) (RawParams, string, *apierror.Error) {
 	return splitString(raw, CompareParam, apierror.New(400, apierror.CodeInvalidParameter, "%s must be a snapshot date YYYY-MM-DD (or latest), as a string; GET the schema for the served dates", CompareParam))
 }
 
-// prepareCompare validates a query with compare_as_of other: the query's snapshot (its
+// prepareCompare validates a query with compare_as_of (req.compare, the other snapshot): the query's snapshot (its
 // as_of) and the other one are resolved, each named in its own error, and the params are
 // validated for both, every filter value against the union of the two snapshots' values (a
 // project that left or entered can be filtered to); a value one snapshot lacks matches none
 // of its rows.
-func (s *Service) prepareCompare(c *capability.Capability, raw RawParams, other string, on bool) (*Prepared, *apierror.Error) {
+func (s *Service) prepareCompare(c *capability.Capability, req *Request, on bool) (*Prepared, *apierror.Error) {
+	other := req.compare
 	schemaURL := "/v1/" + c.Path + "/schema"
 	if !Compares(c) {
 		return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s is answered by the interconnection queue capabilities (projects keyed by queue_id); %s has no queue_id", CompareParam, c.ID)
@@ -57,7 +58,7 @@ func (s *Service) prepareCompare(c *capability.Capability, raw RawParams, other 
 	if other != "latest" && !isoDay.MatchString(other) {
 		return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be latest or a snapshot date YYYY-MM-DD, got %q; the served dates of %s are: %s (see %s)", CompareParam, other, c.ID, join(dates), schemaURL)
 	}
-	asOf, e := asOfValue(raw)
+	asOf, e := req.asOfValue()
 	if e != nil {
 		return nil, e
 	}
@@ -69,56 +70,48 @@ func (s *Service) prepareCompare(c *capability.Capability, raw RawParams, other 
 	if e != nil {
 		return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s %q is not a served snapshot of %s; use latest or one of: %s", CompareParam, other, c.ID, join(dates))
 	}
-	rawQ, rawO, union, e := s.unionFilters(c, raw, snap, otherSnap)
+	reqQ, reqO, union, e := s.unionFilters(c, req, snap, otherSnap)
 	if e != nil {
 		return nil, e
 	}
-	p, _, e := s.Validate(c, rawQ)
+	p, _, e := s.Validate(c, reqQ)
 	if e != nil {
 		return nil, e
 	}
-	po, _, e := s.Validate(c, rawO)
+	po, _, e := s.Validate(c, reqO)
 	if e != nil {
 		return nil, e
 	}
 	for name, vals := range union {
 		p.Filters[name], po.Filters[name] = vals, vals
 	}
-	pinned := Pinned(raw) && other != "latest" && !on
+	pinned := req.pinned() && other != "latest" && !on
 	return &Prepared{c: c, snap: snap, params: p, pinned: pinned, cmp: &comparison{snap: otherSnap, params: po}}, nil
 }
 
-// compareParams are the query params other than filters: the rest of a top-level key is a
-// filter, as Validate reads it.
-var compareParams = []string{"filters", "as_of", "group_by", "include_records", "include_evidence", "rollup_other", "limit", "top_n", "order_by", "order"}
+// controlParams are the top-level params that are not filters; the rest of a top-level key
+// is a filter, as Validate reads it.
+var controlParams = []string{"group_by", "include_records", "include_evidence", "rollup_other", "limit", "top_n", "order_by", "order"}
 
-// unionFilters checks every filter value of raw against snapshots a and b and returns raw
-// for each (pinned to its as_of, each filter keeping the values its snapshot holds; a filter
-// none of whose values it holds is left out) and the canonical values of each filter over
-// both. A value neither holds is refused, naming both. What else is wrong with raw is left
-// to Validate.
-func (s *Service) unionFilters(c *capability.Capability, raw RawParams, a, b *Snapshot) (RawParams, RawParams, map[string][]string, *apierror.Error) {
+// unionFilters checks every filter value of req against snapshots a and b and returns a
+// request for each (pinned to its as_of, each filter keeping the values its snapshot holds; a
+// filter none of whose values it holds is left out) and the canonical values of each filter
+// over both. A value neither holds is refused, naming both. What else is wrong with req is
+// left to Validate.
+func (s *Service) unionFilters(c *capability.Capability, req *Request, a, b *Snapshot) (*Request, *Request, map[string][]string, *apierror.Error) {
 	schemaURL := "/v1/" + c.Path + "/schema"
-	var filters map[string]json.RawMessage
-	if fv, ok := raw["filters"]; ok && (json.Unmarshal(fv, &filters) != nil || filters == nil) {
-		return raw, raw, nil, nil
+	if req.filtersBad {
+		return req, req, nil, nil
 	}
 	sides := [2]struct {
-		snap    *Snapshot
-		raw     RawParams
-		filters map[string]json.RawMessage
+		snap *Snapshot
+		req  *Request
 	}{{snap: a}, {snap: b}}
 	for i := range sides {
-		sides[i].raw = RawParams{}
-		for k, v := range raw {
-			sides[i].raw[k] = v
-		}
-		sides[i].raw["as_of"] = mustJSON(sides[i].snap.Manifest.AsOf)
-		sides[i].filters = map[string]json.RawMessage{}
-		for k, v := range filters {
-			if k != "as_of" {
-				sides[i].filters[k] = v
-			}
+		sides[i].req = req.clone()
+		sides[i].req.asOf = []asOfGiven{{value: sides[i].snap.Manifest.AsOf, str: true}}
+		if sides[i].req.filters == nil {
+			sides[i].req.filters = map[string]json.RawMessage{}
 		}
 	}
 	// Each filter, where it is given: inside filters, or at the top level.
@@ -128,11 +121,11 @@ func (s *Service) unionFilters(c *capability.Capability, raw RawParams, a, b *Sn
 		v    json.RawMessage
 	}
 	var list []given
-	for k, v := range filters {
+	for k, v := range req.filters {
 		list = append(list, given{k, false, v})
 	}
-	for k, v := range raw {
-		if !slices.Contains(compareParams, k) {
+	for k, v := range req.top {
+		if !slices.Contains(controlParams, k) {
 			list = append(list, given{k, true, v})
 		}
 	}
@@ -164,9 +157,9 @@ func (s *Service) unionFilters(c *capability.Capability, raw RawParams, a, b *Sn
 		sort.Strings(canon)
 		union[g.name] = dedupe(canon)
 		for i := range sides {
-			target := sides[i].filters
+			target := sides[i].req.filters
 			if g.top {
-				target = sides[i].raw
+				target = sides[i].req.top
 			}
 			if len(held[i]) == 0 {
 				delete(target, g.name)
@@ -175,14 +168,7 @@ func (s *Service) unionFilters(c *capability.Capability, raw RawParams, a, b *Sn
 			}
 		}
 	}
-	for i := range sides {
-		if len(sides[i].filters) > 0 {
-			sides[i].raw["filters"] = mustJSON(sides[i].filters)
-		} else {
-			delete(sides[i].raw, "filters")
-		}
-	}
-	return sides[0].raw, sides[1].raw, union, nil
+	return sides[0].req, sides[1].req, union, nil
 }
 
 // notInEither is the error of a filter value neither compared snapshot holds: for a text

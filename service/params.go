@@ -104,13 +104,6 @@ func orEmptyList(l []string) []string {
 // RawParams is a params object before validation: member → JSON value.
 type RawParams map[string]json.RawMessage
 
-// Pinned reports whether the params name an exact as_of (not latest): the answer to such a
-// query never changes.
-func Pinned(raw RawParams) bool {
-	a, err := asOfValue(raw)
-	return err == nil && a != "latest"
-}
-
 // ParseBody reads a POST body (a JSON params object; an empty body is {}).
 func ParseBody(body []byte) (RawParams, *apierror.Error) {
 	body = bytes.TrimSpace(body)
@@ -202,13 +195,13 @@ var (
 	isoYear  = regexp.MustCompile(`^\d{4}$`)
 )
 
-// Validate turns raw params into Params for capability c, or the first error found.
-func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *Snapshot, *apierror.Error) {
+// Validate turns a decoded request into Params for capability c, or the first error found.
+func (s *Service) Validate(c *capability.Capability, req *Request) (*Params, *Snapshot, *apierror.Error) {
 	schemaURL := "/v1/" + c.Path + "/schema"
 	p := &Params{Filters: map[string][]string{}, Ranges: map[string][2]string{}, Order: "desc", RollupOther: true, Limit: DefaultLimit}
 
 	// as_of first: filter values are checked against the snapshot it pins.
-	asOf, err := asOfValue(raw)
+	asOf, err := req.asOfValue()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -218,30 +211,26 @@ func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *S
 	}
 	p.AsOf = snap.Manifest.AsOf
 
+	if req.filtersBad {
+		return nil, nil, apierror.New(400, apierror.CodeInvalidFilter, "filters must be an object of filter name → value or list of values, e.g. {\"state\":[\"TX\",\"CA\"]}; see %s", schemaURL)
+	}
 	filters := map[string]json.RawMessage{}
-	if fv, ok := raw["filters"]; ok {
-		var obj map[string]json.RawMessage
-		if e := json.Unmarshal(fv, &obj); e != nil || obj == nil {
-			return nil, nil, apierror.New(400, apierror.CodeInvalidFilter, "filters must be an object of filter name → value or list of values, e.g. {\"state\":[\"TX\",\"CA\"]}; see %s", schemaURL)
-		}
-		for k, v := range obj {
-			filters[k] = v
-		}
+	for k, v := range req.filters {
+		filters[k] = v
 	}
 	rangeParams := map[string]capability.DateRange{}
 	for _, r := range c.DateRanges {
 		rangeParams[r.From()] = r
 		rangeParams[r.To()] = r
 	}
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
+	keys := make([]string, 0, len(req.top))
+	for k := range req.top {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		v := raw[k]
+		v := req.top[k]
 		switch k {
-		case "filters", "as_of":
 		case "group_by":
 			list, e := stringList(v)
 			if e != nil {
@@ -341,32 +330,6 @@ func (s *Service) Validate(c *capability.Capability, raw RawParams) (*Params, *S
 	return p, snap, nil
 }
 
-func asOfValue(raw RawParams) (string, *apierror.Error) {
-	var vals []json.RawMessage
-	if v, ok := raw["as_of"]; ok {
-		vals = append(vals, v)
-	}
-	if fv, ok := raw["filters"]; ok {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(fv, &obj) == nil {
-			if v, ok := obj["as_of"]; ok {
-				vals = append(vals, v)
-			}
-		}
-	}
-	if len(vals) > 1 {
-		return "", apierror.New(400, apierror.CodeInvalidParameter, "as_of is given twice; give it once")
-	}
-	if len(vals) == 0 {
-		return "latest", nil
-	}
-	var s string
-	if json.Unmarshal(vals[0], &s) != nil || (s != "latest" && !isoDay.MatchString(s)) {
-		return "", apierror.New(400, apierror.CodeInvalidParameter, "as_of must be latest or a snapshot date YYYY-MM-DD; GET the schema for the served dates")
-	}
-	return s, nil
-}
-
 func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filters map[string]json.RawMessage, p *Params, schemaURL string) *apierror.Error {
 	names := make([]string, 0, len(filters))
 	for k := range filters {
@@ -374,9 +337,6 @@ func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filt
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if name == "as_of" {
-			continue
-		}
 		f, ok := c.Field(name)
 		if !ok || !f.Filter {
 			var ranges []string

@@ -48,46 +48,42 @@ func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *apierror.Error) 
 	if e != nil {
 		return nil, e
 	}
-	raw, cursor, e := splitCursor(raw)
-	if e != nil {
-		return nil, e
-	}
-	raw, cmp, e := splitCompare(raw)
+	req, e := DecodeRequest(raw)
 	if e != nil {
 		return nil, e
 	}
 	// as_of on:<date> resolves to a served date first; the answer is then the one pinned to
 	// that date, though not pinned itself: a snapshot promoted later may be in force then.
-	raw, on, e := s.resolveAsOfOn(c, raw)
+	on, e := s.resolveAsOfOn(c, req)
 	if e != nil {
 		return nil, e
 	}
-	if cmp != "" {
-		q, e := s.prepareCompare(c, raw, cmp, on)
+	if req.compare != "" {
+		q, e := s.prepareCompare(c, req, on)
 		if e != nil {
 			return nil, e
 		}
-		if e := setPage(c, q.snap, q.params, q.cmp.snap.Manifest.AsOf+"/"+q.cmp.snap.Manifest.Fingerprint, cursor); e != nil {
+		if e := setPage(c, q.snap, q.params, q.cmp.snap.Manifest.AsOf+"/"+q.cmp.snap.Manifest.Fingerprint, req.cursor); e != nil {
 			return nil, e
 		}
 		return q, nil
 	}
-	params, snap, e := s.Validate(c, raw)
+	params, snap, e := s.Validate(c, req)
 	if e != nil {
 		return nil, e
 	}
 	// A derived answer is computed from the inputs served on its as_of, to which ingest may
 	// still add a snapshot dated earlier: it is never pinned.
-	pinned := Pinned(raw) && !on && snap.derived == nil
+	pinned := req.pinned() && !on && snap.derived == nil
 	if snap.derived != nil {
 		if e := snap.derived.check(params); e != nil {
 			return nil, e
 		}
 	}
-	if e := setPage(c, snap, params, "", cursor); e != nil {
+	if e := setPage(c, snap, params, "", req.cursor); e != nil {
 		return nil, e
 	}
-	return &Prepared{c: c, snap: snap, params: params, pinned: pinned, latest: !Pinned(raw)}, nil
+	return &Prepared{c: c, snap: snap, params: params, pinned: pinned, latest: !req.pinned()}, nil
 }
 
 // Run answers a prepared query with its JSON payload. Answers are cached by capability,

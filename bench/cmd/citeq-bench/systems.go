@@ -252,7 +252,11 @@ func validate(svc *service.Service, q Query) (*capability.Capability, *service.P
 	if e != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %s", e.Code, e.Message)
 	}
-	p, snap, e := svc.Validate(c, raw)
+	req, e := service.DecodeRequest(raw)
+	if e != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %s", e.Code, e.Message)
+	}
+	p, snap, e := svc.Validate(c, req)
 	if e != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %s", e.Code, e.Message)
 	}

@@ -48,7 +48,7 @@ func All() []ingest.Adapter {
 	// Grid operators: wholesale and capacity markets
 	all = append(all,
 		market.ERCOTPrices,
-		market.PJMCapacityMarket{},
+		market.PJMCapacityMarket,
 		market.MISOAuction{},
 		market.MISOAuctionTranscribed,
 		market.PJMAccreditation{},

@@ -35,20 +35,20 @@ func All() []ingest.Adapter {
 
 	// Grid operators: interconnection queues
 	all = append(all,
-		queue.Adapter{Op: queue.MISO},
-		queue.Adapter{Op: queue.PJM},
-		queue.Adapter{Op: queue.PJMCycle},
-		queue.Adapter{Op: queue.CAISO},
-		queue.Adapter{Op: queue.NYISO},
-		queue.Adapter{Op: queue.ISONE},
-		queue.Adapter{Op: queue.ERCOT},
-		queue.Adapter{Op: queue.SPP},
+		queue.New(queue.MISO),
+		queue.New(queue.PJM),
+		queue.New(queue.PJMCycle),
+		queue.New(queue.CAISO),
+		queue.New(queue.NYISO),
+		queue.New(queue.ISONE),
+		queue.New(queue.ERCOT),
+		queue.New(queue.SPP),
 	)
 
 	// Grid operators: wholesale and capacity markets
 	all = append(all,
 		market.ERCOTPrices,
-		market.PJMCapacityMarket{},
+		market.PJMCapacityMarket,
 		market.MISOAuction{},
 		market.MISOAuctionTranscribed,
 		market.PJMAccreditation{},

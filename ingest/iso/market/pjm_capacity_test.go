@@ -28,7 +28,7 @@ func pjmAtoms(t *testing.T, b *ingest.Build) []atom {
 
 func pjmPlan(t *testing.T, raw string) ingest.Plan {
 	t.Helper()
-	a := market.PJMCapacityMarket{}
+	a := market.PJMCapacityMarket
 	plans, err := a.Plan(ingest.NewFinder(raw, a.Folders()))
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestPJMRTOValuesCiteTheirCells(t *testing.T) {
 	raw := testenv.Raw(t)
 	data := t.TempDir()
 	store := &snapshots.Store{Dir: data}
-	a := market.PJMCapacityMarket{}
+	a := market.PJMCapacityMarket
 	outcomes, err := ingest.Run(raw, store, []ingest.Adapter{a}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestPJMPrintedCopiesDisagree(t *testing.T) {
 		}
 		p.Files[i].Path = dst
 	}
-	b, err := market.PJMCapacityMarket{}.Build(p)
+	b, err := market.PJMCapacityMarket.Build(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestPJMPrintedCopiesDisagree(t *testing.T) {
 func TestPJMNesting(t *testing.T) {
 	t.Parallel()
 	raw := testenv.Raw(t)
-	b, err := market.PJMCapacityMarket{}.Build(pjmPlan(t, raw))
+	b, err := market.PJMCapacityMarket.Build(pjmPlan(t, raw))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func queues(t *testing.T) (*service.Service, map[string]*queue.Operator) {
 		if op.AsOf == nil { // a companion, read with its operator's files
 			continue
 		}
-		adapters = append(adapters, queue.Adapter{Op: op})
+		adapters = append(adapters, queue.New(op))
 		ops[op.Cap.ID] = op
 	}
 	ingestOnce.Do(func() {

@@ -2,7 +2,6 @@ package queue
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -39,60 +38,41 @@ type sheetRead struct {
 	missing []string
 }
 
-// build is what the files of one snapshot add up to.
+// build is what the files of one snapshot add up to beyond the kit.Book's generic faults
+// (missing sheets are its Incomplete, header faults its Missing and the headers read its
+// Found): the known defects, the values no table maps, and the sheets each file holds.
 type build struct {
-	rows                                                  *ingest.Rows
-	sources                                               []snapshots.Source
-	bad                                                   kit.Problems
-	missingSheets, headerFaults, headersOK, defects, read []string
+	defects, read []string
 	// defectFaults are rows declared known defects that the file contradicts.
 	defectFaults []string
 	unmapped     map[string]int
-	rc           kit.Reconcile
 }
 
-// Build implements ingest.Adapter: the plan's first data file is the operator's own, the
-// others its companions' (each read with its own tables).
-func (a Adapter) Build(p ingest.Plan) (*ingest.Build, error) {
-	op := a.Op
-	files := ingest.DataFiles(p.Files)
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: the plan has no data file", op.Cap.ID)
-	}
-	bd := &build{rows: ingest.NewRows(op.Cap), unmapped: map[string]int{}}
-	asOf := ""
-	for i := range files {
-		f := &files[i]
-		name := filepath.Base(f.Path)
-		fop := op.forFile(name)
-		if fop == nil {
-			return nil, fmt.Errorf("%s: no table reads %s", op.Cap.ID, name)
-		}
-		wb, err := grid.Open(f.Path)
+// queueRanges are the plausible ranges of the requested MW.
+var queueRanges = map[string]snapshots.Range{
+	"requested_mw": {Min: -10000, Max: 100000}, "requested_mw_summer": {Min: -10000, Max: 100000},
+	"requested_mw_winter": {Min: -10000, Max: 100000}, "requested_mw_net": {Min: -10000, Max: 100000},
+}
+
+// open is the Open hook of op's files (the operator's own, a companion's or another form's):
+// the snapshot's as_of from the plan's first data file, then the project rows of every sheet,
+// with the marks the cells were read as blank with, for the aggregate evidence.
+func (op *Operator) open(fr *kit.FileRead) error {
+	if len(fr.Book.Files) == 1 {
+		asOf, err := op.AsOf(fr.WB, fr.Name)
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("%s: as_of: %w", fr.Name, err)
 		}
-		if i == 0 {
-			if asOf, err = fop.AsOf(wb, name); err != nil {
-				return nil, fmt.Errorf("%s: as_of: %w", name, err)
-			}
-		}
-		fop.buildFile(f, wb, bd)
+		fr.Book.AsOf = asOf
 	}
-	facts, err := bd.rows.Finish(asOf)
-	if err != nil {
-		return nil, err
-	}
-	// The marks each file's cells were read as blank with, for the aggregate evidence.
-	for i := range bd.sources {
-		if fop := op.forFile(bd.sources[i].File); fop != nil {
-			bd.sources[i].BlankMarks = fop.Blank
-		}
-	}
-	b := &ingest.Build{AsOf: asOf, Rows: facts, Cells: bd.rows.Cells(), Sources: bd.sources, Ranges: map[string]snapshots.Range{
-		"requested_mw": {Min: -10000, Max: 100000}, "requested_mw_summer": {Min: -10000, Max: 100000},
-		"requested_mw_winter": {Min: -10000, Max: 100000}, "requested_mw_net": {Min: -10000, Max: 100000},
-	}}
+	op.buildFile(fr, fr.Book.State.(*build))
+	fr.Source.BlankMarks = op.Blank
+	return nil
+}
+
+// gates are a queue snapshot's gates.
+func gates(b *kit.Book) []snapshots.Gate {
+	bd := b.State.(*build)
 	var notMapped []string
 	for v, n := range bd.unmapped {
 		notMapped = append(notMapped, fmt.Sprintf("%s (%d rows)", v, n))
@@ -105,15 +85,14 @@ func (a Adapter) Build(p ingest.Plan) (*ingest.Build, error) {
 	if len(bd.defectFaults) > 0 {
 		defects = snapshots.Gate{Name: GateDefects, Detail: strings.Join(bd.defectFaults, "; ")}
 	}
-	b.Checks = append(b.Checks,
-		kit.Failures(kit.GateComplete, bd.missingSheets, "every sheet read: "+strings.Join(bd.read, "; ")),
-		kit.Failures(kit.GateHeaders, bd.headerFaults, strings.Join(bd.headersOK, "; ")),
-		bd.bad.Gate(kit.GateCells, fmt.Sprintf("%d project rows parsed", len(facts))),
-		bd.rc.Gate(),
+	return []snapshots.Gate{
+		b.CompleteGate("every sheet read: " + strings.Join(bd.read, "; ")),
+		b.HeadersGate(strings.Join(b.Found, "; ")),
+		b.CellsGate(fmt.Sprintf("%d project rows parsed", len(b.Facts))),
+		b.Rec.Gate(),
 		kit.Failures(GateMapped, notMapped, "every raw status, generation type and progress value of the files is mapped"),
 		defects,
-	)
-	return b, nil
+	}
 }
 
 // forFile is the operator (this one or a companion) whose files are named like name.
@@ -130,25 +109,23 @@ func (op *Operator) forFile(name string) *Operator {
 }
 
 // buildFile adds the project rows of every sheet of one file.
-func (op *Operator) buildFile(f *ingest.File, wb *grid.Workbook, bd *build) {
-	name := filepath.Base(f.Path)
-	src := f.Source()
-	src.HeaderRows = map[string]int{}
+func (op *Operator) buildFile(fr *kit.FileRead, bd *build) {
+	b, f, name, wb := fr.Book, fr.File, fr.Name, fr.WB
 	bd.read = append(bd.read, name+": "+strings.Join(wb.SheetNames(), ", "))
 	for _, spec := range op.Sheets {
 		sh := wb.Sheet(spec.Name)
 		if sh == nil {
 			if !spec.Optional {
-				bd.missingSheets = append(bd.missingSheets, fmt.Sprintf("%s: no sheet %q (sheets: %s)", name, spec.Name, strings.Join(wb.SheetNames(), ", ")))
+				b.Incomplete = append(b.Incomplete, fmt.Sprintf("%s: no sheet %q (sheets: %s)", name, spec.Name, strings.Join(wb.SheetNames(), ", ")))
 			}
 			continue
 		}
 		sr := op.readHeader(sh, spec)
-		src.HeaderRows[spec.Name] = spec.Header
+		fr.Source.HeaderRows[spec.Name] = spec.Header
 		if len(sr.missing) > 0 {
-			bd.headerFaults = append(bd.headerFaults, fmt.Sprintf("%s sheet %s: %s", name, spec.Name, strings.Join(sr.missing, "; ")))
+			b.Missing = append(b.Missing, fmt.Sprintf("%s sheet %s: %s", name, spec.Name, strings.Join(sr.missing, "; ")))
 		} else {
-			bd.headersOK = append(bd.headersOK, fmt.Sprintf("%s %s: %d columns", name, spec.Name, len(sr.extra)))
+			b.Found = append(b.Found, fmt.Sprintf("%s %s: %d columns", name, spec.Name, len(sr.extra)))
 		}
 		n, sum := 0, 0.0
 		states := &stateFixes{}
@@ -171,10 +148,10 @@ func (op *Operator) buildFile(f *ingest.File, wb *grid.Workbook, bd *build) {
 				bd.defects = append(bd.defects, fmt.Sprintf("%s %s row %d (%s) dropped: %s", name, spec.Name, r, key, why))
 				continue
 			}
-			row := bd.rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: spec.Name, Row: r, SHA256: f.SHA256})
+			row := b.Rows.Add(ingest.Lineage{SourceID: f.SourceID, File: name, Sheet: spec.Name, Row: r, SHA256: f.SHA256})
 			row.Set("sheet", spec.Name)
 			row.Key(fmt.Sprintf("%s!%s!%d:%s", f.SourceID, spec.Name, r, key))
-			op.setRow(row, sh, r, sr, &bd.bad, bd.unmapped)
+			op.setRow(row, sh, r, sr, &b.Bad, bd.unmapped)
 			op.nameDefects(sr.published(row), fmt.Sprintf("%s %s row %d (%s)", name, spec.Name, r, key), bd, states)
 			n++
 			if v, ok := row.Get("requested_mw").(float64); ok {
@@ -187,9 +164,8 @@ func (op *Operator) buildFile(f *ingest.File, wb *grid.Workbook, bd *build) {
 		}
 		bd.defects = append(bd.defects, states.named()...)
 		sheetN, sheetSum := op.secondReading(sh, sr)
-		bd.rc.Sheet(name+" "+spec.Name, n, sum, sheetN, sheetSum, "MW")
+		b.Rec.Sheet(name+" "+spec.Name, n, sum, sheetN, sheetSum, "MW")
 	}
-	bd.sources = append(bd.sources, src)
 }
 
 // readHeader finds the field of every column of the sheet's header row.

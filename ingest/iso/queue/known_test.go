@@ -53,7 +53,7 @@ func TestKnown(t *testing.T) {
 		if op.AsOf == nil {
 			continue // a companion: its operator's adapter lists it
 		}
-		known := queue.Adapter{Op: op}.Known()
+		known := queue.New(op).Known()
 		want, ok := byOp[op]
 		if !ok {
 			if len(known) != 0 {
@@ -83,7 +83,7 @@ func TestKnownFromMirror(t *testing.T) {
 	fixtures := filepath.Join(testenv.RepoRoot(t), "testdata", "fixtures")
 	routes := map[string]string{}
 	for _, k := range knownQueues {
-		src := queue.Adapter{Op: k.op}.Known()[0]
+		src := queue.New(k.op).Known()[0]
 		u, _ := url.Parse(src.URL)
 		root := raw
 		if k.fixture {
@@ -103,7 +103,7 @@ func TestKnownFromMirror(t *testing.T) {
 	dir := t.TempDir()
 	for _, k := range knownQueues {
 		t.Run(k.op.Cap.ID, func(t *testing.T) {
-			a := queue.Adapter{Op: k.op}
+			a := queue.New(k.op)
 			for _, src := range a.Known() {
 				if _, err := fetch.Fetch(context.Background(), dir, src, fetch.Options{Mirror: srv.URL, Client: srv.Client()}); err != nil {
 					t.Fatal(err)
@@ -155,7 +155,7 @@ func TestPlanCurrentFileIsNewest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a := queue.Adapter{Op: queue.CAISO}
+	a := queue.New(queue.CAISO)
 	plans, err := a.Plan(ingest.NewFinder(dir, a.Folders()))
 	if err != nil {
 		t.Fatal(err)

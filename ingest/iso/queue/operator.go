@@ -1,21 +1,20 @@
 // Package queue ingests the grid operators' interconnection queues into one shared model:
 // every operator is a declarative table (which published header feeds which normalized
 // field, which raw status means which normalized status and interconnection progress, which
-// raw generation type means which normalized type), and one Build reads them all. Every
+// raw generation type means which normalized type), and one reader, each file kind's Open
+// hook of the kit.Spec that New declares from the tables, reads them all. Every
 // published column of every sheet is also kept under its own header name; a raw status,
 // type or progress value that no table knows fails the values_mapped gate, naming it.
 package queue
 
 import (
-	"fmt"
 	"path/filepath"
 	"regexp"
-	"sort"
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/grid"
-	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/fetch"
+	"github.com/citeq/citeq/ingest/kit"
 )
 
 // Status is what one raw status value means.
@@ -151,78 +150,42 @@ type Operator struct {
 // BlankStatus is the raw status key of a blank status cell.
 const BlankStatus = "(blank)"
 
-// Adapter ingests one operator's queue files: one snapshot per file.
-type Adapter struct{ Op *Operator }
+// New is the adapter of op's queue, declared on kit.Spec from op's tables: each file (the
+// operator's own or another form's) is its own snapshot, in date order (a file whose name has
+// no date, the operator's current file as ingest --fetch names it, the newest), and companion
+// files join the latest one.
+func New(op *Operator) kit.Adapter {
+	s := &kit.Spec{Cap: op.Cap, Version: op.Version, Folders: []string{op.Folder}, Known: op.known(),
+		ByHint: true, State: func() any { return &build{unmapped: map[string]int{}} }, Gates: gates, Ranges: queueRanges}
+	s.Files = append(s.Files, op.kind(false))
+	for _, o := range op.Forms {
+		s.Files = append(s.Files, o.kind(false))
+	}
+	for _, c := range op.Companions {
+		s.Files = append(s.Files, c.kind(true))
+	}
+	return kit.New(s)
+}
 
-// Capability implements ingest.Adapter.
-func (a Adapter) Capability() *capability.Capability { return a.Op.Cap }
+// kind is the kind of file of op's tables.
+func (op *Operator) kind(companion bool) *kit.File {
+	return &kit.File{Match: op.File, SourceID: op.SourceID, Publisher: op.Publisher,
+		URL:     func(string, []string) string { return op.URL },
+		Derived: op.Derived, OriginalURL: op.OriginalURL, Companion: companion, Open: op.open,
+		Hint: func(path string, _ []string) string { return op.hint(filepath.Base(path)) }}
+}
 
-// Version implements ingest.Adapter.
-func (a Adapter) Version() string { return a.Op.Version }
-
-// Folders implements ingest.Adapter.
-func (a Adapter) Folders() []string { return []string{a.Op.Folder} }
-
-// Known implements ingest.Adapter: the operator's current file (and its other forms') from
-// the address it is published at, under a name without date. The dated files of earlier
-// snapshots are no longer published; they stay in the raw store.
-func (a Adapter) Known() []fetch.Source {
+// known is the operator's current file (and its other forms') from the address it is
+// published at, under a name without date. The dated files of earlier snapshots are no
+// longer published; they stay in the raw store.
+func (op *Operator) known() []fetch.Source {
 	var out []fetch.Source
-	for _, o := range append([]*Operator{a.Op}, a.Op.Forms...) {
+	for _, o := range append([]*Operator{op}, op.Forms...) {
 		if o.Download != "" {
 			out = append(out, fetch.Source{URL: o.Download, Kind: o.DownloadKind, Dest: o.Folder + "/" + o.DownloadName})
 		}
 	}
 	return out
-}
-
-// Plan implements ingest.Adapter: each matching file is its own snapshot; companion files
-// join the snapshot of the latest one.
-func (a Adapter) Plan(finder *ingest.Finder) ([]ingest.Plan, error) {
-	op := a.Op
-	file := func(o *Operator, p string) ingest.File {
-		return ingest.File{Path: p, SourceID: o.SourceID, Publisher: o.Publisher, URL: o.URL, Role: ingest.RoleData,
-			Derived: o.Derived, OriginalURL: o.OriginalURL}
-	}
-	paths, err := finder.Find(op.File.MatchString)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op.Cap.ID, err)
-	}
-	var plans []ingest.Plan
-	for _, p := range paths {
-		plans = append(plans, ingest.Plan{AsOfHint: op.hint(filepath.Base(p)), Files: []ingest.File{file(op, p)}})
-	}
-	for _, o := range op.Forms {
-		paths, err := finder.Find(o.File.MatchString)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", op.Cap.ID, err)
-		}
-		for _, p := range paths {
-			plans = append(plans, ingest.Plan{AsOfHint: o.hint(filepath.Base(p)), Files: []ingest.File{file(o, p)}})
-		}
-	}
-	// In date order; a file whose name has no date (the operator's current file, as
-	// ingest --fetch names it) is the newest.
-	newest := func(hint string) string {
-		if hint == "" {
-			return "\uffff"
-		}
-		return hint
-	}
-	sort.SliceStable(plans, func(i, j int) bool { return newest(plans[i].AsOfHint) < newest(plans[j].AsOfHint) })
-	for _, c := range op.Companions {
-		paths, err := finder.Find(c.File.MatchString)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", op.Cap.ID, err)
-		}
-		for _, p := range paths {
-			if len(plans) > 0 {
-				last := &plans[len(plans)-1]
-				last.Files = append(last.Files, file(c, p))
-			}
-		}
-	}
-	return plans, nil
 }
 
 func (op *Operator) hint(name string) string {

@@ -28,7 +28,7 @@ func TestTotalsReadIndependently(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			op := *queue.SPP
 			op.KeyPattern = tc.pattern
-			a := queue.Adapter{Op: &op}
+			a := queue.New(&op)
 			p := testenv.OnePlan(t, a, raw)
 			b, err := a.Build(p)
 			if err != nil {

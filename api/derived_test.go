@@ -1,10 +1,7 @@
 package api_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,52 +9,15 @@ import (
 	"github.com/citeq/citeq/internal/testenv"
 )
 
-// manifestDerived reads every family's MANIFEST.tsv under the raw folder: whether the derived
-// column of each listed file says yes (it may go on with the reason, "yes (third-party ...)"),
-// by the file's SHA-256.
-func manifestDerived(t *testing.T, raw string) map[string]bool {
-	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(raw, "*", "MANIFEST.tsv"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no MANIFEST.tsv under %s (%v)", raw, err)
-	}
-	out := map[string]bool{}
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		col := map[string]int{}
-		for sc.Scan() {
-			cells := strings.Split(sc.Text(), "\t")
-			if len(col) == 0 {
-				for i, h := range cells {
-					col[h] = i
-				}
-				continue
-			}
-			sha, derived := col["sha256"], col["derived"]
-			if len(cells) <= max(sha, derived) {
-				continue
-			}
-			out[cells[sha]] = strings.HasPrefix(cells[derived], "yes")
-		}
-		f.Close()
-		if _, ok := col["derived"]; !ok {
-			t.Fatalf("%s has no derived column", p)
-		}
-	}
-	return out
-}
-
 // TestCapabilitiesSayDerived checks /v1/capabilities against the MANIFESTs: a capability whose
 // latest snapshot reads a file the MANIFEST marks derived says derived: true and lists that file
 // with the publisher's address, and one that reads none says derived: false. The four
 // capabilities of the FERC, MISO, PJM and EIA-923 page 5 files are among those served.
 func TestCapabilitiesSayDerived(t *testing.T) {
-	manifest := manifestDerived(t, testenv.Raw(t))
+	manifest := map[string]bool{}
+	for _, m := range testenv.Manifest(t, testenv.Raw(t)) {
+		manifest[m.SHA256] = m.IsDerived()
+	}
 	srv := newServer(t, testenv.Data(t))
 	_, body := get(t, srv, "/v1/capabilities")
 	var list struct {

@@ -1,7 +1,6 @@
 package ferc_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,29 +22,12 @@ import (
 // manifestEntry is a line of ferc/MANIFEST.tsv: the official address and hash of a filing.
 type manifestEntry struct{ url, sha256 string }
 
+// readManifest gives ferc/MANIFEST.tsv's entries by the file's base name.
 func readManifest(t *testing.T, raw string) map[string]manifestEntry {
 	t.Helper()
-	f, err := os.Open(filepath.Join(raw, "ferc", "MANIFEST.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	out := map[string]manifestEntry{}
-	sc := bufio.NewScanner(f)
-	var cols map[string]int
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), "\t")
-		if cols == nil {
-			cols = map[string]int{}
-			for i, h := range fields {
-				cols[h] = i
-			}
-			continue
-		}
-		out[filepath.Base(fields[cols["relative_path"]])] = manifestEntry{fields[cols["official_source_url"]], fields[cols["sha256"]]}
-	}
-	if len(out) == 0 {
-		t.Fatal("ferc/MANIFEST.tsv lists no file")
+	for _, m := range testenv.Manifest(t, raw, "ferc") {
+		out[filepath.Base(m.RelativePath)] = manifestEntry{m.OfficialURL, m.SHA256}
 	}
 	return out
 }

@@ -370,98 +370,6 @@ func oaCodeList(codes [][2]string) string {
 	return "Error codes:\n\n" + strings.Join(lines, "\n")
 }
 
-func oaSharedParameters() service.Obj {
-	q := func(name, desc string, schema service.Obj) service.Obj {
-		return service.Obj{{"name", name}, {"in", "query"}, {"required", false}, {"description", desc}, {"schema", schema}}
-	}
-	ctl := oaControls()
-	return service.Obj{
-		{"RequestId", service.Obj{{"name", "X-Request-Id"}, {"in", "header"}, {"required", false},
-			{"description", "A request id to log and echo; a new one is made when absent or over 64 characters."},
-			{"schema", service.Obj{{"type", "string"}}}}},
-		{"IfNoneMatch", service.Obj{{"name", "If-None-Match"}, {"in", "header"}, {"required", false},
-			{"description", "Entity tags of answers held (or *): when one is the answer's ETag, the answer is 304 with no body."},
-			{"schema", service.Obj{{"type", "string"}}}}},
-		{"IncludeRecords", q("include_records", ctl["include_records"], oaBoolSchema(false))},
-		{"IncludeEvidence", q("include_evidence", ctl["include_evidence"], oaBoolSchema(false))},
-		{"Limit", q("limit", ctl["limit"], oaLimitSchema())},
-		{"Order", q("order", "the ranking direction of order_by", oaOrderSchema())},
-		{"TopN", q("top_n", ctl["top_n"], oaTopNSchema())},
-		{"RollupOther", q("rollup_other", ctl["rollup_other"], oaBoolSchema(true))},
-		{"Cursor", q(service.CursorParam, ctl[service.CursorParam], service.Obj{{"type", "string"}})},
-	}
-}
-
-// oaControls are the descriptions of the query controls, as the schema endpoint gives them.
-func oaControls() map[string]string {
-	out := map[string]string{}
-	for _, o := range service.ControlsDoc() {
-		var name, desc string
-		for _, kv := range o {
-			switch kv.K {
-			case "name":
-				name, _ = kv.V.(string)
-			case "description":
-				desc, _ = kv.V.(string)
-			}
-		}
-		out[name] = desc
-	}
-	return out
-}
-
-func oaBoolSchema(def bool) service.Obj { return service.Obj{{"type", "boolean"}, {"default", def}} }
-func oaLimitSchema() service.Obj {
-	return service.Obj{{"type", "integer"}, {"minimum", 1}, {"maximum", service.MaxLimit}, {"default", service.DefaultLimit}}
-}
-func oaOrderSchema() service.Obj {
-	return service.Obj{{"type", "string"}, {"enum", []string{"desc", "asc"}}, {"default", "desc"}}
-}
-func oaTopNSchema() service.Obj { return service.Obj{{"type", "integer"}, {"minimum", 1}} }
-
-// oaQueryParameters are the GET query pairs of capability c: q, as_of, every filter, the date
-// ranges and the controls.
-func oaQueryParameters(c *capability.Capability) []service.Obj {
-	pfx := oaSchemaPrefix(c)
-	params := []service.Obj{
-		{{"name", "q"}, {"in", "query"}, {"required", false},
-			{"description", "The whole params object as URL-encoded JSON (what POST takes as the body). It cannot be combined with other query parameters."},
-			{"content", service.Obj{{"application/json", service.Obj{{"schema", oaSref(pfx + "QueryParams")}}}}}},
-		{{"name", "as_of"}, {"in", "query"}, {"required", false}, {"description", oaAsOfDescription}, {"schema", oaSref(pfx + "AsOf")}},
-	}
-	for _, f := range c.Fields {
-		if !f.Filter {
-			continue
-		}
-		params = append(params, service.Obj{{"name", f.Name}, {"in", "query"}, {"required", false},
-			{"description", oaFilterDescription(c, f) + " Repeat the pair for a list of values."},
-			{"style", "form"}, {"explode", true},
-			{"schema", service.Obj{{"type", "array"}, {"items", oaValueSchema(f)}, {"minItems", 1}}}})
-	}
-	names := c.GroupByNames()
-	params = append(params, service.Obj{{"name", "group_by"}, {"in", "query"}, {"required", false},
-		{"description", "Dimensions to group by: repeat the pair, or give them comma-separated (`group_by=" + strings.Join(names[:min(2, len(names))], ",") + "`)."},
-		{"style", "form"}, {"explode", true},
-		{"schema", service.Obj{{"type", "array"}, {"items", service.Obj{{"anyOf", []service.Obj{
-			{{"type", "string"}, {"enum", names}},
-			{{"type", "string"}, {"pattern", oaCommaListPattern(names)}, {"description", "comma-separated dimensions"}},
-		}}}}}}})
-	for _, r := range c.DateRanges {
-		for _, name := range []string{r.From(), r.To()} {
-			params = append(params, service.Obj{{"name", name}, {"in", "query"}, {"required", false},
-				{"description", oaRangeDescription(r, name)}, {"schema", oaRangeBound(r)}})
-		}
-	}
-	params = append(params,
-		oaPref("IncludeRecords"), oaPref("Limit"), oaPref("IncludeEvidence"), oaPref("Cursor"),
-		service.Obj{{"name", "order_by"}, {"in", "query"}, {"required", false}, {"description", oaControls()["order_by"]},
-			{"schema", service.Obj{{"type", "string"}, {"enum", c.MetricNames()}}}},
-		oaPref("Order"), oaPref("TopN"), oaPref("RollupOther"))
-	return append(params, oaCompareParameter(c)...)
-}
-
-const oaAsOfDescription = "The snapshot to answer from: `latest` (the default), a served as_of date YYYY-MM-DD, or `on:YYYY-MM-DD`, the snapshot in force at that date (the newest on or before it; a date before every snapshot is a 400 listing the served dates). The response states the exact date resolved."
-
 func oaFilterDescription(c *capability.Capability, f capability.Field) string {
 	d := strings.TrimSuffix(f.Description, ".") + "."
 	switch {
@@ -601,37 +509,19 @@ const (
 // the query echo, the response, rows, groups, metrics and detail records.
 func oaCapabilitySchemas(s *service.Service, c *capability.Capability) service.Obj {
 	pfx := oaSchemaPrefix(c)
-	ctl := oaControls()
 	dates := s.ServedDates(c.ID)
 
-	filterProps := service.Obj{{"as_of", oaSref(pfx + "AsOf")}}
 	echoFilters := service.Obj{}
-	var topFilters service.Obj
-	for _, f := range c.Fields {
-		if !f.Filter {
-			continue
+	for _, p := range c.Params() {
+		if p.Kind == capability.KindFilter {
+			echoFilters = append(echoFilters, service.KV{p.Name, oaArray(oaValueSchema(p.Field), "")})
 		}
-		d := oaFilterDescription(c, f)
-		filterProps = append(filterProps, service.KV{f.Name, oaFilterSchema(f, d)})
-		topFilters = append(topFilters, service.KV{f.Name, oaFilterSchema(f, d+" The same as filters."+f.Name+"; give it in one place only.")})
-		echoFilters = append(echoFilters, service.KV{f.Name, oaArray(oaValueSchema(f), "")})
-	}
-	groupBy := service.Obj{{"type", "array"}, {"items", service.Obj{{"type", "string"}, {"enum", c.GroupByNames()}}}, {"uniqueItems", true},
-		{"description", "Dimensions to group by, in order (a comma-separated string is also taken)."}}
-
-	params := service.Obj{
-		{"as_of", oaSref(pfx + "AsOf")},
-		{"filters", oaWithAdditional(oaObject("Filter name → a value or a non-empty list of values (any of them matches). as_of may also be given here.", filterProps), false)},
-		{"group_by", groupBy},
 	}
 	echo := service.Obj{
 		{"as_of", oaDate("the exact snapshot date")},
 		{"filters", oaWithAdditional(oaObject("the filters as validated: each a sorted list of distinct values", echoFilters), false)},
 	}
 	for _, r := range c.DateRanges {
-		params = append(params,
-			service.KV{r.From(), oaWithDesc(oaRangeBound(r), oaRangeDescription(r, r.From()))},
-			service.KV{r.To(), oaWithDesc(oaRangeBound(r), oaRangeDescription(r, r.To()))})
 		if r.Instants != nil {
 			echo = append(echo,
 				service.KV{r.From(), oaStr("lower bound: a date (a month or year expanded to its first day) or a UTC instant YYYY-MM-DDTHH:MM:SSZ")},
@@ -643,28 +533,17 @@ func oaCapabilitySchemas(s *service.Service, c *capability.Capability) service.O
 			service.KV{r.To(), oaDate("upper bound, expanded to a day")})
 	}
 	metricEnum := service.Obj{{"type", "string"}, {"enum", c.MetricNames()}}
-	params = append(params,
-		service.KV{"include_records", oaWithDesc(oaBoolSchema(false), ctl["include_records"])},
-		service.KV{"include_evidence", oaWithDesc(oaBoolSchema(false), ctl["include_evidence"])},
-		service.KV{"limit", oaWithDesc(oaLimitSchema(), ctl["limit"])},
-		service.KV{"order_by", oaWithDesc(metricEnum, ctl["order_by"])},
-		service.KV{"order", oaWithDesc(oaOrderSchema(), "the ranking direction of order_by")},
-		service.KV{"top_n", oaWithDesc(oaTopNSchema(), ctl["top_n"])},
-		service.KV{"rollup_other", oaWithDesc(oaBoolSchema(true), ctl["rollup_other"])},
-		service.KV{service.CursorParam, oaWithDesc(service.Obj{{"type", "string"}}, ctl[service.CursorParam])},
-	)
-	params = append(params, topFilters...)
-	params = append(params, oaCompareProperty(c)...)
+	order, _ := capability.CommonParam("order")
 	echo = append(echo,
 		service.KV{"group_by", oaArray(service.Obj{{"type", "string"}, {"enum", c.GroupByNames()}}, "")},
 		service.KV{"order_by", metricEnum},
-		service.KV{"order", service.Obj{{"type", "string"}, {"enum", []string{"desc", "asc"}}}},
+		service.KV{"order", service.Obj{{"type", "string"}, {"enum", order.Enum}}},
 		service.KV{"top_n", oaInteger("given only with top_n")},
 		service.KV{"rollup_other", oaBoolean("given only with top_n")},
 		service.KV{"include_records", service.Obj{{"type", "boolean"}}},
 		service.KV{"limit", oaInteger("given only with include_records")},
 		service.KV{"include_evidence", service.Obj{{"type", "boolean"}}},
-		service.KV{service.CursorParam, oaStr("given only for a page after the first")},
+		service.KV{capability.ParamCursor, oaStr("given only for a page after the first")},
 	)
 
 	metrics := service.Obj{}
@@ -733,13 +612,9 @@ func oaCapabilitySchemas(s *service.Service, c *capability.Capability) service.O
 			"the aggregate citations, de-duplicated, keyed by citation_ref")},
 	}, "capability", "as_of", "query", "summary", "rows", "citations")
 
-	asOf := service.Obj{{"type", "string"}, {"pattern", "^(latest|(on:)?[0-9]{4}-[0-9]{2}-[0-9]{2})$"}, {"default", "latest"},
-		{"description", oaAsOfDescription}, {"examples", oaAsOfExamples(dates)}}
-
 	return append(service.Obj{
-		{pfx + "AsOf", asOf},
-		{pfx + "QueryParams", append(oaWithAdditional(oaObject("The params object of a "+c.ID+" query. Unknown members are refused (400 invalid_filter).", params), false),
-			service.KV{"dependentRequired", service.Obj{{"order_by", []string{"group_by"}}, {"top_n", []string{"group_by", "order_by"}}}})},
+		{pfx + "AsOf", oaAsOfSchema(c, dates)},
+		{pfx + "QueryParams", oaQueryParams(c)},
 		{pfx + "CanonicalQuery", oaObject("The params as validated and canonicalized: the same question always echoes the same query.", echo,
 			"as_of", "filters", "group_by", "order", "include_records", "include_evidence")},
 		{pfx + "QueryResponse", response},

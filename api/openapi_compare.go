@@ -7,33 +7,11 @@ import (
 	"github.com/citeq/citeq/service"
 )
 
-// oaCompareSchema is the schema of compare_as_of's value.
-func oaCompareSchema() service.Obj {
-	return service.Obj{{"type", "string"}, {"pattern", service.CompareAsOfPattern}, {"description", service.CompareAsOfDescription}}
-}
-
-// oaCompareParameter is the GET pair compare_as_of of a capability that compares (none
-// otherwise).
-func oaCompareParameter(c *capability.Capability) []service.Obj {
-	if !service.Compares(c) {
-		return nil
-	}
-	return []service.Obj{{{"name", service.CompareParam}, {"in", "query"}, {"required", false}, {"description", service.CompareAsOfDescription}, {"schema", oaCompareSchema()}}}
-}
-
-// oaCompareProperty is the params member compare_as_of of a capability that compares.
-func oaCompareProperty(c *capability.Capability) service.Obj {
-	if !service.Compares(c) {
-		return nil
-	}
-	return service.Obj{{service.CompareParam, oaCompareSchema()}}
-}
-
 // oaQueryOK is the schema of a query's 200 answer: the cited answer, or, for a capability that
 // compares, the comparison too (a body with compare_as_of).
 func oaQueryOK(c *capability.Capability) service.Obj {
 	pfx := oaSchemaPrefix(c)
-	if !service.Compares(c) {
+	if !capability.Compares(c) {
 		return oaSref(pfx + "QueryResponse")
 	}
 	return service.Obj{{"oneOf", []service.Obj{oaSref(pfx + "QueryResponse"), oaSref(pfx + "CompareResponse")}}}
@@ -41,7 +19,7 @@ func oaQueryOK(c *capability.Capability) service.Obj {
 
 // oaCompareSchemas are the component schemas of the comparison of a capability that compares.
 func oaCompareSchemas(c *capability.Capability) service.Obj {
-	if !service.Compares(c) {
+	if !capability.Compares(c) {
 		return nil
 	}
 	pfx := oaSchemaPrefix(c)
@@ -86,7 +64,7 @@ func oaCompareSchemas(c *capability.Capability) service.Obj {
 	response := oaWithAdditional(oaObject("What changed between two snapshots of "+c.ID+" (a query with compare_as_of).", service.Obj{
 		{"capability", service.Obj{{"type", "string"}, {"const", c.ID}}},
 		{"as_of", oaDate("the query's snapshot (latest resolved)")},
-		{service.CompareParam, oaDate("the snapshot compared with")},
+		{capability.ParamCompareAsOf, oaDate("the snapshot compared with")},
 		{"from_as_of", oaDate("the older of the two")},
 		{"to_as_of", oaDate("the newer of the two")},
 		{"summary", summary},
@@ -97,7 +75,7 @@ func oaCompareSchemas(c *capability.Capability) service.Obj {
 		{"status_changed", oaArray(oaSref(pfx+"CompareChange"), "projects whose normalized or raw status changed")},
 		{"mw_changed", oaArray(oaSref(pfx+"CompareChange"), "projects whose requested MW changed")},
 		{"not_compared", oaArray(oaSref(pfx+"CompareUnmatched"), "rows without an identity to match (known_defect), in either snapshot")},
-	}, "capability", "as_of", service.CompareParam, "from_as_of", "to_as_of", "summary", "entered", "left", "status_changed", "mw_changed", "not_compared"), false)
+	}, "capability", "as_of", capability.ParamCompareAsOf, "from_as_of", "to_as_of", "summary", "entered", "left", "status_changed", "mw_changed", "not_compared"), false)
 	return service.Obj{
 		{pfx + "CompareResponse", response},
 		{pfx + "CompareProject", project},

@@ -170,12 +170,12 @@ func TestOpenAPIDocument(t *testing.T) {
 		names := []string{"q", "group_by"}
 		names = append(names, c.FilterNames()...)
 		names = append(names, capability.Controls...)
-		names = append(names, service.CursorParam)
+		names = append(names, capability.ParamCursor)
 		for _, r := range c.DateRanges {
 			names = append(names, r.From(), r.To())
 		}
-		if service.Compares(c) {
-			names = append(names, service.CompareParam)
+		if capability.Compares(c) {
+			names = append(names, capability.ParamCompareAsOf)
 		}
 		for _, n := range names {
 			if params[n] == nil {
@@ -411,15 +411,15 @@ func TestOpenAPICompareAsOf(t *testing.T) {
 	compared := 0
 	for _, c := range s.Served() {
 		pfx := oaSchemaPrefix(c)
-		prop := oaMember(doc, "components", "schemas", pfx+"QueryParams", "properties", service.CompareParam)
+		prop := oaMember(doc, "components", "schemas", pfx+"QueryParams", "properties", capability.ParamCompareAsOf)
 		var pair any
 		for _, p := range oaMember(doc, "paths", "/v1/"+c.Path+"/query", "get", "parameters").([]any) {
-			if oaMember(p, "name") == service.CompareParam {
+			if oaMember(p, "name") == capability.ParamCompareAsOf {
 				pair = p
 			}
 		}
-		if (prop != nil) != service.Compares(c) || (pair != nil) != service.Compares(c) {
-			t.Errorf("%s: compare_as_of in params %v, as a GET pair %v; the capability compares: %v", c.ID, prop != nil, pair != nil, service.Compares(c))
+		if (prop != nil) != capability.Compares(c) || (pair != nil) != capability.Compares(c) {
+			t.Errorf("%s: compare_as_of in params %v, as a GET pair %v; the capability compares: %v", c.ID, prop != nil, pair != nil, capability.Compares(c))
 		}
 		v := &oacheck.Validator{Doc: doc, Closed: true}
 		okSchema := oaMember(doc, "paths", "/v1/"+c.Path+"/query", "post", "responses", "200", "content", "application/json", "schema")
@@ -427,7 +427,7 @@ func TestOpenAPICompareAsOf(t *testing.T) {
 		q := fmt.Sprintf(`{"group_by":["%s"],"compare_as_of":%q}`, c.GroupByNames()[0], dates[0])
 		paramErrs := v.Validate(map[string]any{"$ref": "#/components/schemas/" + pfx + "QueryParams"}, oacheck.Decode(t, []byte(q)), "$", 0)
 		b, e := s.QueryJSON(c.Path, []byte(q))
-		if !service.Compares(c) {
+		if !capability.Compares(c) {
 			if len(paramErrs) == 0 || e == nil {
 				t.Errorf("%s: compare_as_of accepted by the schema (%v) or the service (%v)", c.ID, paramErrs, e)
 			}

@@ -1,6 +1,9 @@
 package api
 
-import "github.com/citeq/citeq/service"
+import (
+	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/service"
+)
 
 // oaFreshnessSchema is the OpenAPI schema of the freshness member.
 func oaFreshnessSchema() service.Obj {
@@ -58,7 +61,7 @@ func oaFlagNoteMembers() service.Obj {
 // oaPageMembers are the summary members of a page in the OpenAPI document.
 func oaPageMembers() []service.KV {
 	return []service.KV{
-		{service.CursorParam, oaStr("the cursor this page was asked with")},
+		{capability.ParamCursor, oaStr("the cursor this page was asked with")},
 		{"next_cursor", oaStr("present when more follow: the cursor of the next page")},
 		{"next_page", oaStr("present when more follow: how to ask for the next page")},
 	}

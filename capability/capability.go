@@ -1,8 +1,9 @@
 // Package capability holds the declarative definition of every capability the service
 // answers: its fields, which of them filter and group, its metrics with unit, aggregation and
-// additivity, its date-range parameters and codebooks. The schema endpoint, the parameter
-// validator, the engine, ingest and the MCP tool schemas all read these definitions, so a
-// capability is described once.
+// additivity, its date-range parameters and codebooks, and the query parameters they give
+// (Params). The schema endpoint, the parameter validator, the engine, ingest, the OpenAPI
+// document and the MCP tool schemas all read these definitions, so a capability is described
+// once.
 package capability
 
 import (

@@ -60,18 +60,28 @@ func readOnly() *sdk.ToolAnnotations {
 
 const evidenceSchema = `{"type":"object","properties":{"source_id":{"type":"string"},"source_url":{"type":"string"},"source_file":{"type":"string"},"sheet":{"type":"string"},"source_row":{"type":"integer","minimum":1},"raw_file_sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"as_of":{"type":"string"}},"required":["source_file","sheet","source_row","raw_file_sha256"]}`
 
-// controls are the query controls of every capability, and as_of and cursor.
-func controls() map[string]any {
-	return map[string]any{
-		"order":             map[string]any{"enum": []string{"desc", "asc"}},
-		"top_n":             map[string]any{"type": "integer", "minimum": 1},
-		"rollup_other":      map[string]any{"type": "boolean"},
-		"include_records":   map[string]any{"type": "boolean"},
-		"limit":             map[string]any{"type": "integer", "minimum": 1, "maximum": service.MaxLimit},
-		"include_evidence":  map[string]any{"type": "boolean"},
-		"as_of":             map[string]any{"type": "string"},
-		service.CursorParam: map[string]any{"type": "string"},
+// property is parameter p (as_of, group_by, a control, cursor or compare_as_of) in a query
+// tool's input schema: its values where they are closed, else its type and bounds; a list is
+// an array of them. The tools have given as_of its type only (its pattern is in describe);
+// bytes pinned.
+func property(p capability.Param) map[string]any {
+	v := map[string]any{"type": p.Type.JSONType()}
+	switch {
+	case len(p.Enum) > 0:
+		v = map[string]any{"enum": p.Enum}
+	case p.Kind == capability.KindCompare:
+		v["pattern"] = p.Pattern
 	}
+	if p.Min != 0 {
+		v["minimum"] = p.Min
+	}
+	if p.Max != 0 {
+		v["maximum"] = p.Max
+	}
+	if p.List {
+		return map[string]any{"type": "array", "items": v}
+	}
+	return v
 }
 
 // QuerySchema is the JSON Schema of query_<capability>_v1's arguments, generated from the
@@ -87,47 +97,35 @@ func QuerySchema(svc *service.Service, c *capability.Capability) json.RawMessage
 		return map[string]any{"anyOf": []any{ref, map[string]any{"type": "array", "items": ref}}}
 	}
 	filters := map[string]any{}
-	for _, f := range c.Fields {
-		if !f.Filter {
-			continue
+	props := map[string]any{"filters": map[string]any{"type": "object", "properties": filters, "additionalProperties": false}}
+	for _, p := range c.Params() {
+		switch f := p.Field; p.Kind {
+		case capability.KindFilter:
+			// Closed lists only: a declared enum, or a codebook of at most smallEnum codes (the
+			// distinct values a snapshot happens to hold are left to the values resource).
+			if vals, ok := svc.SmallValues(c, f.Name, smallEnum); ok && f.Type == capability.String && (len(f.Enum) > 0 || f.Codebook != "") {
+				filters[f.Name] = oneOrMany(f.Name, map[string]any{"enum": vals})
+				continue
+			}
+			// Filters of one type share one definition: a value, or a list of values.
+			t := f.Type.JSONType()
+			if defs[t+"s"] == nil {
+				defs[t+"s"] = map[string]any{"anyOf": []any{map[string]any{"type": t}, map[string]any{"type": "array", "items": map[string]any{"type": t}}}}
+			}
+			filters[f.Name] = map[string]any{"$ref": "#/$defs/" + t + "s"}
+		case capability.KindRange:
+			def := "date"
+			if p.Range.Instants != nil {
+				def = "instant"
+				defs[def] = map[string]any{"type": "string", "description": "YYYY-MM-DD, YYYY-MM, YYYY or an RFC 3339 timestamp, inclusive"}
+			} else {
+				defs[def] = map[string]any{"type": "string", "pattern": `^\d{4}(-\d{2}(-\d{2})?)?$`, "description": "YYYY-MM-DD, YYYY-MM or YYYY, inclusive"}
+			}
+			props[p.Name] = map[string]any{"$ref": "#/$defs/" + def}
+		default:
+			props[p.Name] = property(p)
 		}
-		// Closed lists only: a declared enum, or a codebook of at most smallEnum codes (the
-		// distinct values a snapshot happens to hold are left to the values resource).
-		if vals, ok := svc.SmallValues(c, f.Name, smallEnum); ok && f.Type == capability.String && (len(f.Enum) > 0 || f.Codebook != "") {
-			filters[f.Name] = oneOrMany(f.Name, map[string]any{"enum": vals})
-			continue
-		}
-		// Filters of one type share one definition: a value, or a list of values.
-		t := f.Type.JSONType()
-		if defs[t+"s"] == nil {
-			defs[t+"s"] = map[string]any{"anyOf": []any{map[string]any{"type": t}, map[string]any{"type": "array", "items": map[string]any{"type": t}}}}
-		}
-		filters[f.Name] = map[string]any{"$ref": "#/$defs/" + t + "s"}
-	}
-	props := controls()
-	props["filters"] = map[string]any{"type": "object", "properties": filters, "additionalProperties": false}
-	props["group_by"] = map[string]any{"type": "array", "items": map[string]any{"enum": c.GroupByNames()}}
-	props["order_by"] = map[string]any{"enum": c.MetricNames()}
-	for _, r := range c.DateRanges {
-		def := "date"
-		if r.Instants != nil {
-			def = "instant"
-			defs[def] = map[string]any{"type": "string", "description": "YYYY-MM-DD, YYYY-MM, YYYY or an RFC 3339 timestamp, inclusive"}
-		} else {
-			defs[def] = map[string]any{"type": "string", "pattern": `^\d{4}(-\d{2}(-\d{2})?)?$`, "description": "YYYY-MM-DD, YYYY-MM or YYYY, inclusive"}
-		}
-		props[r.From()] = map[string]any{"$ref": "#/$defs/" + def}
-		props[r.To()] = map[string]any{"$ref": "#/$defs/" + def}
-	}
-	if service.Compares(c) {
-		props[service.CompareParam] = compareProperty()
 	}
 	b, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "additionalProperties": false, "$defs": defs})
 	return b
-}
-
-// compareProperty is compare_as_of in the input schema of a query tool whose capability
-// compares snapshots (the interconnection queues).
-func compareProperty() map[string]any {
-	return map[string]any{"type": "string", "pattern": service.CompareAsOfPattern}
 }

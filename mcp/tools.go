@@ -160,14 +160,13 @@ func (ts toolSet) generic(ids []string) []toolDef {
 	idProp := map[string]any{"type": "string", "enum": ids, "description": "capability id (list_capabilities_v1)"}
 	describeIn, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"capability"}, "additionalProperties": false,
 		"properties": map[string]any{"capability": idProp, "full": map[string]any{"type": "boolean"}}})
-	props := map[string]any{"capability": idProp}
-	for k, v := range controls() {
-		props[k] = v
+	// The parameters every capability shares, and compare_as_of (refused by a capability that
+	// does not compare); filters, group_by and order_by name no values here.
+	props := map[string]any{"capability": idProp, "filters": map[string]any{"type": "object", "description": "filter → value or list of values (describe names them)"}}
+	for _, p := range append(capability.CommonParams(), capability.CompareParam()) {
+		props[p.Name] = property(p)
 	}
-	props["filters"] = map[string]any{"type": "object", "description": "filter → value or list of values (describe names them)"}
-	props["group_by"] = map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
-	props["order_by"] = map[string]any{"type": "string", "description": "a metric"}
-	props[service.CompareParam] = compareProperty()
+	props["order_by"].(map[string]any)["description"] = "a metric"
 	queryIn, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"capability"}, "properties": props,
 		"additionalProperties": map[string]any{"type": "string", "description": "date ranges: <name>_date_from and <name>_date_to (describe names them)"}})
 	capOf := func(body []byte) (*capability.Capability, []byte, *apierror.Error) {

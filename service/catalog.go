@@ -317,17 +317,34 @@ func aggregateCitationFields(c *capability.Capability) []string {
 	return f
 }
 
+// ControlsDoc describes the controls and cursor, as the schema endpoint lists them.
 func ControlsDoc() []Obj {
-	return []Obj{
-		{{"name", "include_records"}, {"type", "boolean"}, {"default", false}, {"description", "return the matched detail records (in source order), each with its own citation"}},
-		{{"name", "limit"}, {"type", "integer"}, {"default", DefaultLimit}, {"maximum", MaxLimit}, {"description", "the most detail records include_records returns; summary.records_truncated says when more matched"}},
-		{{"name", "include_evidence"}, {"type", "boolean"}, {"default", false}, {"description", "add to every aggregate citation the verified literal cells of its verify row (what the evidence endpoint returns)"}},
-		{{"name", "order_by"}, {"type", "string"}, {"description", "a metric to rank groups by; needs group_by"}},
-		{{"name", "order"}, {"type", "string"}, {"default", "desc"}, {"enum", []string{"desc", "asc"}}},
-		{{"name", "top_n"}, {"type", "integer"}, {"minimum", 1}, {"description", "keep the top N groups; needs group_by and order_by"}},
-		{{"name", "rollup_other"}, {"type", "boolean"}, {"default", true}, {"description", "with top_n: fold the remaining groups into (other); false drops them (summary.totals still covers them)"}},
-		{{"name", CursorParam}, {"type", "string"}, {"description", "the next page of an answer that pages (records past the page budget, the lists of compare_as_of): summary.next_cursor of the page before, with the same params"}},
+	var out []Obj
+	// The schema's order of controls, which differs from the params object's; bytes pinned.
+	for _, p := range capability.InOrder(capability.CommonParams(), "include_records", "limit", "include_evidence") {
+		if p.Kind != capability.KindControl && p.Kind != capability.KindPaging {
+			continue
+		}
+		o := Obj{{"name", p.Name}, {"type", string(p.Type)}}
+		if p.Default != nil {
+			o = append(o, KV{"default", p.Default})
+		}
+		if len(p.Enum) > 0 {
+			o = append(o, KV{"enum", p.Enum})
+		}
+		// The schema has given limit its maximum only (its minimum is 1, as the error
+		// says) and order no description; bytes pinned.
+		if p.Max != 0 {
+			o = append(o, KV{"maximum", p.Max})
+		} else if p.Min != 0 {
+			o = append(o, KV{"minimum", p.Min})
+		}
+		if p.Description != "" && p.Name != "order" {
+			o = append(o, KV{"description", p.Description})
+		}
+		out = append(out, o)
 	}
+	return out
 }
 
 // fieldDoc describes a filter: its type, and its valid values when the set is small (only the

@@ -3,32 +3,12 @@ package service
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 )
-
-// CompareParam is the query parameter that asks what changed between the query's snapshot
-// and another snapshot of the same capability (interconnection queues: projects keyed by
-// queue_id).
-const CompareParam = "compare_as_of"
-
-// Compares reports whether capability c answers compare_as_of: the interconnection queues,
-// whose projects are keyed by queue_id.
-func Compares(c *capability.Capability) bool {
-	_, ok := c.Field("queue_id")
-	return ok
-}
-
-// CompareAsOfPattern is what compare_as_of takes: a served snapshot date, or latest.
-const CompareAsOfPattern = `^(latest|[0-9]{4}-[0-9]{2}-[0-9]{2})$`
-
-// CompareAsOfDescription describes compare_as_of, in the OpenAPI document and the MCP tool
-// schemas alike.
-const CompareAsOfDescription = "Another snapshot of the same capability (a served as_of date YYYY-MM-DD, or latest) to compare with: the answer is then the comparison, not the query's answer: `figures` holds the query's answer at both snapshots (keyed by as_of, every group cited). Every project of either snapshot is classified by its queue_id first (the n-th repeat of an id on a sheet as id#n): `entered` (absent from the older file), `left` (absent from the newer), `status_changed` (normalized or raw; `summary.withdrawn_since` counts those now withdrawn), `mw_changed`, or unchanged (counted in `summary.unchanged`), each side with its own record citation; the filters then select among them by their values in either snapshot (entered by the newer, left by the older, the others when either matches), and a filter value is valid when either snapshot holds it. Rows without an identity (known_defect) are listed under `not_compared`."
 
 // comparison is the other side of a query with compare_as_of: the snapshot compared with and
 // the query's params validated for it.
@@ -40,7 +20,7 @@ type comparison struct {
 // splitCompare takes compare_as_of out of raw (the other params are validated as usual) and
 // returns its value, "" when absent.
 func splitCompare(raw RawParams) (RawParams, string, *apierror.Error) {
-	return splitString(raw, CompareParam, apierror.New(400, apierror.CodeInvalidParameter, "%s must be a snapshot date YYYY-MM-DD (or latest), as a string; GET the schema for the served dates", CompareParam))
+	return splitString(raw, capability.ParamCompareAsOf, apierror.New(400, apierror.CodeInvalidParameter, "%s must be a snapshot date YYYY-MM-DD (or latest), as a string; GET the schema for the served dates", capability.ParamCompareAsOf))
 }
 
 // prepareCompare validates a query with compare_as_of (req.compare, the other snapshot): the query's snapshot (its
@@ -51,12 +31,12 @@ func splitCompare(raw RawParams) (RawParams, string, *apierror.Error) {
 func (s *Service) prepareCompare(c *capability.Capability, req *Request, on bool) (*Prepared, *apierror.Error) {
 	other := req.compare
 	schemaURL := "/v1/" + c.Path + "/schema"
-	if !Compares(c) {
-		return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s is answered by the interconnection queue capabilities (projects keyed by queue_id); %s has no queue_id", CompareParam, c.ID)
+	if !capability.Compares(c) {
+		return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s is answered by the interconnection queue capabilities (projects keyed by queue_id); %s has no queue_id", capability.ParamCompareAsOf, c.ID)
 	}
 	_, dates := s.served(c.ID)
 	if other != "latest" && !isoDay.MatchString(other) {
-		return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be latest or a snapshot date YYYY-MM-DD, got %q; the served dates of %s are: %s (see %s)", CompareParam, other, c.ID, join(dates), schemaURL)
+		return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be latest or a snapshot date YYYY-MM-DD, got %q; the served dates of %s are: %s (see %s)", capability.ParamCompareAsOf, other, c.ID, join(dates), schemaURL)
 	}
 	asOf, e := req.asOfValue()
 	if e != nil {
@@ -68,7 +48,7 @@ func (s *Service) prepareCompare(c *capability.Capability, req *Request, on bool
 	}
 	otherSnap, e := s.snapshot(c, other)
 	if e != nil {
-		return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s %q is not a served snapshot of %s; use latest or one of: %s", CompareParam, other, c.ID, join(dates))
+		return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s %q is not a served snapshot of %s; use latest or one of: %s", capability.ParamCompareAsOf, other, c.ID, join(dates))
 	}
 	reqQ, reqO, union, e := s.unionFilters(c, req, snap, otherSnap)
 	if e != nil {
@@ -88,10 +68,6 @@ func (s *Service) prepareCompare(c *capability.Capability, req *Request, on bool
 	pinned := req.pinned() && other != "latest" && !on
 	return &Prepared{c: c, snap: snap, params: p, pinned: pinned, cmp: &comparison{snap: otherSnap, params: po}}, nil
 }
-
-// controlParams are the top-level params that are not filters; the rest of a top-level key
-// is a filter, as Validate reads it.
-var controlParams = []string{"group_by", "include_records", "include_evidence", "rollup_other", "limit", "top_n", "order_by", "order"}
 
 // unionFilters checks every filter value of req against snapshots a and b and returns a
 // request for each (pinned to its as_of, each filter keeping the values its snapshot holds; a
@@ -125,7 +101,8 @@ func (s *Service) unionFilters(c *capability.Capability, req *Request, a, b *Sna
 		list = append(list, given{k, false, v})
 	}
 	for k, v := range req.top {
-		if !slices.Contains(controlParams, k) {
+		// A top-level key that is not another parameter is a filter, as Validate reads it.
+		if p, ok := c.Param(k); !ok || p.Kind == capability.KindFilter {
 			list = append(list, given{k, true, v})
 		}
 	}
@@ -377,7 +354,7 @@ func (s *Service) compare(q *Prepared) ([]byte, *apierror.Error) {
 	out := Obj{
 		{"capability", c.ID},
 		{"as_of", q.snap.Manifest.AsOf},
-		{CompareParam, q.cmp.snap.Manifest.AsOf},
+		{capability.ParamCompareAsOf, q.cmp.snap.Manifest.AsOf},
 		{"from_as_of", oldSnap.Manifest.AsOf},
 		{"to_as_of", newSnap.Manifest.AsOf},
 		{"summary", summary},

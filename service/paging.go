@@ -11,10 +11,6 @@ import (
 	"github.com/citeq/citeq/capability"
 )
 
-// CursorParam is the query parameter that asks for the next page of a paged answer: the
-// summary.next_cursor of the page before.
-const CursorParam = "cursor"
-
 // PageBytes is the size budget of one page: the detail records of an answer with
 // include_records, and the project lists of a comparison (compare_as_of), stop at the first
 // item that takes them past it (a page holds at least one item). An answer is the same
@@ -26,7 +22,7 @@ const nextPageHow = "more follow: send the same params with cursor set to next_c
 
 // splitCursor takes cursor out of raw and returns its value, "" when absent.
 func splitCursor(raw RawParams) (RawParams, string, *apierror.Error) {
-	return splitString(raw, CursorParam, apierror.New(400, apierror.CodeInvalidParameter, "%s must be the summary.next_cursor string of the page before; leave it out for the first page", CursorParam))
+	return splitString(raw, capability.ParamCursor, apierror.New(400, apierror.CodeInvalidParameter, "%s must be the summary.next_cursor string of the page before; leave it out for the first page", capability.ParamCursor))
 }
 
 // splitString takes the string parameter name out of raw (the other params are validated as
@@ -66,7 +62,7 @@ func setPage(c *capability.Capability, snap *Snapshot, p *Params, compare, curso
 		return nil
 	}
 	if !p.IncludeRecords && compare == "" {
-		return apierror.New(400, apierror.CodeInvalidParameter, "this answer has no pages: %s pages the records of include_records and the lists of %s; leave it out", CursorParam, CompareParam)
+		return apierror.New(400, apierror.CodeInvalidParameter, "this answer has no pages: %s pages the records of include_records and the lists of %s; leave it out", capability.ParamCursor, capability.ParamCompareAsOf)
 	}
 	off, k, ok := strings.Cut(cursor, ".")
 	n, err := strconv.Atoi(off)

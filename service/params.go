@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,12 +16,6 @@ import (
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
-)
-
-// Limits of include_records.
-const (
-	DefaultLimit = 100
-	MaxLimit     = 5000
 )
 
 // Params is a validated, canonical query: the same question always yields the same Params,
@@ -82,7 +77,7 @@ func (p *Params) canonical(c *capability.Capability) Obj {
 	}
 	o = append(o, KV{"include_evidence", p.IncludeEvidence})
 	if p.cursor != "" {
-		o = append(o, KV{CursorParam, p.cursor})
+		o = append(o, KV{capability.ParamCursor, p.cursor})
 	}
 	return o
 }
@@ -153,8 +148,11 @@ func ParseQuery(q url.Values) (RawParams, *apierror.Error) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		vals := q[k]
-		switch k {
-		case "group_by":
+		// The parameters every capability shares are read by their type; the others (filters,
+		// date ranges, compare_as_of) are one value or a list.
+		p, _ := capability.CommonParam(k)
+		switch {
+		case p.List:
 			var list []string
 			for _, v := range vals {
 				for _, part := range strings.Split(v, ",") {
@@ -164,7 +162,7 @@ func ParseQuery(q url.Values) (RawParams, *apierror.Error) {
 				}
 			}
 			raw[k] = mustJSON(list)
-		case "limit", "top_n":
+		case p.Type == capability.Integer:
 			if len(vals) > 1 {
 				return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s is given %d times; give it once", k, len(vals))
 			}
@@ -173,7 +171,7 @@ func ParseQuery(q url.Values) (RawParams, *apierror.Error) {
 				return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be an integer, got %q", k, vals[0])
 			}
 			raw[k] = mustJSON(n)
-		case "include_records", "include_evidence", "rollup_other":
+		case p.Type == capability.Boolean:
 			if len(vals) > 1 {
 				return nil, apierror.New(400, apierror.CodeInvalidParameter, "%s is given %d times; give it once", k, len(vals))
 			}
@@ -198,7 +196,19 @@ var (
 // Validate turns a decoded request into Params for capability c, or the first error found.
 func (s *Service) Validate(c *capability.Capability, req *Request) (*Params, *Snapshot, *apierror.Error) {
 	schemaURL := "/v1/" + c.Path + "/schema"
-	p := &Params{Filters: map[string][]string{}, Ranges: map[string][2]string{}, Order: "desc", RollupOther: true, Limit: DefaultLimit}
+	p := &Params{Filters: map[string][]string{}, Ranges: map[string][2]string{}}
+	params := map[string]capability.Param{}
+	for _, prm := range c.Params() {
+		params[prm.Name] = prm
+		switch prm.Name {
+		case "order":
+			p.Order = prm.Default.(string)
+		case "rollup_other":
+			p.RollupOther = prm.Default.(bool)
+		case "limit":
+			p.Limit = prm.Default.(int)
+		}
+	}
 
 	// as_of first: filter values are checked against the snapshot it pins.
 	asOf, err := req.asOfValue()
@@ -218,11 +228,6 @@ func (s *Service) Validate(c *capability.Capability, req *Request) (*Params, *Sn
 	for k, v := range req.filters {
 		filters[k] = v
 	}
-	rangeParams := map[string]capability.DateRange{}
-	for _, r := range c.DateRanges {
-		rangeParams[r.From()] = r
-		rangeParams[r.To()] = r
-	}
 	keys := make([]string, 0, len(req.top))
 	for k := range req.top {
 		keys = append(keys, k)
@@ -230,14 +235,25 @@ func (s *Service) Validate(c *capability.Capability, req *Request) (*Params, *Sn
 	sort.Strings(keys)
 	for _, k := range keys {
 		v := req.top[k]
-		switch k {
-		case "group_by":
+		prm, ok := params[k]
+		switch {
+		case !ok || prm.Kind == capability.KindFilter:
+			// A top-level key that is not another parameter is a filter.
+			if _, dup := filters[k]; dup {
+				return nil, nil, apierror.New(400, apierror.CodeInvalidFilter, "filter %s is given both at the top level and inside filters; give it once", k)
+			}
+			filters[k] = v
+		case prm.Kind == capability.KindRange:
+			if e := setRange(p, prm.Range, k, v); e != nil {
+				return nil, nil, e
+			}
+		case prm.List:
 			list, e := stringList(v)
 			if e != nil {
 				return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "group_by must be a list of dimension names (or a comma-separated string): %s", join(c.GroupByNames()))
 			}
 			p.GroupBy = list
-		case "include_records", "include_evidence", "rollup_other":
+		case prm.Type == capability.Boolean:
 			b, e := boolValue(v)
 			if e != nil {
 				return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be true or false (a boolean or its text), got %s", k, v)
@@ -250,46 +266,35 @@ func (s *Service) Validate(c *capability.Capability, req *Request) (*Params, *Sn
 			default:
 				p.RollupOther = b
 			}
-		case "limit", "top_n":
+		case prm.Type == capability.Integer:
 			n, e := intValue(v)
 			if e != nil {
 				return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be an integer (5 or \"5\"), got %s", k, v)
 			}
 			if k == "limit" {
-				if n < 1 || n > MaxLimit {
-					return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "limit must be between 1 and %d (default %d); it caps the detail records of include_records", MaxLimit, DefaultLimit)
+				if n < prm.Min || n > prm.Max {
+					return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "limit must be between %d and %d (default %d); it caps the detail records of include_records", prm.Min, prm.Max, prm.Default)
 				}
 				p.Limit = n
 			} else {
-				if n < 1 {
+				if n < prm.Min {
 					return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "top_n must be a positive integer")
 				}
 				p.TopN = n
 			}
-		case "order_by", "order":
+		default: // order_by, order (DecodeRequest took as_of, cursor and compare_as_of out)
 			var str string
 			if e := json.Unmarshal(v, &str); e != nil {
 				return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be a string", k)
 			}
 			if k == "order" {
-				if str != "asc" && str != "desc" {
+				if !slices.Contains(prm.Enum, str) {
 					return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "order must be asc or desc (default desc), got %q", str)
 				}
 				p.Order = str
 			} else {
 				p.OrderBy = str
 			}
-		default:
-			if r, ok := rangeParams[k]; ok {
-				if e := setRange(p, r, k, v); e != nil {
-					return nil, nil, e
-				}
-				continue
-			}
-			if _, dup := filters[k]; dup {
-				return nil, nil, apierror.New(400, apierror.CodeInvalidFilter, "filter %s is given both at the top level and inside filters; give it once", k)
-			}
-			filters[k] = v
 		}
 	}
 	if e := s.validateFilters(c, snap, filters, p, schemaURL); e != nil {
@@ -344,7 +349,7 @@ func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filt
 				ranges = append(ranges, r.From(), r.To())
 			}
 			return apierror.New(400, apierror.CodeInvalidFilter, "%q is not a filter or parameter of %s; filters: %s; date ranges: %s; controls: %s (see %s)",
-				name, c.ID, join(c.FilterNames()), join(ranges), join(capability.Controls), schemaURL)
+				name, c.ID, join(c.FilterNames()), join(ranges), join(capability.ControlNames()), schemaURL)
 		}
 		vals, err := filterValues(filters[name])
 		if err != nil || len(vals) == 0 {

@@ -195,7 +195,7 @@ func dumpAnswers(svc *service.Service, dataDir string, emit func(key, params str
 				return err
 			}
 			qs := dumpQuestions(c, asOf)
-			if service.Compares(c) {
+			if capability.Compares(c) {
 				qs = append(qs, compareQuestions(c, asOf, e.Dates)...)
 			}
 			ev := evidenceMemo{}

@@ -236,7 +236,7 @@ func TestCompareAsOf(t *testing.T) {
 	for _, tc := range compareCases(t) {
 		t.Run(fmt.Sprintf("%s %s %s %v", tc.Capability, tc.AsOf, tc.CompareAsOf, tc.Params["filters"]), func(t *testing.T) {
 			rp := service.RawParams{"as_of": json.RawMessage(`"` + tc.AsOf + `"`),
-				service.CompareParam: json.RawMessage(`"` + tc.CompareAsOf + `"`), "group_by": json.RawMessage(`["status"]`)}
+				capability.ParamCompareAsOf: json.RawMessage(`"` + tc.CompareAsOf + `"`), "group_by": json.RawMessage(`["status"]`)}
 			if f, ok := tc.Params["filters"]; ok {
 				b, _ := json.Marshal(f)
 				rp["filters"] = b

@@ -169,7 +169,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		}
 		names := []string{"q", "group_by"}
 		names = append(names, c.FilterNames()...)
-		names = append(names, capability.Controls...)
+		names = append(names, capability.ControlNames()...)
 		names = append(names, capability.ParamCursor)
 		for _, r := range c.DateRanges {
 			names = append(names, r.From(), r.To())

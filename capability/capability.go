@@ -367,9 +367,6 @@ func (c *Capability) RepeatOf(name string) (Repeat, bool) {
 // ToolName is the capability's name in MCP tools: the identifier with dots as underscores.
 func (c *Capability) ToolName() string { return strings.ReplaceAll(c.ID, ".", "_") }
 
-// Controls are the query controls every capability accepts.
-var Controls = []string{"include_records", "include_evidence", "limit", "order_by", "order", "top_n", "rollup_other"}
-
 // Lineage columns carried by every fact row.
 const (
 	ColSourceID   = "_source_id"

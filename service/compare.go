@@ -86,9 +86,7 @@ func (s *Service) unionFilters(c *capability.Capability, req *Request, a, b *Sna
 	for i := range sides {
 		sides[i].req = req.clone()
 		sides[i].req.asOf = []asOfGiven{{value: sides[i].snap.Manifest.AsOf, str: true}}
-		if sides[i].req.filters == nil {
-			sides[i].req.filters = map[string]json.RawMessage{}
-		}
+		sides[i].req.kept = map[string]keptFilter{}
 	}
 	// Each filter, where it is given: inside filters, or at the top level.
 	type given struct {
@@ -134,15 +132,7 @@ func (s *Service) unionFilters(c *capability.Capability, req *Request, a, b *Sna
 		sort.Strings(canon)
 		union[g.name] = dedupe(canon)
 		for i := range sides {
-			target := sides[i].req.filters
-			if g.top {
-				target = sides[i].req.top
-			}
-			if len(held[i]) == 0 {
-				delete(target, g.name)
-			} else {
-				target[g.name] = mustJSON(held[i])
-			}
+			sides[i].req.kept[g.name] = keptFilter{top: g.top, vals: held[i]}
 		}
 	}
 	return sides[0].req, sides[1].req, union, nil

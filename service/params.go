@@ -226,11 +226,15 @@ func (s *Service) Validate(c *capability.Capability, req *Request) (*Params, *Sn
 	}
 	filters := map[string]json.RawMessage{}
 	for k, v := range req.filters {
-		filters[k] = v
+		if !req.dropped(k, false) {
+			filters[k] = v
+		}
 	}
 	keys := make([]string, 0, len(req.top))
 	for k := range req.top {
-		keys = append(keys, k)
+		if !req.dropped(k, true) {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
@@ -297,7 +301,7 @@ func (s *Service) Validate(c *capability.Capability, req *Request) (*Params, *Sn
 			}
 		}
 	}
-	if e := s.validateFilters(c, snap, filters, p, schemaURL); e != nil {
+	if e := s.validateFilters(c, snap, filters, req.kept, p, schemaURL); e != nil {
 		return nil, nil, e
 	}
 	for name, b := range p.Ranges {
@@ -335,7 +339,9 @@ func (s *Service) Validate(c *capability.Capability, req *Request) (*Params, *Sn
 	return p, snap, nil
 }
 
-func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filters map[string]json.RawMessage, p *Params, schemaURL string) *apierror.Error {
+// validateFilters checks each filter given (its values as sent, or as a comparison's side
+// kept them) against snap and sets its canonical values in p.
+func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filters map[string]json.RawMessage, kept map[string]keptFilter, p *Params, schemaURL string) *apierror.Error {
 	names := make([]string, 0, len(filters))
 	for k := range filters {
 		names = append(names, k)
@@ -352,6 +358,9 @@ func (s *Service) validateFilters(c *capability.Capability, snap *Snapshot, filt
 				name, c.ID, join(c.FilterNames()), join(ranges), join(capability.ControlNames()), schemaURL)
 		}
 		vals, err := filterValues(filters[name])
+		if k := kept[name]; len(k.vals) > 0 {
+			vals, err = k.vals, nil
+		}
 		if err != nil || len(vals) == 0 {
 			return apierror.New(400, apierror.CodeInvalidFilter, "filter %s takes a value or a non-empty list of values", name)
 		}

@@ -22,6 +22,24 @@ type Request struct {
 	filtersBad bool
 	// top holds the other top-level members, as sent: controls, date ranges and filters.
 	top RawParams
+	// kept is set on each side of a comparison: for each filter the comparison has read and
+	// checked against both snapshots, the values given that this side's snapshot holds, read
+	// in place of the value as sent (given at the top level when top); a filter none of
+	// whose values this side holds is left out of it.
+	kept map[string]keptFilter
+}
+
+// keptFilter is a filter of one side of a comparison: where it was given and the values kept.
+type keptFilter struct {
+	top  bool
+	vals []string
+}
+
+// dropped reports whether the member name, given at the top level when top, is left out of
+// this side of a comparison: a filter none of whose values its snapshot holds.
+func (r *Request) dropped(name string, top bool) bool {
+	k, ok := r.kept[name]
+	return ok && k.top == top && len(k.vals) == 0
 }
 
 // asOfGiven is one as_of of a request: its text when it is a JSON string (str says so).
@@ -77,6 +95,7 @@ func (r *Request) clone() *Request {
 	out.asOf = append([]asOfGiven(nil), r.asOf...)
 	out.filters = maps.Clone(r.filters)
 	out.top = maps.Clone(r.top)
+	out.kept = maps.Clone(r.kept)
 	return &out
 }
 

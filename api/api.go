@@ -95,8 +95,8 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 		r.GET("/v1/"+path+"/schema", func(c *gin.Context) {
 			respond(c, latestMaxAge)(svc.Schema(path))
 		})
-		query := func(c *gin.Context, raw service.RawParams) {
-			a, e := ask.Query(c.Request.Context(), svc, cfg.Gate, c.GetHeader("Authorization"), c.ClientIP(), path, raw)
+		query := func(c *gin.Context, req *service.Request) {
+			a, e := ask.Query(c.Request.Context(), svc, cfg.Gate, c.GetHeader("Authorization"), c.ClientIP(), path, req)
 			if a.Remaining != "" {
 				c.Header(access.RemainingHeader, a.Remaining)
 			}
@@ -115,20 +115,20 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 				writeErr(c, e)
 				return
 			}
-			raw, e := service.ParseBody(body)
+			req, e := service.ParseBody(body)
 			if e != nil {
 				writeErr(c, e)
 				return
 			}
-			query(c, raw)
+			query(c, req)
 		})
 		r.GET("/v1/"+path+"/query", func(c *gin.Context) {
-			raw, e := service.ParseRawQuery(c.Request.URL.RawQuery)
+			req, e := service.ParseRawQuery(c.Request.URL.RawQuery)
 			if e != nil {
 				writeErr(c, e)
 				return
 			}
-			query(c, raw)
+			query(c, req)
 		})
 	}
 	r.POST("/v1/evidence/source-row", func(c *gin.Context) {

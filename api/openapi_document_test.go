@@ -288,7 +288,7 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 		if e != nil {
 			t.Fatal(e)
 		}
-		b, e := s.QueryRaw(c.Path, raw)
+		b, e := s.QueryRequest(c.Path, raw)
 		if e != nil {
 			t.Fatal(e)
 		}

@@ -26,7 +26,7 @@ type Answer struct {
 
 // Query answers a query as every front end does: identify the caller, validate the params,
 // count the query (a valid one only), run it. gate may be nil: no accounts, every query free.
-func Query(ctx context.Context, svc *service.Service, gate *access.Gate, authorization, addr, path string, raw service.RawParams) (Answer, *apierror.Error) {
+func Query(ctx context.Context, svc *service.Service, gate *access.Gate, authorization, addr, path string, req *service.Request) (Answer, *apierror.Error) {
 	var a Answer
 	var caller access.Caller
 	if err := ctx.Err(); err != nil {
@@ -38,7 +38,7 @@ func Query(ctx context.Context, svc *service.Service, gate *access.Gate, authori
 			return a, e
 		}
 	}
-	q, e := svc.Prepare(path, raw)
+	q, e := svc.Prepare(path, req)
 	if e != nil {
 		return a, e
 	}

@@ -254,7 +254,7 @@ func missing(old, now []string) []string {
 // query runs a query tool call through the same sequence as a REST query (ask.Query),
 // with the caller's headers as the HTTP front end passed them on.
 func query(ctx context.Context, svc *service.Service, gate *access.Gate, c *capability.Capability, req *sdk.CallToolRequest, body []byte) (ask.Answer, *apierror.Error) {
-	raw, e := service.ParseBody(body)
+	params, e := service.ParseBody(body)
 	if e != nil {
 		return ask.Answer{}, e
 	}
@@ -262,7 +262,7 @@ func query(ctx context.Context, svc *service.Service, gate *access.Gate, c *capa
 	if req.Extra != nil {
 		hdr = req.Extra.Header
 	}
-	return ask.Query(ctx, svc, gate, hdr.Get("Authorization"), hdr.Get(ClientAddrHeader), c.Path, raw)
+	return ask.Query(ctx, svc, gate, hdr.Get("Authorization"), hdr.Get(ClientAddrHeader), c.Path, params)
 }
 
 func args(req *sdk.CallToolRequest) []byte {

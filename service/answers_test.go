@@ -360,7 +360,7 @@ func TestAsOfOnADate(t *testing.T) {
 	}
 }
 
-func mustRaw(t *testing.T, params string) RawParams {
+func mustRaw(t *testing.T, params string) *Request {
 	t.Helper()
 	raw, e := ParseBody([]byte(params))
 	if e != nil {

@@ -19,7 +19,7 @@ type comparison struct {
 
 // splitCompare takes compare_as_of out of raw (the other params are validated as usual) and
 // returns its value, "" when absent.
-func splitCompare(raw RawParams) (RawParams, string, *apierror.Error) {
+func splitCompare(raw members) (members, string, *apierror.Error) {
 	return splitString(raw, capability.ParamCompareAsOf, apierror.New(400, apierror.CodeInvalidParameter, "%s must be a snapshot date YYYY-MM-DD (or latest), as a string; GET the schema for the served dates", capability.ParamCompareAsOf))
 }
 

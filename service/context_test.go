@@ -91,7 +91,7 @@ func TestCancelledRequestsDoNoWork(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	n := countHashes(t)
-	q, e := svc.Prepare("power/capacity", RawParams{"group_by": json.RawMessage(`["state"]`), "include_evidence": json.RawMessage(`true`)})
+	q, e := svc.Prepare("power/capacity", mustRaw(t, `{"group_by":["state"],"include_evidence":true}`))
 	if e != nil {
 		t.Fatal(e)
 	}

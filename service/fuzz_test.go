@@ -68,7 +68,7 @@ func FuzzQueryPairs(f *testing.F) {
 			t.Fatalf("a query string that does not parse was read as %v: %q", raw, query)
 		}
 		if e == nil {
-			_, e = svc.QueryRaw("power/capacity", raw)
+			_, e = svc.QueryRequest("power/capacity", raw)
 		}
 		if e != nil && (e.Status < 400 || e.Status > 499 || e.Code == "") {
 			t.Fatalf("error %+v for %q", e, query)

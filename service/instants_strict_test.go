@@ -35,14 +35,14 @@ func TestInstantBoundsAreStrictRFC3339(t *testing.T) {
 				if e != nil {
 					return nil, e
 				}
-				return s.QueryRaw("power/demand", raw)
+				return s.QueryRequest("power/demand", raw)
 			},
 			"GET with a bare +": func() ([]byte, *apierror.Error) {
 				raw, e := ParseRawQuery("utc_date_from=" + tc.bound)
 				if e != nil {
 					return nil, e
 				}
-				return s.QueryRaw("power/demand", raw)
+				return s.QueryRequest("power/demand", raw)
 			},
 		}
 		for form, ask := range forms {

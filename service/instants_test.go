@@ -57,7 +57,7 @@ func TestInstantBounds(t *testing.T) {
 		if e != nil {
 			t.Fatal(e.Body())
 		}
-		b, e := s.QueryRaw("power/demand", raw)
+		b, e := s.QueryRequest("power/demand", raw)
 		if e != nil {
 			t.Fatal(e.Body())
 		}
@@ -76,7 +76,7 @@ func TestInstantBounds(t *testing.T) {
 		if e != nil {
 			t.Fatal(e.Body())
 		}
-		b, e := s.QueryRaw("power/demand", raw)
+		b, e := s.QueryRequest("power/demand", raw)
 		if e != nil {
 			t.Fatal(e.Body())
 		}

@@ -21,13 +21,13 @@ const PageBytes = 128 << 10
 const nextPageHow = "more follow: send the same params with cursor set to next_cursor (over MCP: the same tool arguments plus cursor); pin as_of to the answer's as_of so that the pages stay of one snapshot"
 
 // splitCursor takes cursor out of raw and returns its value, "" when absent.
-func splitCursor(raw RawParams) (RawParams, string, *apierror.Error) {
+func splitCursor(raw members) (members, string, *apierror.Error) {
 	return splitString(raw, capability.ParamCursor, apierror.New(400, apierror.CodeInvalidParameter, "%s must be the summary.next_cursor string of the page before; leave it out for the first page", capability.ParamCursor))
 }
 
 // splitString takes the string parameter name out of raw (the other params are validated as
 // usual) and returns its value, "" when absent; a value that is not a non-empty string is bad.
-func splitString(raw RawParams, name string, bad *apierror.Error) (RawParams, string, *apierror.Error) {
+func splitString(raw members, name string, bad *apierror.Error) (members, string, *apierror.Error) {
 	v, ok := raw[name]
 	if !ok {
 		return raw, "", nil
@@ -36,7 +36,7 @@ func splitString(raw RawParams, name string, bad *apierror.Error) (RawParams, st
 	if err := json.Unmarshal(v, &s); err != nil || s == "" {
 		return nil, "", bad
 	}
-	out := make(RawParams, len(raw))
+	out := make(members, len(raw))
 	for k, x := range raw {
 		if k != name {
 			out[k] = x

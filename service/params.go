@@ -96,16 +96,27 @@ func orEmptyList(l []string) []string {
 	return l
 }
 
-// RawParams is a params object before validation: member → JSON value.
-type RawParams map[string]json.RawMessage
+// members are the members of a params object as sent: name → JSON value. The GET pairs are
+// read into the same form, so that every form of a query is read into one Request.
+type members map[string]json.RawMessage
 
-// ParseBody reads a POST body (a JSON params object; an empty body is {}).
-func ParseBody(body []byte) (RawParams, *apierror.Error) {
+// ParseBody reads a POST body or MCP arguments (a JSON params object; an empty body is {})
+// into a Request.
+func ParseBody(body []byte) (*Request, *apierror.Error) {
+	m, e := parseObject(body)
+	if e != nil {
+		return nil, e
+	}
+	return newRequest(m), nil
+}
+
+// parseObject reads a JSON params object (empty: {}) into its members.
+func parseObject(body []byte) (members, *apierror.Error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
-		return RawParams{}, nil
+		return members{}, nil
 	}
-	var raw RawParams
+	var raw members
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
@@ -123,7 +134,7 @@ func ParseBody(body []byte) (RawParams, *apierror.Error) {
 // ParseRawQuery reads the query string of a GET query URL (without the "?"). A query string
 // that does not parse — a malformed percent escape, a semicolon separator — is refused, never
 // read as fewer parameters than were sent.
-func ParseRawQuery(rawQuery string) (RawParams, *apierror.Error) {
+func ParseRawQuery(rawQuery string) (*Request, *apierror.Error) {
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
 		return nil, apierror.New(400, apierror.CodeInvalidParameter, "the query string does not parse (%v); separate pairs with & (not ;), percent-encode reserved characters (%%25 for %%), or send the params as q=<URL-encoded JSON> or as a POST body", err)
@@ -131,16 +142,17 @@ func ParseRawQuery(rawQuery string) (RawParams, *apierror.Error) {
 	return ParseQuery(q)
 }
 
-// ParseQuery reads the GET form: q=<URL-encoded JSON params object>, or plain pairs where
-// repeated keys are lists, group_by may be comma separated, and limit/top_n are integers.
-func ParseQuery(q url.Values) (RawParams, *apierror.Error) {
+// ParseQuery reads the GET form into a Request: q=<URL-encoded JSON params object>, or plain
+// pairs where repeated keys are lists, group_by may be comma separated, and limit/top_n are
+// integers.
+func ParseQuery(q url.Values) (*Request, *apierror.Error) {
 	if qs, ok := q["q"]; ok {
 		if len(q) > 1 || len(qs) > 1 {
 			return nil, apierror.New(400, apierror.CodeInvalidRequest, "q carries the whole params object; do not combine it with other query parameters or repeat it")
 		}
 		return ParseBody([]byte(qs[0]))
 	}
-	raw := RawParams{}
+	raw := members{}
 	keys := make([]string, 0, len(q))
 	for k := range q {
 		keys = append(keys, k)
@@ -184,7 +196,7 @@ func ParseQuery(q url.Values) (RawParams, *apierror.Error) {
 			}
 		}
 	}
-	return raw, nil
+	return newRequest(raw), nil
 }
 
 var (
@@ -286,7 +298,7 @@ func (s *Service) Validate(c *capability.Capability, req *Request) (*Params, *Sn
 				}
 				p.TopN = n
 			}
-		default: // order_by, order (DecodeRequest took as_of, cursor and compare_as_of out)
+		default: // order_by, order (reading the request took as_of, cursor and compare_as_of out)
 			var str string
 			if e := json.Unmarshal(v, &str); e != nil {
 				return nil, nil, apierror.New(400, apierror.CodeInvalidParameter, "%s must be a string", k)

@@ -42,16 +42,17 @@ func (q *Prepared) Pinned() bool { return q.pinned && !q.params.IncludeEvidence 
 // evidence endpoint's, it must be revalidated on every use.
 func (q *Prepared) Reverified() bool { return q.params.IncludeEvidence }
 
-// Prepare resolves capability path p and validates raw params against it.
-func (s *Service) Prepare(p string, raw RawParams) (*Prepared, *apierror.Error) {
+// Prepare resolves capability path p and validates the request against it; req is left as
+// it is.
+func (s *Service) Prepare(p string, req *Request) (*Prepared, *apierror.Error) {
 	c, e := s.resolve(p)
 	if e != nil {
 		return nil, e
 	}
-	req, e := DecodeRequest(raw)
-	if e != nil {
-		return nil, e
+	if req.err != nil {
+		return nil, req.err
 	}
+	req = req.clone()
 	// as_of on:<date> resolves to a served date first; the answer is then the one pinned to
 	// that date, though not pinned itself: a snapshot promoted later may be in force then.
 	on, e := s.resolveAsOfOn(c, req)
@@ -118,10 +119,10 @@ func (s *Service) Run(ctx context.Context, q *Prepared) ([]byte, *apierror.Error
 	return body, e
 }
 
-// QueryRaw answers a query on capability path p for a caller with no request to end it (a
+// QueryRequest answers a query on capability path p for a caller with no request to end it (a
 // benchmark, a test); it returns the JSON payload, or an error.
-func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *apierror.Error) {
-	q, e := s.Prepare(p, raw)
+func (s *Service) QueryRequest(p string, req *Request) ([]byte, *apierror.Error) {
+	q, e := s.Prepare(p, req)
 	if e != nil {
 		return nil, e
 	}
@@ -130,11 +131,11 @@ func (s *Service) QueryRaw(p string, raw RawParams) ([]byte, *apierror.Error) {
 
 // QueryJSON answers a query given as a JSON params object (POST body, MCP arguments).
 func (s *Service) QueryJSON(p string, body []byte) ([]byte, *apierror.Error) {
-	raw, e := ParseBody(body)
+	req, e := ParseBody(body)
 	if e != nil {
 		return nil, e
 	}
-	return s.QueryRaw(p, raw)
+	return s.QueryRequest(p, req)
 }
 
 // MetricResult is one metric over the groups and over the whole matched set.

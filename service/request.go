@@ -7,11 +7,14 @@ import (
 	"github.com/citeq/citeq/apierror"
 )
 
-// Request is a query's params decoded once, from a POST body, MCP arguments or a GET query
-// string (RawParams): every step of Prepare (cursor, compare_as_of, as_of on:<date>, the
-// validation of each snapshot compared) reads it. Members whose errors quote the text sent
-// keep that text.
+// Request is a query's params read once, from a POST body, MCP arguments or a GET query
+// string (ParseBody, ParseQuery): every step of Prepare (cursor, compare_as_of, as_of
+// on:<date>, the validation of each snapshot compared) reads it. Members whose errors quote
+// the text sent keep that text.
 type Request struct {
+	// err is the first error found in cursor or compare_as_of, which Prepare returns once the
+	// capability is resolved.
+	err *apierror.Error
 	// cursor and compare are the values of cursor and compare_as_of, "" when absent.
 	cursor, compare string
 	// asOf holds each as_of given: at the top level first, then inside filters.
@@ -21,7 +24,7 @@ type Request struct {
 	filters    map[string]json.RawMessage
 	filtersBad bool
 	// top holds the other top-level members, as sent: controls, date ranges and filters.
-	top RawParams
+	top members
 	// kept is set on each side of a comparison: for each filter the comparison has read and
 	// checked against both snapshots, the values given that this side's snapshot holds, read
 	// in place of the value as sent (given at the top level when top); a filter none of
@@ -48,18 +51,18 @@ type asOfGiven struct {
 	str   bool
 }
 
-// DecodeRequest decodes raw params into a Request, or the first error found in cursor or
-// compare_as_of; what else is wrong is left to Validate.
-func DecodeRequest(raw RawParams) (*Request, *apierror.Error) {
+// newRequest reads the members of a params object into a Request, noting the first error
+// found in cursor or compare_as_of; what else is wrong is left to Validate.
+func newRequest(raw members) *Request {
 	raw, cursor, e := splitCursor(raw)
 	if e != nil {
-		return nil, e
+		return &Request{err: e}
 	}
 	raw, cmp, e := splitCompare(raw)
 	if e != nil {
-		return nil, e
+		return &Request{err: e}
 	}
-	r := &Request{cursor: cursor, compare: cmp, top: RawParams{}}
+	r := &Request{cursor: cursor, compare: cmp, top: members{}}
 	if v, ok := raw["as_of"]; ok {
 		r.asOf = append(r.asOf, decodeAsOf(v))
 	}
@@ -80,8 +83,12 @@ func DecodeRequest(raw RawParams) (*Request, *apierror.Error) {
 			r.top[k] = v
 		}
 	}
-	return r, nil
+	return r
 }
+
+// Err is the first error found in cursor or compare_as_of when the request was read, or nil.
+// Prepare returns it; Validate, which reads neither, does not.
+func (r *Request) Err() *apierror.Error { return r.err }
 
 func decodeAsOf(v json.RawMessage) asOfGiven {
 	var s string

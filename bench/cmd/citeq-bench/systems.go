@@ -248,11 +248,10 @@ func validate(svc *service.Service, q Query) (*capability.Capability, *service.P
 	if c == nil {
 		return nil, nil, nil, fmt.Errorf("no capability at %s", q.Path)
 	}
-	raw, e := service.ParseBody([]byte(q.Body))
-	if e != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %s", e.Code, e.Message)
+	req, e := service.ParseBody([]byte(q.Body))
+	if e == nil {
+		e = req.Err()
 	}
-	req, e := service.DecodeRequest(raw)
 	if e != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %s", e.Code, e.Message)
 	}

@@ -110,11 +110,11 @@ func TestAcrossOperators(t *testing.T) {
 	svc, ops := queues(t)
 	ask := func(t *testing.T, c *capability.Capability, params string) answer {
 		t.Helper()
-		var rp service.RawParams
-		if err := json.Unmarshal([]byte(params), &rp); err != nil {
-			t.Fatal(err)
+		req, e := service.ParseBody([]byte(params))
+		if e != nil {
+			t.Fatalf("%s: %s %s", params, e.Code, e.Message)
 		}
-		q, e := svc.Prepare(c.Path, rp)
+		q, e := svc.Prepare(c.Path, req)
 		if e != nil {
 			t.Fatalf("%s: %s %s", params, e.Code, e.Message)
 		}
@@ -235,13 +235,16 @@ func TestCompareAsOf(t *testing.T) {
 	}
 	for _, tc := range compareCases(t) {
 		t.Run(fmt.Sprintf("%s %s %s %v", tc.Capability, tc.AsOf, tc.CompareAsOf, tc.Params["filters"]), func(t *testing.T) {
-			rp := service.RawParams{"as_of": json.RawMessage(`"` + tc.AsOf + `"`),
-				capability.ParamCompareAsOf: json.RawMessage(`"` + tc.CompareAsOf + `"`), "group_by": json.RawMessage(`["status"]`)}
+			params := map[string]any{"as_of": tc.AsOf, capability.ParamCompareAsOf: tc.CompareAsOf, "group_by": []string{"status"}}
 			if f, ok := tc.Params["filters"]; ok {
-				b, _ := json.Marshal(f)
-				rp["filters"] = b
+				params["filters"] = f
 			}
-			q, e := svc.Prepare(capability.ByID(tc.Capability).Path, rp)
+			b, _ := json.Marshal(params)
+			req, e := service.ParseBody(b)
+			if e != nil {
+				t.Fatalf("%s %s", e.Code, e.Message)
+			}
+			q, e := svc.Prepare(capability.ByID(tc.Capability).Path, req)
 			if e != nil {
 				t.Fatalf("%s %s", e.Code, e.Message)
 			}

@@ -38,7 +38,9 @@ func TestKeyReadBeforeParams(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		var e struct{ Error struct{ Code, Message string } }
+		var e struct {
+			Error struct{ Code, Message string }
+		}
 		json.Unmarshal(b, &e)
 		if resp.StatusCode != 401 || e.Error.Code != apierror.CodeInvalidKey {
 			t.Errorf("%s %s %s: %d %s, want 401 %s", tc.method, tc.path, tc.body, resp.StatusCode, b, apierror.CodeInvalidKey)

@@ -1292,12 +1292,9 @@ func (m *merged) resultOf(i int, used []uint32, whole bool) Result {
 		first             int32
 		mixed             bool
 	}
-	accs := make([]acc, n)
-	for g := range accs {
-		accs[g] = acc{lo: math.Inf(1), hi: math.Inf(-1), first: -2}
-	}
-	for g, s := range used {
-		a := &accs[at(g, whole)]
+	// fold adds slot s to a; finish writes a's result as group g's. Each group of a grouped
+	// result is one slot, folded into an accumulator of its own on the stack.
+	fold := func(a *acc, s uint32) {
 		a.sum, a.comp = nadd(a.sum, a.comp+mp.comp[s], mp.sum[s])
 		a.nn += mp.nn[s]
 		a.rows += m.count[s]
@@ -1311,7 +1308,7 @@ func (m *merged) resultOf(i int, used []uint32, whole bool) Result {
 			a.first, a.mixed = mixUnit(a.first, a.mixed, mp.unitFirst[unit][s], mp.unitMixed[unit][s])
 		}
 	}
-	for g, a := range accs {
+	finish := func(g int, a *acc) {
 		res.NullRows[g] = a.rows - a.nn
 		switch agg {
 		case AggCountNonNull:
@@ -1336,6 +1333,20 @@ func (m *merged) resultOf(i int, used []uint32, whole bool) Result {
 		if a.mixed {
 			res.Mixed[g], res.Valid[g], res.Values[g] = true, false, 0
 		}
+	}
+	empty := acc{lo: math.Inf(1), hi: math.Inf(-1), first: -2}
+	if whole {
+		a := empty
+		for _, s := range used {
+			fold(&a, s)
+		}
+		finish(0, &a)
+		return res
+	}
+	for g, s := range used {
+		a := empty
+		fold(&a, s)
+		finish(g, &a)
 	}
 	return res
 }

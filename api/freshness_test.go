@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"sync/atomic"
@@ -77,7 +78,7 @@ func TestFreshness(t *testing.T) {
 		t.Errorf("the schema has no freshness member")
 	}
 
-	latest, e := s.QueryJSON("power/capacity", []byte(`{"group_by":["lifecycle"]}`))
+	latest, e := s.QueryJSON(context.Background(), "power/capacity", []byte(`{"group_by":["lifecycle"]}`))
 	if e != nil {
 		t.Fatal(e)
 	}
@@ -85,7 +86,7 @@ func TestFreshness(t *testing.T) {
 	if !strings.Contains(string(latest), `{"code":"stale","sources":["eia860m"],"message":"power.capacity may be out of date: eia860m: 3 checks in a row failed. This answer is from as_of 2016-05-31`) {
 		t.Errorf("the latest answer of a stale capability has no stale note: %.600s", latest)
 	}
-	pinned, e := s.QueryJSON("power/capacity", []byte(`{"group_by":["lifecycle"],"as_of":"2016-05-31"}`))
+	pinned, e := s.QueryJSON(context.Background(), "power/capacity", []byte(`{"group_by":["lifecycle"],"as_of":"2016-05-31"}`))
 	if e != nil {
 		t.Fatal(e)
 	}
@@ -96,7 +97,7 @@ func TestFreshness(t *testing.T) {
 		t.Fatal("no note to take out")
 	}
 	stale.Store(false)
-	fresh, _ := s.QueryJSON("power/capacity", []byte(`{"group_by":["lifecycle"]}`))
+	fresh, _ := s.QueryJSON(context.Background(), "power/capacity", []byte(`{"group_by":["lifecycle"]}`))
 	if strings.Contains(string(fresh), `"code":"stale"`) {
 		t.Errorf("the stale note outlived the staleness (cached answer)")
 	}

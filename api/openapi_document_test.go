@@ -275,7 +275,7 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 		// The service also takes group_by as a comma-separated string; the schema states the list.
 		queries = append(queries, `{"as_of":"latest","rollup_other":false,"group_by":"`+strings.Join(c.GroupByNames()[:min(2, len(c.GroupByNames()))], ",")+`","order_by":"`+c.Metrics[0].Name+`","top_n":1}`)
 		for _, q := range queries {
-			b, e := s.QueryJSON(c.Path, []byte(q))
+			b, e := s.QueryJSON(context.Background(), c.Path, []byte(q))
 			if e != nil {
 				t.Fatalf("%s %s: %v", c.ID, q, e)
 			}
@@ -288,7 +288,7 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 		if e != nil {
 			t.Fatal(e)
 		}
-		b, e := s.QueryRequest(c.Path, raw)
+		b, e := s.QueryRequest(context.Background(), c.Path, raw)
 		if e != nil {
 			t.Fatal(e)
 		}
@@ -314,7 +314,7 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 			if len(v.Validate(map[string]any{"$ref": "#/components/schemas/" + pfx + "QueryParams"}, oacheck.Decode(t, []byte(bad)), "$", 0)) == 0 {
 				t.Errorf("%s: the params schema accepts %s", c.ID, bad)
 			}
-			if _, e := s.QueryJSON(c.Path, []byte(bad)); e == nil {
+			if _, e := s.QueryJSON(context.Background(), c.Path, []byte(bad)); e == nil {
 				t.Errorf("%s: the service accepts %s", c.ID, bad)
 			}
 		}
@@ -328,7 +328,7 @@ func TestOpenAPIDescribesPayloads(t *testing.T) {
 			t.Errorf("error code %s is not in the Error schema", code)
 		}
 	}
-	_, e := s.QueryJSON("no/such", []byte(`{}`))
+	_, e := s.QueryJSON(context.Background(), "no/such", []byte(`{}`))
 	check("error", "Error", e.Body())
 	_, e = s.Evidence(context.Background(), []byte(`{"source_file":"x.xlsx","sheet":"S","source_row":1,"raw_file_sha256":"`+strings.Repeat("0", 64)+`"}`))
 	check("evidence error", "Error", e.Body())
@@ -426,7 +426,7 @@ func TestOpenAPICompareAsOf(t *testing.T) {
 		dates := s.ServedDates(c.ID)
 		q := fmt.Sprintf(`{"group_by":["%s"],"compare_as_of":%q}`, c.GroupByNames()[0], dates[0])
 		paramErrs := v.Validate(map[string]any{"$ref": "#/components/schemas/" + pfx + "QueryParams"}, oacheck.Decode(t, []byte(q)), "$", 0)
-		b, e := s.QueryJSON(c.Path, []byte(q))
+		b, e := s.QueryJSON(context.Background(), c.Path, []byte(q))
 		if !capability.Compares(c) {
 			if len(paramErrs) == 0 || e == nil {
 				t.Errorf("%s: compare_as_of accepted by the schema (%v) or the service (%v)", c.ID, paramErrs, e)
@@ -443,7 +443,7 @@ func TestOpenAPICompareAsOf(t *testing.T) {
 		for _, err := range v.Validate(okSchema, oacheck.Decode(t, b), "$", 0) {
 			t.Errorf("%s comparison: %s", c.ID, err)
 		}
-		plain, e := s.QueryJSON(c.Path, []byte(`{"group_by":["status"]}`))
+		plain, e := s.QueryJSON(context.Background(), c.Path, []byte(`{"group_by":["status"]}`))
 		if e != nil {
 			t.Fatal(e)
 		}

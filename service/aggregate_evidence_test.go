@@ -71,7 +71,7 @@ func verifyAggregate(t *testing.T, s *Service, body any) (aggregateVerdict, *api
 
 func queryAnswer(t *testing.T, s *Service, path, params string) citedAnswer {
 	t.Helper()
-	b, e := s.QueryJSON(path, []byte(params))
+	b, e := s.QueryJSON(context.Background(), path, []byte(params))
 	if e != nil {
 		t.Fatalf("%s %s: %s", path, params, e.Body())
 	}
@@ -415,7 +415,7 @@ func TestAggregateEvidenceRefusals(t *testing.T) {
 	// A capability defined but not served.
 	for _, c := range capability.All() {
 		if _, dates := broken.served(c.ID); len(dates) == 0 && len(c.Inputs) == 0 {
-			_, e := broken.QueryJSON(c.Path, []byte(`{}`))
+			_, e := broken.QueryJSON(context.Background(), c.Path, []byte(`{}`))
 			if e == nil || e.Code != apierror.CodeNotServed {
 				t.Fatalf("%s: %v", c.ID, e)
 			}

@@ -45,7 +45,7 @@ type answer struct {
 
 func ask(t *testing.T, s *Service, path, params string) (answer, []byte) {
 	t.Helper()
-	b, e := s.QueryJSON(path, []byte(params))
+	b, e := s.QueryJSON(context.Background(), path, []byte(params))
 	if e != nil {
 		t.Fatalf("%s %s: %s", path, params, e.Body())
 	}
@@ -264,7 +264,7 @@ func TestUnitsNameTheMatchedUnit(t *testing.T) {
 			a, _ := ask(t, s, tc.path, tc.params)
 			want := tc.want
 			if tc.fromRecords {
-				b, e := s.QueryJSON(tc.path, []byte(strings.TrimSuffix(tc.params, "}")+`,"include_records":true,"limit":5000}`))
+				b, e := s.QueryJSON(context.Background(), tc.path, []byte(strings.TrimSuffix(tc.params, "}")+`,"include_records":true,"limit":5000}`))
 				if e != nil {
 					t.Fatal(e)
 				}
@@ -343,7 +343,7 @@ func TestAsOfOnADate(t *testing.T) {
 				{`{"as_of":"on:2017-02-30"}`, "not on:YYYY-MM-DD"},
 				{`{"as_of":"on:yesterday"}`, "not on:YYYY-MM-DD"},
 			} {
-				_, e := s.QueryJSON(c.Path, []byte(tc.params))
+				_, e := s.QueryJSON(context.Background(), c.Path, []byte(tc.params))
 				if e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidParameter || !strings.Contains(e.Message, tc.want) || !strings.Contains(e.Message, first) {
 					t.Errorf("%s: got %v, want a 400 saying %q and listing %s", tc.params, e, tc.want, first)
 				}
@@ -355,7 +355,7 @@ func TestAsOfOnADate(t *testing.T) {
 	if a, _ := ask(t, s, "power/capacity", `{"as_of":"on:2017-01-01"}`); a.AsOf != "2016-05-31" {
 		t.Errorf("power.capacity on 2017-01-01 resolves to %s, want 2016-05-31", a.AsOf)
 	}
-	if _, e := s.QueryJSON("natural-gas/prices", []byte(`{"as_of":"on:2017-01-01"}`)); e == nil || !strings.Contains(e.Message, "2024-07-10") {
+	if _, e := s.QueryJSON(context.Background(), "natural-gas/prices", []byte(`{"as_of":"on:2017-01-01"}`)); e == nil || !strings.Contains(e.Message, "2024-07-10") {
 		t.Errorf("natural_gas.prices on 2017-01-01: got %v, want a 400 listing 2024-07-10", e)
 	}
 }

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/citeq/citeq/api"
@@ -21,7 +22,7 @@ func TestCapacityFactorMatchesOpenAPI(t *testing.T) {
 	for _, q := range []string{`{` + oct + `}`, `{` + oct + `,"group_by":["eia_plant_id"],"order_by":"capacity_factor","top_n":2,"include_records":true,"limit":3,"include_evidence":true}`,
 		`{"filters":{"month":"2022-10","state":"CO"},"group_by":["state","month"]}`} {
 		check("params "+q, pfx+"QueryParams", []byte(q))
-		b, e := s.QueryJSON(c.Path, []byte(q))
+		b, e := s.QueryJSON(context.Background(), c.Path, []byte(q))
 		if e != nil {
 			t.Fatal(e.Body())
 		}
@@ -32,6 +33,6 @@ func TestCapacityFactorMatchesOpenAPI(t *testing.T) {
 		t.Fatal(e.Body())
 	}
 	check("schema", "CapabilitySchema", b)
-	_, e = s.QueryJSON(c.Path, []byte(`{}`))
+	_, e = s.QueryJSON(context.Background(), c.Path, []byte(`{}`))
 	check("refusal", "Error", e.Body())
 }

@@ -223,7 +223,7 @@ func TestCapacityFactorFixtures(t *testing.T) {
 		if a.AsOf != "2022-11-30" {
 			t.Errorf("as_of %s", a.AsOf)
 		}
-		if _, e := s.QueryJSON("power/capacity-factor", []byte(`{"as_of":"on:2022-11-01",`+oct+`}`)); e == nil || !strings.Contains(e.Message, "before every snapshot") {
+		if _, e := s.QueryJSON(context.Background(), "power/capacity-factor", []byte(`{"as_of":"on:2022-11-01",`+oct+`}`)); e == nil || !strings.Contains(e.Message, "before every snapshot") {
 			t.Errorf("a date before both inputs: %v", e)
 		}
 		q, e := s.Prepare("power/capacity-factor", mustRaw(t, `{"as_of":"2022-11-30",`+oct+`}`))
@@ -241,7 +241,7 @@ func TestCapacityFactorFixtures(t *testing.T) {
 	}
 	for _, tc := range refusals {
 		t.Run("refused: "+tc.name, func(t *testing.T) {
-			_, e := s.QueryJSON("power/capacity-factor", []byte(tc.params))
+			_, e := s.QueryJSON(context.Background(), "power/capacity-factor", []byte(tc.params))
 			if e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidParameter {
 				t.Fatalf("got %v, want 400 invalid_parameter", e)
 			}
@@ -268,7 +268,7 @@ func jsonText(v any) string {
 func TestCapacityFactorRealFiles(t *testing.T) {
 	s := testService(t)
 	for _, params := range []string{`{}`, `{"period_date_from":"2022-08","period_date_to":"2022-12"}`, `{"period_date_from":"2016-05","period_date_to":"2016-05","filters":{"state":"CO"}}`} {
-		_, e := s.QueryJSON("power/capacity-factor", []byte(params))
+		_, e := s.QueryJSON(context.Background(), "power/capacity-factor", []byte(params))
 		if e == nil || e.Status != 400 || e.Code != apierror.CodeInvalidParameter {
 			t.Fatalf("%s: got %v, want 400 invalid_parameter", params, e)
 		}
@@ -278,7 +278,7 @@ func TestCapacityFactorRealFiles(t *testing.T) {
 			}
 		}
 	}
-	_, e := s.QueryJSON("power/capacity-factor", []byte(`{"period_date_from":"2022-08","period_date_to":"2022-12"}`))
+	_, e := s.QueryJSON(context.Background(), "power/capacity-factor", []byte(`{"period_date_from":"2022-08","period_date_to":"2022-12"}`))
 	if !strings.Contains(e.Message, "power.capacity (operating nameplate) has no row for 2022-08..2022-12") || strings.Contains(e.Message, "power.generation (net generation (plant totals)) has no row") {
 		t.Errorf("the refusal names the wrong side: %s", e.Message)
 	}

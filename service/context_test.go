@@ -43,7 +43,7 @@ func TestEvidenceHashesEachFileOncePerRequest(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			n := countHashes(t)
-			body, e := svc.QueryJSON(tc.path, []byte(tc.params))
+			body, e := svc.QueryJSON(context.Background(), tc.path, []byte(tc.params))
 			if e != nil {
 				t.Fatal(e)
 			}
@@ -113,7 +113,7 @@ func TestConcurrentEvidenceParsesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, e := svc.QueryJSON("power/capacity", []byte(`{"filters":{"state":"RI"}}`))
+	body, e := svc.QueryJSON(context.Background(), "power/capacity", []byte(`{"filters":{"state":"RI"}}`))
 	if e != nil {
 		t.Fatal(e)
 	}

@@ -38,7 +38,7 @@ func FuzzQueryJSON(f *testing.F) {
 		f.Add("natural-gas/prices", seed)
 	}
 	f.Fuzz(func(t *testing.T, path, body string) {
-		out, e := svc.QueryJSON(path, []byte(body))
+		out, e := svc.QueryJSON(context.Background(), path, []byte(body))
 		if e != nil {
 			if e.Status < 400 || e.Status > 499 || e.Code == "" || e.Message == "" {
 				t.Fatalf("error %+v for %q", e, body)
@@ -68,7 +68,7 @@ func FuzzQueryPairs(f *testing.F) {
 			t.Fatalf("a query string that does not parse was read as %v: %q", raw, query)
 		}
 		if e == nil {
-			_, e = svc.QueryRequest("power/capacity", raw)
+			_, e = svc.QueryRequest(context.Background(), "power/capacity", raw)
 		}
 		if e != nil && (e.Status < 400 || e.Status > 499 || e.Code == "") {
 			t.Fatalf("error %+v for %q", e, query)

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"strings"
@@ -29,20 +30,20 @@ func TestInstantBoundsAreStrictRFC3339(t *testing.T) {
 	} {
 		body, _ := json.Marshal(map[string]string{"utc_date_from": tc.bound})
 		forms := map[string]func() ([]byte, *apierror.Error){
-			"POST": func() ([]byte, *apierror.Error) { return s.QueryJSON("power/demand", body) },
+			"POST": func() ([]byte, *apierror.Error) { return s.QueryJSON(context.Background(), "power/demand", body) },
 			"GET": func() ([]byte, *apierror.Error) {
 				raw, e := ParseRawQuery(url.Values{"utc_date_from": {tc.bound}}.Encode())
 				if e != nil {
 					return nil, e
 				}
-				return s.QueryRequest("power/demand", raw)
+				return s.QueryRequest(context.Background(), "power/demand", raw)
 			},
 			"GET with a bare +": func() ([]byte, *apierror.Error) {
 				raw, e := ParseRawQuery("utc_date_from=" + tc.bound)
 				if e != nil {
 					return nil, e
 				}
-				return s.QueryRequest("power/demand", raw)
+				return s.QueryRequest(context.Background(), "power/demand", raw)
 			},
 		}
 		for form, ask := range forms {

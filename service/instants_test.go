@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"strings"
@@ -57,7 +58,7 @@ func TestInstantBounds(t *testing.T) {
 		if e != nil {
 			t.Fatal(e.Body())
 		}
-		b, e := s.QueryRequest("power/demand", raw)
+		b, e := s.QueryRequest(context.Background(), "power/demand", raw)
 		if e != nil {
 			t.Fatal(e.Body())
 		}
@@ -76,7 +77,7 @@ func TestInstantBounds(t *testing.T) {
 		if e != nil {
 			t.Fatal(e.Body())
 		}
-		b, e := s.QueryRequest("power/demand", raw)
+		b, e := s.QueryRequest(context.Background(), "power/demand", raw)
 		if e != nil {
 			t.Fatal(e.Body())
 		}
@@ -133,7 +134,7 @@ func TestInstantBounds(t *testing.T) {
 		{"dates only, the forms", "natural-gas/prices", `{"observation_date_to":"2020-01"}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, e := s.QueryJSON(tc.path, []byte(tc.params))
+			_, e := s.QueryJSON(context.Background(), tc.path, []byte(tc.params))
 			if tc.want == "" {
 				if e != nil {
 					t.Fatal(e.Body())

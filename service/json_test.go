@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -176,7 +177,7 @@ func TestQueryPayloadsAreCanonicalJSON(t *testing.T) {
 		{"natural-gas/prices", `{"include_records":true,"limit":2}`},
 	} {
 		t.Run(tc.path+" "+tc.params, func(t *testing.T) {
-			got, e := svc.QueryJSON(tc.path, []byte(tc.params))
+			got, e := svc.QueryJSON(context.Background(), tc.path, []byte(tc.params))
 			if e != nil {
 				t.Fatal(e)
 			}

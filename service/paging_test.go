@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 func pages(t *testing.T, s *Service, path, params string) [][]byte {
 	t.Helper()
 	return testenv.Pages(t, params, func(p string) []byte {
-		b, e := s.QueryJSON(path, []byte(p))
+		b, e := s.QueryJSON(context.Background(), path, []byte(p))
 		if e != nil {
 			t.Fatalf("%s: %s", p, e.Body())
 		}
@@ -97,7 +98,7 @@ func TestComparisonPages(t *testing.T) {
 		`{"as_of":"2025-05-09","compare_as_of":"2025-01-17","cursor":"3.abc"}`,
 		`{"as_of":"2025-05-09","cursor":"` + first.Summary.Next + `"}`,
 	} {
-		if _, e := s.QueryJSON("power/interconnection-queue", []byte(bad)); e == nil || e.Code != apierror.CodeInvalidParameter {
+		if _, e := s.QueryJSON(context.Background(), "power/interconnection-queue", []byte(bad)); e == nil || e.Code != apierror.CodeInvalidParameter {
 			t.Errorf("%s: %v", bad, e)
 		}
 	}

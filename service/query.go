@@ -119,23 +119,23 @@ func (s *Service) Run(ctx context.Context, q *Prepared) ([]byte, *apierror.Error
 	return body, e
 }
 
-// QueryRequest answers a query on capability path p for a caller with no request to end it (a
-// benchmark, a test); it returns the JSON payload, or an error.
-func (s *Service) QueryRequest(p string, req *Request) ([]byte, *apierror.Error) {
+// QueryRequest answers a query on capability path p, given as a request already read; a
+// request whose context has ended before its answer is computed is not answered (Run).
+func (s *Service) QueryRequest(ctx context.Context, p string, req *Request) ([]byte, *apierror.Error) {
 	q, e := s.Prepare(p, req)
 	if e != nil {
 		return nil, e
 	}
-	return s.Run(context.Background(), q)
+	return s.Run(ctx, q)
 }
 
 // QueryJSON answers a query given as a JSON params object (POST body, MCP arguments).
-func (s *Service) QueryJSON(p string, body []byte) ([]byte, *apierror.Error) {
+func (s *Service) QueryJSON(ctx context.Context, p string, body []byte) ([]byte, *apierror.Error) {
 	req, e := ParseBody(body)
 	if e != nil {
 		return nil, e
 	}
-	return s.QueryRequest(p, req)
+	return s.QueryRequest(ctx, p, req)
 }
 
 // MetricResult is one metric over the groups and over the whole matched set.

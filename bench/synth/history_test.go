@@ -111,12 +111,12 @@ func TestBuildHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := []byte(fmt.Sprintf(`{"as_of":%q,"group_by":["county"]}`, src.Manifest.AsOf))
-	want, qe := srcSvc.QueryJSON(src.Cap.Path, body)
+	want, qe := srcSvc.QueryJSON(context.Background(), src.Cap.Path, body)
 	if qe != nil {
 		t.Fatal(qe)
 	}
 	for _, d := range dates {
-		got, qe := svc.QueryJSON(src.Cap.Path, []byte(fmt.Sprintf(`{"as_of":%q,"group_by":["county"],"include_records":true,"limit":1}`, d)))
+		got, qe := svc.QueryJSON(context.Background(), src.Cap.Path, []byte(fmt.Sprintf(`{"as_of":%q,"group_by":["county"],"include_records":true,"limit":1}`, d)))
 		if qe != nil {
 			t.Fatal(qe)
 		}

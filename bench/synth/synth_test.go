@@ -489,7 +489,7 @@ func TestBuildServes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, e := svc.QueryJSON(src.Cap.Path, []byte(body))
+		out, e := svc.QueryJSON(context.Background(), src.Cap.Path, []byte(body))
 		if e != nil {
 			t.Fatalf("query %s: %s", dataDir, e.Message)
 		}

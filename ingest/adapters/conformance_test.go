@@ -376,7 +376,7 @@ func checkDerivedMarked(t *testing.T, svc *service.Service, c *capability.Capabi
 	if len(derived) == 0 {
 		return
 	}
-	out, e := svc.QueryJSON(c.Path, []byte(`{"as_of":"`+m.AsOf+`","include_records":true,"limit":50}`))
+	out, e := svc.QueryJSON(context.Background(), c.Path, []byte(`{"as_of":"`+m.AsOf+`","include_records":true,"limit":50}`))
 	if e != nil {
 		t.Fatalf("records query: %s", e.Message)
 	}

@@ -1,6 +1,7 @@
 package eia_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -74,7 +75,7 @@ func TestEIA860MCurrentLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("totals by lifecycle", func(t *testing.T) {
-		out, e := svc.QueryJSON("power/capacity", []byte(`{"group_by":["lifecycle"]}`))
+		out, e := svc.QueryJSON(context.Background(), "power/capacity", []byte(`{"group_by":["lifecycle"]}`))
 		if e != nil {
 			t.Fatal(e.Message)
 		}
@@ -100,7 +101,7 @@ func TestEIA860MCurrentLayout(t *testing.T) {
 		}
 	})
 	t.Run("every generator's vintage-dependent cells", func(t *testing.T) {
-		out, e := svc.QueryJSON("power/capacity", []byte(`{"include_records":true,"limit":100}`))
+		out, e := svc.QueryJSON(context.Background(), "power/capacity", []byte(`{"include_records":true,"limit":100}`))
 		if e != nil {
 			t.Fatal(e.Message)
 		}

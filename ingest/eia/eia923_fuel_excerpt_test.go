@@ -72,7 +72,7 @@ func TestFuelCostExcerpt(t *testing.T) {
 	golden := readFuelGolden(t)
 
 	t.Run("every record is cited as derived and verifies", func(t *testing.T) {
-		out, e := svc.QueryJSON(fuelCostPath, []byte(`{"include_records":true,"limit":100}`))
+		out, e := svc.QueryJSON(context.Background(), fuelCostPath, []byte(`{"include_records":true,"limit":100}`))
 		if e != nil {
 			t.Fatal(e.Message)
 		}
@@ -120,7 +120,7 @@ func TestFuelCostExcerpt(t *testing.T) {
 		for _, name := range []string{"all receipts of the excerpt", "unregulated plants (cost withheld)", "bituminous"} {
 			g := golden[name]
 			body, _ := json.Marshal(g.Params)
-			out, e := svc.QueryJSON(fuelCostPath, body)
+			out, e := svc.QueryJSON(context.Background(), fuelCostPath, body)
 			if e != nil {
 				t.Fatal(e.Message)
 			}
@@ -163,7 +163,7 @@ func TestFuelCostExcerpt(t *testing.T) {
 	// average cost are products of two cells of a row, which the aggregate evidence (one cell
 	// per field) does not recompute (README, power.fuel_cost).
 	t.Run("every aggregate citation recomputes from its cells", func(t *testing.T) {
-		out, e := svc.QueryJSON(fuelCostPath, []byte(`{"group_by":["plant_state","fuel_cost_status"]}`))
+		out, e := svc.QueryJSON(context.Background(), fuelCostPath, []byte(`{"group_by":["plant_state","fuel_cost_status"]}`))
 		if e != nil {
 			t.Fatal(e.Message)
 		}

@@ -1,6 +1,7 @@
 package eia_test
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -93,7 +94,7 @@ func TestGatesRejectDamagedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	query := `{"filters":{"lifecycle":"operating"},"group_by":["state"]}`
-	before, e := svc.QueryJSON("power/capacity", []byte(query))
+	before, e := svc.QueryJSON(context.Background(), "power/capacity", []byte(query))
 	if e != nil {
 		t.Fatal(e)
 	}
@@ -147,7 +148,7 @@ func TestGatesRejectDamagedFiles(t *testing.T) {
 	if _, err := svc.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	after, e := svc.QueryJSON("power/capacity", []byte(query))
+	after, e := svc.QueryJSON(context.Background(), "power/capacity", []byte(query))
 	if e != nil || string(after) != string(before) {
 		t.Errorf("the promoted snapshot answers differently after the rejections")
 	}

@@ -119,7 +119,7 @@ type answer struct {
 
 func query(t *testing.T, svc *service.Service, c *capability.Capability, body string) answer {
 	t.Helper()
-	out, e := svc.QueryJSON(c.Path, []byte(body))
+	out, e := svc.QueryJSON(context.Background(), c.Path, []byte(body))
 	if e != nil {
 		t.Fatalf("%s: %s %s", body, e.Code, e.Message)
 	}

@@ -83,7 +83,7 @@ func TestRealFilings(t *testing.T) {
 	}
 	query := func(t *testing.T, body string) []byte {
 		t.Helper()
-		out, e := svc.QueryJSON("power/plant-costs", []byte(body))
+		out, e := svc.QueryJSON(context.Background(), "power/plant-costs", []byte(body))
 		if e != nil {
 			t.Fatalf("%s: %s", body, e.Message)
 		}

@@ -106,7 +106,7 @@ func TestFixtureFacts(t *testing.T) {
 			Records []map[string]any `json:"records"`
 		}
 		for _, page := range testenv.Pages(t, `{"include_records":true,"limit":5000}`, func(params string) []byte {
-			out, e := svc.QueryJSON("power/plant-costs", []byte(params))
+			out, e := svc.QueryJSON(context.Background(), "power/plant-costs", []byte(params))
 			if e != nil {
 				t.Fatal(e.Message)
 			}
@@ -156,7 +156,7 @@ func TestFixtureFacts(t *testing.T) {
 	})
 
 	t.Run("value sums by concept and unit", func(t *testing.T) {
-		out, e := svc.QueryJSON("power/plant-costs", []byte(`{"group_by":["concept","unit"]}`))
+		out, e := svc.QueryJSON(context.Background(), "power/plant-costs", []byte(`{"group_by":["concept","unit"]}`))
 		if e != nil {
 			t.Fatal(e.Message)
 		}
@@ -194,7 +194,7 @@ func TestFixtureFacts(t *testing.T) {
 	})
 
 	t.Run("every cited aggregate recomputes from its cells", func(t *testing.T) {
-		out, e := svc.QueryJSON("power/plant-costs", []byte(`{"filters":{"unit":"USD"},"group_by":["respondent_id","concept"]}`))
+		out, e := svc.QueryJSON(context.Background(), "power/plant-costs", []byte(`{"filters":{"unit":"USD"},"group_by":["respondent_id","concept"]}`))
 		if e != nil {
 			t.Fatal(e.Message)
 		}
@@ -225,7 +225,7 @@ func TestFixtureFacts(t *testing.T) {
 	})
 
 	t.Run("net generation asked by concept", func(t *testing.T) {
-		out, e := svc.QueryJSON("power/plant-costs", []byte(`{"filters":{"concept":"NetGenerationExcludingPlantUse"}}`))
+		out, e := svc.QueryJSON(context.Background(), "power/plant-costs", []byte(`{"filters":{"concept":"NetGenerationExcludingPlantUse"}}`))
 		if e != nil {
 			t.Fatal(e.Message)
 		}
@@ -351,7 +351,7 @@ func TestSupersededFiling(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, e := svc.QueryJSON("power/plant-costs", []byte(query))
+			out, e := svc.QueryJSON(context.Background(), "power/plant-costs", []byte(query))
 			if e != nil {
 				t.Fatal(e.Message)
 			}
@@ -365,7 +365,7 @@ func TestSupersededFiling(t *testing.T) {
 			if got := r.Summary.Totals["value_sum"]; got == nil || *got != tc.wantGen {
 				t.Errorf("net generation %v, want %v", deref(got), tc.wantGen)
 			}
-			out, _ = svc.QueryJSON("power/plant-costs", []byte(`{"filters":{"respondent_id":"C999002"},"group_by":["submission_type"]}`))
+			out, _ = svc.QueryJSON(context.Background(), "power/plant-costs", []byte(`{"filters":{"respondent_id":"C999002"},"group_by":["submission_type"]}`))
 			if !strings.Contains(string(out), `"submission_type":"`+tc.wantSub+`"`) || strings.Contains(string(out), `"submission_type":"`+map[string]string{"R": "O", "O": "R"}[tc.wantSub]+`"`) {
 				t.Errorf("submission types served: %s", out)
 			}

@@ -200,7 +200,7 @@ func dumpAnswers(svc *service.Service, dataDir string, emit func(key, params str
 			}
 			ev := evidenceMemo{}
 			for _, q := range qs {
-				body, qe := svc.QueryJSON(c.Path, []byte(q.params))
+				body, qe := svc.QueryJSON(context.Background(), c.Path, []byte(q.params))
 				if err := emitAnswer(emit, key+q.name, q.params, body, qe); err != nil {
 					return err
 				}

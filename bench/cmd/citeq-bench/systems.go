@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -57,7 +58,7 @@ func (s serviceSystem) Prepare(q Query) (func() (any, error), func(any) (Answer,
 	}
 	body := []byte(q.Body)
 	run := func() (any, error) {
-		out, e := s.svc.QueryJSON(q.Path, body)
+		out, e := s.svc.QueryJSON(context.Background(), q.Path, body)
 		if e != nil {
 			return nil, fmt.Errorf("%s: %s", e.Code, e.Message)
 		}

@@ -285,9 +285,10 @@ func checkCitedCells(t *testing.T, c *capability.Capability, data string, m *sna
 	if err != nil {
 		t.Fatal(err)
 	}
-	urls := map[string]string{}
+	urls, derived := map[string]string{}, map[string]bool{}
 	for _, s := range m.Sources {
 		urls[s.File] = s.URL
+		derived[s.File] = s.Derived
 	}
 	cols := snapshots.Columns(c)
 	li := func(name string) int { return column(c, name) }
@@ -306,7 +307,8 @@ func checkCitedCells(t *testing.T, c *capability.Capability, data string, m *sna
 			r := b.Rows[idx[k]]
 			sheet := r[li(capability.ColSheet)].(string)
 			cit := service.Citation{SourceID: r[li(capability.ColSourceID)].(string), SourceURL: urls[file], File: file, Sheet: sheet,
-				Row: int(r[li(capability.ColSourceRow)].(int64)), SHA256: r[li(capability.ColRawSHA256)].(string), AsOf: m.AsOf}
+				Row: int(r[li(capability.ColSourceRow)].(int64)), SHA256: r[li(capability.ColRawSHA256)].(string), AsOf: m.AsOf,
+				Derived: derived[file]}
 			body, _ := json.Marshal(cit)
 			out, e := svc.Evidence(context.Background(), body)
 			if e != nil {
@@ -389,11 +391,22 @@ func checkDerivedMarked(t *testing.T, svc *service.Service, c *capability.Capabi
 			} `json:"citation"`
 		} `json:"records"`
 	}
+	var docs struct{ Records []map[string]any }
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatal(err)
 	}
-	for _, rec := range r.Records {
-		if u, ok := derived[rec.Citation.File]; ok && (!rec.Citation.Derived || rec.Citation.OriginalURL != u) {
+	if err := json.Unmarshal(out, &docs); err != nil {
+		t.Fatal(err)
+	}
+	for i, rec := range r.Records {
+		u, ok := derived[rec.Citation.File]
+		if o := c.Originals; o != nil {
+			// A transcription's row is cited with the document it names as copied from.
+			if doc, named := docs.Records[i][o.Document].(string); named && doc != "" {
+				u = doc
+			}
+		}
+		if ok && (!rec.Citation.Derived || rec.Citation.OriginalURL != u) {
 			t.Fatalf("record citation of derived file %s: derived %v, original_url %q", rec.Citation.File, rec.Citation.Derived, rec.Citation.OriginalURL)
 		}
 	}

@@ -8,11 +8,20 @@ var PowerDemand = register(&Capability{
 	Title: "Hourly electricity demand by EIA-930 region (UTC, hour ending)",
 	Description: "Hourly demand (MWh) of an EIA-930 respondent region as the agency's series EBA.<region>-ALL.D.H publishes it: one row per hour, " +
 		"timestamped in UTC at the END of the hour (hour ending), values as published.",
-	Grain:      "one region-hour (UTC, hour ending)",
-	Cadence:    Hourly,
-	Publisher:  "U.S. Energy Information Administration",
-	AsOfRule:   "the UTC date of the latest hour ending in the file (the series as downloaded that day: 02/19/2022 19H gives 2022-02-19); EIA revises EIA-930 data later, so a later download is a new snapshot",
-	Documents:  Documents{Relation: Complement, Document: "one EIA-930 hourly demand CSV per region (Demand_for_<region>_hourly_-_UTC_time.csv); a later download of a region restates it and replaces the earlier one, and the regions complement each other"},
+	Grain:     "one region-hour (UTC, hour ending)",
+	Cadence:   Hourly,
+	Publisher: "U.S. Energy Information Administration",
+	AsOfRule:  "the UTC date of the latest hour ending in the file (the series as downloaded that day: 02/19/2022 19H gives 2022-02-19); EIA revises EIA-930 data later, so a later download is a new snapshot",
+	Documents: Documents{Relation: Complement,
+		Document: "one EIA-930 hourly demand CSV per region (Demand_for_<region>_hourly_-_UTC_time.csv), or one of EIA's six-month BALANCE files (EIA930_BALANCE_<year>_Jan_Jun.csv or _Jul_Dec.csv, every balancing authority's hours of that half-year, local time); " +
+			"a later download of a region or of a half-year restates it and replaces the earlier one, and the regions and half-years complement each other",
+		Overlap: "a region CSV and a six-month file may publish the same respondent and hour (the region CSV's hours run across half-years; a six-month file's respondents are balancing authorities, and a region's code where EIA lists one): " +
+			"the hour is served from the newer publication (the later as_of), and a value it revises keeps the earlier publication's line cited beside it (note release_revised)",
+		Kinds: []DocumentKind{
+			{Name: "region CSV", Files: "Demand_for_<region>_hourly_-_UTC_time.csv", Match: `^Demand_for_.+_hourly_-_UTC_time\.csv$`},
+			{Name: "six-month BALANCE file", Files: "EIA930_BALANCE_<year>_<Jan_Jun|Jul_Dec>.csv", Match: `^EIA930_BALANCE_\d{4}_(Jan_Jun|Jul_Dec)\.csv$`,
+				Unserved: "no six-month file is in this snapshot: citeq ingest --fetch --since <date> downloads them from https://www.eia.gov/electricity/gridmonitor/sixMonthFiles/ into eia/eia930_balance, and ingest then serves each half-year beside the region CSVs"},
+		}},
 	NaturalKey: []string{"respondent", "hour_ending_utc"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia930)"},

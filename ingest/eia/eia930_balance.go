@@ -227,6 +227,7 @@ func balanceCoverage(name string, half time.Time, bd *balanceData) []snapshots.C
 			out = append(out, snapshots.Coverage{
 				Where: where, Period: sp.name + " of " + ba, File: name, Covered: sp.covered(),
 				Complete: upperFirst(strings.Join(why, "; ")) + ".",
+				Expected: sp.expected(), Counted: "demand_mwh",
 			})
 		}
 	}

@@ -2,11 +2,13 @@ package eia_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/eia"
@@ -221,5 +223,71 @@ func TestBalanceRestatesRegionCSV(t *testing.T) {
 	b, _ := json.Marshal(notes)
 	if !strings.Contains(string(b), `"release_revised"`) || !strings.Contains(string(b), "Demand_for_California_(region)_hourly_-_UTC_time.csv") {
 		t.Errorf("the revised hour is not noted with the CSV's line: %s", b)
+	}
+}
+
+// TestBalanceHalfYearsComplement: the UTC day 2024-07-01 of ERCO (Central time, UTC-5 in
+// July) is split between two files, its hours ending 01:00Z to 05:00Z in the first half-year's
+// file (local June 30) and 06:00Z to 24:00Z in the second's. With the second alone the day is
+// a partial period of ERCO (19 of its 24 hours); with both it is complete and not noted (the
+// month and the year still are), and its 24 hours sum to 24 × 1,000 + (1 + ... + 24) =
+// 24,300 MWh.
+func TestBalanceHalfYearsComplement(t *testing.T) {
+	header := "Balancing Authority,Data Date,Hour Number,Local Time at End of Hour,UTC Time at End of Hour,Demand (MW)\n"
+	first, second := header, header
+	for h := 1; h <= 24; h++ {
+		end := time.Date(2024, 7, 1, h, 0, 0, 0, time.UTC)
+		local := end.Add(-5 * time.Hour)
+		line := fmt.Sprintf("ERCO,%s,%d,%s,%s,\"1,%03d\"\n", local.Add(-time.Hour).Format("01/02/2006"), (local.Hour()+23)%24+1,
+			local.Format("01/02/2006 3:04:05 PM"), end.Format("01/02/2006 3:04:05 PM"), h)
+		if h <= 5 {
+			first += line
+		} else {
+			second += line
+		}
+	}
+	day := `{"filters":{"respondent":"ERCO"},"utc_date_from":"2024-07-01","utc_date_to":"2024-07-01","group_by":["respondent"]}`
+	for _, tc := range []struct {
+		name    string
+		files   map[string][]byte
+		hours   float64
+		partial bool
+	}{
+		{"the second half-year alone", map[string][]byte{eia.BalanceFolder + "/EIA930_BALANCE_2024_Jul_Dec.csv": []byte(second)}, 19, true},
+		{"both half-years", map[string][]byte{eia.BalanceFolder + "/EIA930_BALANCE_2024_Jul_Dec.csv": []byte(second),
+			eia.BalanceFolder + "/EIA930_BALANCE_2024_Jan_Jun.csv": []byte(first)}, 24, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := t.TempDir()
+			outcomes, err := ingest.Run(writeRaw(t, tc.files), &snapshots.Store{Dir: data}, []ingest.Adapter{eia.Demand}, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range outcomes {
+				if o.Status != snapshots.Promoted {
+					t.Fatalf("%s: %s %v", o.AsOf, o.Status, o.Reasons)
+				}
+			}
+			svc, err := service.New(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, notes := demandGroups(t, svc, day)
+			r := got["ERCO"]
+			if r == nil || metric(t, r, "hours_present") != tc.hours {
+				t.Fatalf("hours of the day: %v", got)
+			}
+			if tc.hours == 24 && metric(t, r, "demand_mwh") != 24300 {
+				t.Errorf("the day's demand %v, want 24,300", metric(t, r, "demand_mwh"))
+			}
+			// The month and the year stay partial: the files hold one day of them.
+			b, _ := json.Marshal(notes)
+			if partial := strings.Contains(string(b), `"period":"the UTC day 2024-07-01 of ERCO"`); partial != tc.partial {
+				t.Errorf("the day noted partial %v, want %v: %s", partial, tc.partial, b)
+			}
+			if !strings.Contains(string(b), `"period":"the UTC month 2024-07 of ERCO"`) {
+				t.Errorf("the month, 24 of its 744 hours, is not noted partial: %s", b)
+			}
+		})
 	}
 }

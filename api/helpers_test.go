@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -9,8 +10,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/citeq/citeq/api"
+	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/internal/testenv"
 	"github.com/citeq/citeq/service"
+	"github.com/citeq/citeq/snapshots"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -136,4 +139,24 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// ingestData ingests the files under CITEQ_RAW the given adapters read into a data directory
+// of the test's own, every snapshot promoted.
+func ingestData(t *testing.T, as ...ingest.Adapter) string {
+	t.Helper()
+	dir := t.TempDir()
+	outcomes, err := ingest.Run(testenv.Raw(t), &snapshots.Store{Dir: dir}, as, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outcomes) == 0 {
+		t.Fatal("no file found")
+	}
+	for _, o := range outcomes {
+		if o.Status != snapshots.Promoted {
+			t.Fatalf("%s %s not promoted: %v", o.Capability, o.AsOf, o.Reasons)
+		}
+	}
+	return dir
 }

@@ -319,9 +319,10 @@ func oaErrorResponses() service.Obj {
 			{apierror.CodeEvidenceAsOf, "the as_of is not that of a snapshot citing the row"},
 			{apierror.CodeEvidenceSourceID, "the source_id is not the one the row is cited with"},
 			{apierror.CodeEvidenceSourceURL, "the source_url is not the one the file is cited with"},
+			{apierror.CodeEvidenceDerived, "derived, original_url or original_page is not what the row is cited with"},
 		}), apierror.CodeEvidenceInvalid, "a citation needs raw_file_sha256, source_file, sheet and source_row; take them from a record's citation or an aggregate citation's verify member",
 			apierror.CodeInvalidRequest, apierror.CodeEvidenceInvalid, apierror.CodeEvidenceUnknownFile, apierror.CodeEvidenceFileName, apierror.CodeEvidenceHash, apierror.CodeEvidenceUnreadable, apierror.CodeEvidenceSheet, apierror.CodeEvidenceRow,
-			apierror.CodeEvidenceSheetNotCited, apierror.CodeEvidenceRowNotCited, apierror.CodeEvidenceAsOf, apierror.CodeEvidenceSourceID, apierror.CodeEvidenceSourceURL)},
+			apierror.CodeEvidenceSheetNotCited, apierror.CodeEvidenceRowNotCited, apierror.CodeEvidenceAsOf, apierror.CodeEvidenceSourceID, apierror.CodeEvidenceSourceURL, apierror.CodeEvidenceDerived)},
 		{"AggregateEvidenceBadRequest", resp(oaCodeList(oaAggregateEvidenceCodes), apierror.CodeEvidenceRowsCount,
 			`the citation's source_rows_count is 1, but the rows its lineage_filter selects are cited with source_rows_count 3287: a citation is verified only as the service gives it; take it unchanged from the answer's citations`,
 			oaCodes(oaAggregateEvidenceCodes)...)},
@@ -812,7 +813,8 @@ func oaSharedSchemas(served []*capability.Capability) service.Obj {
 		{"raw_file_sha256", oaWithDesc(sha, "sha256 of the raw file")},
 		{"as_of", oaDate("snapshot date")},
 		{"derived", oaBoolean("present and true when the cited file is a third party's extract or re-save of the publisher's data; the file named and hashed is that copy")},
-		{"original_url", oaStr("with derived: the publisher's own address of the data the copy was made from")},
+		{"original_url", oaStr("with derived: the publisher's own address of the data the copy was made from; for a row of a transcription that names the publisher's document it was copied from, that document")},
+		{"original_page", oaStr("with derived, for a row of a transcription: the page (and table) of the publisher's document, as the row names it")},
 	}
 	citationInput := oaObject("A record-level citation to verify.", service.Obj{
 		{"source_id", oaStr("")},
@@ -824,6 +826,7 @@ func oaSharedSchemas(served []*capability.Capability) service.Obj {
 		{"as_of", oaStr("")},
 		{"derived", oaBoolean("")},
 		{"original_url", oaStr("")},
+		{"original_page", oaStr("")},
 	}, "source_file", "sheet", "source_row", "raw_file_sha256")
 	cell := oaObject("", service.Obj{
 		{"column", oaStr("column letter(s), A for the first")},
@@ -924,12 +927,14 @@ func oaSharedSchemas(served []*capability.Capability) service.Obj {
 			{"publisher", oaStr("")},
 			{"source_url", oaStr("")},
 			{"derived", oaBoolean("present and true when the cited file is a third party's extract or re-save of the publisher's data")},
-			{"original_url", oaStr("with derived: the publisher's own address of the data")},
+			{"original_url", oaStr("with derived: the publisher's own address of the data (for a transcription, where the publisher lists the documents its rows were copied from; each sampled row and the verify member name their own document and page)")},
 			{"source_file", oaStr("")},
 			{"raw_file_sha256", sha},
 			{"as_of", oaDate("")},
 			{"source_rows_count", oaInteger("the cited rows")},
-			{"source_rows_sample", oaArray(oaObject("", service.Obj{{"sheet", oaStr("")}, {"source_row", oaInteger("")}}, "sheet", "source_row"),
+			{"source_rows_sample", oaArray(oaObject("", service.Obj{{"sheet", oaStr("")}, {"source_row", oaInteger("")},
+				{"original_url", oaStr("with derived, for a row of a transcription: the publisher's document the row was copied from")},
+				{"original_page", oaStr("with derived, for a row of a transcription: the page of that document")}}, "sheet", "source_row"),
 				"the first five cited rows in source order")},
 			{"verify", oaWithDesc(oaSref("RecordCitation"), "the record-level citation of the first sampled row: post it to /v1/evidence/source-row")},
 			{"lineage_filter", oaObject("What selects exactly the cited rows: the rows of source_file whose value of each filter is one of its list (null matches a null value), whose date columns lie within date_ranges (a row without the date does not), and that match no group of excludes. POST it to /v1/evidence/aggregate to recompute a metric from the cited rows' literal cells.", service.Obj{

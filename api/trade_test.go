@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,28 +12,7 @@ import (
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/census"
 	"github.com/citeq/citeq/internal/testenv"
-	"github.com/citeq/citeq/snapshots"
 )
-
-// tradeData ingests the Census trade files under CITEQ_RAW with the given adapters into a
-// data directory of the test's own, every snapshot promoted.
-func tradeData(t *testing.T, as ...ingest.Adapter) string {
-	t.Helper()
-	dir := t.TempDir()
-	outcomes, err := ingest.Run(testenv.Raw(t), &snapshots.Store{Dir: dir}, as, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(outcomes) == 0 {
-		t.Fatal("no trade file found")
-	}
-	for _, o := range outcomes {
-		if o.Status != snapshots.Promoted {
-			t.Fatalf("%s %s not promoted: %v", o.Capability, o.AsOf, o.Reasons)
-		}
-	}
-	return dir
-}
 
 // tradeCitation is the part of an aggregate citation the trade tests read.
 type tradeCitation struct {
@@ -52,7 +30,7 @@ type tradeCitation struct {
 // their thousands separators included. Every record's citation verifies too, and its cited
 // row holds the record's value as published; the transcription's citations say derived.
 func TestTradeEvidence(t *testing.T) {
-	srv := newServer(t, tradeData(t, census.ChipTrade(), census.EquipmentTrade()))
+	srv := newServer(t, ingestData(t, census.ChipTrade(), census.EquipmentTrade()))
 	cases := []struct {
 		cap     *capability.Capability
 		params  string
@@ -147,7 +125,7 @@ func trimFloat(f float64) string {
 // imports for consumption, so those metrics are null with a not_published note, and the
 // schema says the fields are not published.
 func TestTradeQuantitiesNotPublished(t *testing.T) {
-	srv := newServer(t, tradeData(t, census.ChipTrade(), census.EquipmentTrade()))
+	srv := newServer(t, ingestData(t, census.ChipTrade(), census.EquipmentTrade()))
 	// Each form is asked of the snapshot of its own date (a later snapshot holds the earlier
 	// document too: the documents complement each other).
 	for _, tc := range []struct{ path, asOf, form string }{
@@ -200,7 +178,7 @@ func (m mergedTrade) Plan(f *ingest.Finder) ([]ingest.Plan, error) {
 // (854232 is part of 8542), a filter or group on commodity_level answers each level, and an
 // answer spanning forms and country aggregates says so; its citations still verify.
 func TestTradeLevelsNeverAdded(t *testing.T) {
-	srv := newServer(t, tradeData(t, mergedTrade{census.ChipTrade()}))
+	srv := newServer(t, ingestData(t, mergedTrade{census.ChipTrade()}))
 	path := "/v1/ai-infrastructure/trade/query"
 	status, body := post(t, srv, path, `{}`)
 	if status != 200 {

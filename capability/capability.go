@@ -297,9 +297,24 @@ type Capability struct {
 	Rules []string `json:"rules,omitempty"`
 	// SourceView, when true, adds a source_view member to aggregate citations.
 	SourceView bool `json:"-"`
+	// Originals, when set, names the fields in which a row of a transcription (a derived file
+	// each row of which names the publisher's document and page it was copied from) holds
+	// that document's address and page: the row's citation gives them as its original_url
+	// and original_page, in place of the file's original, and the evidence endpoint checks
+	// them against the row.
+	Originals *Originals `json:"-"`
 	// Unserved says why the capability has no snapshot when none is promoted (for example:
 	// no file of the publisher has been ingested yet, and where ingest --fetch gets it).
 	Unserved string `json:"-"`
+}
+
+// Originals names the fields holding the publisher's document and page a transcribed row
+// was copied from.
+type Originals struct {
+	// Document is the string field holding the address of the publisher's document.
+	Document string
+	// Page is the string field holding the page (and table) of that document.
+	Page string
 }
 
 // Field returns the named field.

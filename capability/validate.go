@@ -150,6 +150,10 @@ func (c *Capability) Validate() error {
 	if len(c.NaturalKey) == 0 {
 		bad("no natural key")
 	}
+	if o := c.Originals; o != nil {
+		field("originals document", o.Document, String)
+		field("originals page", o.Page, String)
+	}
 	for _, k := range c.NaturalKey {
 		field("natural key", k)
 	}

@@ -51,18 +51,13 @@ func (s *Service) checkPosted(c *capability.Capability, snap *Snapshot, src snap
 		}
 	}
 	t := snap.Table
-	if err := t.Need(capability.ColSheet, capability.ColSourceRow, capability.ColSourceID, capability.ColRawSHA256); err != nil {
+	if err := t.Need(append([]string{capability.ColSheet, capability.ColSourceRow, capability.ColSourceID, capability.ColRawSHA256}, originalsColumns(c)...)...); err != nil {
 		return unreadable(snap, err)
 	}
 	lin := snap.lineage()
 	sample := sel.rows[:min(sampleRows, len(sel.rows))]
 	if len(p.Sample) > 0 {
-		rows := make([]Obj, len(sample))
-		for i, r := range sample {
-			sheet, _ := lin.sheet.Text(int(r))
-			rows[i] = Obj{{"sheet", sheet}, {"source_row", intAt(lin.row, int(r))}}
-		}
-		want := mustJSON(rows)
+		want := lin.appendSample(nil, sample, src.Derived)
 		if !sameJSON(p.Sample, want) {
 			return differs(apierror.CodeEvidenceRowsSample, "source_rows_sample", string(p.Sample), string(want)+" (the first five cited rows in source order)")
 		}

@@ -426,6 +426,9 @@ type declared struct {
 	value   string  // the field whose values make a period present
 	periods []int64 // by group; nil when every group has as many
 	most    int64
+	// rendered holds the periods_present note of each number of periods a group has,
+	// rendered once (render): many groups share one.
+	rendered map[int64][]byte
 }
 
 // groupIndex maps each group of g, by its key codes, to its index.
@@ -525,6 +528,7 @@ func declare(c *capability.Capability, t *columnar.Table, p *Params, ev *Evaluat
 						below++
 					}
 				}
+				d.render()
 				notes = append(notes, Obj{{"code", NoteUnequalCoverage}, {"field", pd.Field}, {"fewest", int64(lo)}, {"most", int64(hi)}, {"groups_below_most", below},
 					{"message", fmt.Sprintf("the groups have a %s for between %d and %d periods (%s), and %d of the %d groups have fewer than %d: their figures cover fewer periods than the others', so compare or rank them knowing it; each row's %s note gives its number. To compare like with like, narrow the date range to periods every group has",
 						pd.Value, int64(lo), int64(hi), pd.Field, below, len(counts), int64(hi), NotePeriodsPresent)}})
@@ -606,15 +610,26 @@ func shareNote(m capability.Metric, n int64, where string) Obj {
 			where, n, m.UnitColumn, strings.Join(m.Shares.Units, " or "), m.Name, m.Shares.Reason, m.Shares.Instead)}}
 }
 
+// render renders the periods_present note of each number of periods a group has, before
+// the rows are rendered (appendRow only reads them, from as many goroutines as render rows).
+func (d *declared) render() {
+	d.rendered = map[int64][]byte{}
+	for _, n := range d.periods {
+		if _, ok := d.rendered[n]; ok {
+			continue
+		}
+		msg := fmt.Sprintf("this group has a %s for %d periods (%s), the most any group of this answer has", d.value, n, d.field)
+		if n < d.most {
+			msg = fmt.Sprintf("this group has a %s for %d periods (%s) where other groups of this answer have up to %d: its figures cover fewer periods than theirs", d.value, n, d.field, d.most)
+		}
+		d.rendered[n] = appendObjOrPanic(nil, Obj{{"code", NotePeriodsPresent}, {"field", d.field}, {"periods", n}, {"most", d.most}, {"message", msg}})
+	}
+}
+
 // appendRow appends to notes (rendered, separated by commas) the periods_present note of
 // group gi.
 func (d *declared) appendRow(notes []byte, gi int) []byte {
-	n := d.periods[gi]
-	msg := fmt.Sprintf("this group has a %s for %d periods (%s), the most any group of this answer has", d.value, n, d.field)
-	if n < d.most {
-		msg = fmt.Sprintf("this group has a %s for %d periods (%s) where other groups of this answer have up to %d: its figures cover fewer periods than theirs", d.value, n, d.field, d.most)
-	}
-	return appendObjOrPanic(noteSep(notes), Obj{{"code", NotePeriodsPresent}, {"field", d.field}, {"periods", n}, {"most", d.most}, {"message", msg}})
+	return append(noteSep(notes), d.rendered[d.periods[gi]]...)
 }
 
 // aggregatesColumn reports whether metric m aggregates the values of its column, leaving

@@ -20,7 +20,8 @@ import (
 // buffer, and keeps each distinct one once, by id. An aggregate citation reads
 //
 //	{"source_id", "publisher", "source_url", "source_file", "raw_file_sha256", "as_of",
-//	 "source_rows_count", "source_rows_sample": [{"sheet", "source_row"}…] or null,
+//	 "source_rows_count", "source_rows_sample": [{"sheet", "source_row", "original_url"?,
+//	   "original_page"?}…] or null (the row's original: see lineageCols.appendOriginal),
 //	 "verify": the record citation of the first sample row ({} without one),
 //	 "lineage_filter": {"source_file", "raw_file_sha256", "filters": {the query's filters,
 //	   then each group dimension: [its value]}, "date_ranges"?, "excludes"? (the (other) row:
@@ -254,23 +255,7 @@ func (w *citeWriter) cite(src columnar.Source, gf []byte, other bool) citeID {
 	b := append(w.buf, head.head...)
 	b = strconv.AppendInt(b, src.Rows, 10)
 	b = append(b, `,"source_rows_sample":`...)
-	if len(src.Sample) == 0 {
-		b = append(b, "null"...)
-	} else {
-		for i, r := range src.Sample {
-			if i == 0 {
-				b = append(b, '[')
-			} else {
-				b = append(b, ',')
-			}
-			b = append(b, `{"sheet":`...)
-			b = appendQuoted(b, w.lin.sheet, w.lin.lineageText.sheet, int(r))
-			b = append(b, `,"source_row":`...)
-			b = strconv.AppendInt(b, intAt(w.lin.row, int(r)), 10)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = w.lin.appendSample(b, src.Sample, len(w.lin.derived[src.File]) > 0)
 	b = append(b, `,"verify":`...)
 	verifyRow := -1
 	if len(src.Sample) > 0 {
@@ -394,7 +379,7 @@ func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, evidence bool) 
 
 // appendRecordCitation renders the row-level citation of table row r: what the evidence
 // endpoint takes, {"source_id", "source_url", "source_file", "sheet", "source_row",
-// "raw_file_sha256", "as_of"}.
+// "raw_file_sha256", "as_of", "derived"?, "original_url"?, "original_page"?}.
 func appendRecordCitation(b []byte, snap *Snapshot, r int) []byte {
 	return snap.lineage().appendRecordCitation(b, snap, r)
 }
@@ -403,6 +388,9 @@ func appendRecordCitation(b []byte, snap *Snapshot, r int) []byte {
 // their values rendered as JSON strings once per snapshot (lineageText).
 type lineageCols struct {
 	file, id, sheet, row, sha *columnar.Column
+	// doc and page are the columns naming the publisher's document and page each row of a
+	// transcription was copied from (capability.Originals), nil when the capability has none.
+	doc, page *columnar.Column
 	*lineageText
 }
 
@@ -472,6 +460,9 @@ func (snap *Snapshot) lineage() lineageCols {
 	t := snap.Table
 	l := lineageCols{file: t.Col(capability.ColSourceFile), id: t.Col(capability.ColSourceID), sheet: t.Col(capability.ColSheet),
 		row: t.Col(capability.ColSourceRow), sha: t.Col(capability.ColRawSHA256), lineageText: &snap.lintext}
+	if o := snap.Cap.Originals; o != nil {
+		l.doc, l.page = t.Col(o.Document), t.Col(o.Page)
+	}
 	l.once.Do(func() {
 		l.lineageText.file, l.lineageText.id, l.lineageText.sheet, l.lineageText.sha = quotedValues(l.file), quotedValues(l.id), quotedValues(l.sheet), quotedValues(l.sha)
 		l.asOf = appendString(nil, snap.Manifest.AsOf, false)
@@ -543,8 +534,77 @@ func (l lineageCols) appendRecordCitation(b []byte, snap *Snapshot, r int) []byt
 	} else {
 		b = append(b, l.asOf...)
 	}
-	b = append(b, derived...)
+	if len(derived) > 0 && l.hasOriginal(r) {
+		b = append(b, `,"derived":true`...)
+		b = l.appendOriginal(b, r)
+	} else {
+		b = append(b, derived...)
+	}
 	return append(b, '}')
+}
+
+// appendSample writes the source_rows_sample of an aggregate citation: each of the table rows
+// rows as {"sheet", "source_row"}, with the row's original (appendOriginal) when the file is
+// derived; null for none.
+func (l lineageCols) appendSample(b []byte, rows []int32, derived bool) []byte {
+	if len(rows) == 0 {
+		return append(b, "null"...)
+	}
+	for i, r := range rows {
+		if i == 0 {
+			b = append(b, '[')
+		} else {
+			b = append(b, ',')
+		}
+		b = append(b, `{"sheet":`...)
+		b = appendQuoted(b, l.sheet, l.lineageText.sheet, int(r))
+		b = append(b, `,"source_row":`...)
+		b = strconv.AppendInt(b, intAt(l.row, int(r)), 10)
+		if derived {
+			b = l.appendOriginal(b, int(r))
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// originalsColumns are the columns the row citations of c read besides the lineage: the
+// original document and page of its transcriptions' rows (capability.Originals), or none.
+func originalsColumns(c *capability.Capability) []string {
+	if o := c.Originals; o != nil {
+		return []string{o.Document, o.Page}
+	}
+	return nil
+}
+
+// hasOriginal reports whether row r names the publisher's document it was copied from.
+func (l lineageCols) hasOriginal(r int) bool {
+	if l.doc == nil {
+		return false
+	}
+	doc, ok := l.doc.Text(r)
+	return ok && doc != ""
+}
+
+// appendOriginal writes the original of row r of a derived file whose rows each name the
+// publisher's document and page they were copied from (a transcription):
+// ,"original_url":<the document>,"original_page":<its page> (the page left out when the row
+// names none). A row that names no document, or a capability whose rows do not, writes
+// nothing: its citation's original is the file's.
+func (l lineageCols) appendOriginal(b []byte, r int) []byte {
+	if !l.hasOriginal(r) {
+		return b
+	}
+	doc, _ := l.doc.Text(r)
+	b = append(b, `,"original_url":`...)
+	b = appendString(b, doc, false)
+	if l.page != nil {
+		if page, ok := l.page.Text(r); ok && page != "" {
+			b = append(b, `,"original_page":`...)
+			b = appendString(b, page, false)
+		}
+	}
+	return b
 }
 
 // fileAsOf is the as_of the snapshot cites file with: its own, or, for a derived snapshot,

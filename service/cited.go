@@ -1,6 +1,7 @@
 package service
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -18,8 +19,15 @@ type rowKey struct {
 // citedRows is what one snapshot cites: every source row of its fact table (with the
 // source_id the row carries) and every row of an agency code table its codebooks quote.
 type citedRows struct {
-	rows   map[rowKey]string // → source_id
+	rows   map[rowKey]rowCiter
 	sheets map[[2]string]bool
+}
+
+// rowCiter is who cites a row: the source_id it is cited with and the fact table's row that
+// cites it (-1 for a row of a code table a codebook quotes).
+type rowCiter struct {
+	sourceID string
+	row      int32
 }
 
 // citedRowBytes is about what one row of the index takes in memory (its key and value
@@ -30,7 +38,7 @@ const citedRowBytes = 112
 // memory budget.
 func (snap *Snapshot) cited() (*citedRows, error) {
 	v, err := snap.Table.Memo("cited", func() (any, int64, error) {
-		c := &citedRows{rows: map[rowKey]string{}, sheets: map[[2]string]bool{}}
+		c := &citedRows{rows: map[rowKey]rowCiter{}, sheets: map[[2]string]bool{}}
 		t := snap.Table
 		if err := t.Need(capability.ColSourceID, capability.ColSheet, capability.ColSourceRow, capability.ColRawSHA256); err != nil {
 			return nil, 0, fmt.Errorf("index the citations of %s %s: %w", snap.Cap.ID, snap.Manifest.AsOf, err)
@@ -45,7 +53,7 @@ func (snap *Snapshot) cited() (*citedRows, error) {
 			if err != nil {
 				continue
 			}
-			c.rows[rowKey{sha, sheet, n}] = id
+			c.rows[rowKey{sha, sheet, n}] = rowCiter{id, int32(r)}
 			c.sheets[[2]string{sha, sheet}] = true
 		}
 		bySHA := map[string]string{}
@@ -55,7 +63,7 @@ func (snap *Snapshot) cited() (*citedRows, error) {
 		for _, cb := range snap.Codebooks {
 			for _, code := range cb.Codes {
 				if s := code.Source; s != nil {
-					c.rows[rowKey{s.SHA256, s.Sheet, int64(s.SourceRow)}] = bySHA[s.SHA256]
+					c.rows[rowKey{s.SHA256, s.Sheet, int64(s.SourceRow)}] = rowCiter{bySHA[s.SHA256], -1}
 					c.sheets[[2]string{s.SHA256, s.Sheet}] = true
 				}
 			}
@@ -72,12 +80,16 @@ func (snap *Snapshot) cited() (*citedRows, error) {
 type citing struct {
 	snap     *Snapshot
 	sourceID string
+	// row is the fact table's row that cites it, -1 for a codebook's code table row.
+	row int32
 }
 
 // checkCited refuses a citation unless a served snapshot cites exactly that row of that file,
-// with the very source_id, source_url and as_of the citation states (a member left out is not
-// compared). Each disagreeing member has its own code.
-func (s *Service) checkCited(c Citation) *apierror.Error {
+// with the very source_id, source_url, as_of, derived, original_url and original_page the
+// citation states (a member left out is not compared, but a derived file's citation that
+// names its source leaves out derived only to be refused). Each disagreeing member has its
+// own code. It returns the citation the service gives the row.
+func (s *Service) checkCited(c Citation) (Citation, *apierror.Error) {
 	var sheetCited bool
 	var cites []citing
 	for _, snap := range s.SnapshotsServed() {
@@ -87,20 +99,20 @@ func (s *Service) checkCited(c Citation) *apierror.Error {
 		}
 		idx, err := snap.cited()
 		if err != nil {
-			return unreadable(snap, err)
+			return Citation{}, unreadable(snap, err)
 		}
 		if idx.sheets[[2]string{c.SHA256, c.Sheet}] {
 			sheetCited = true
 		}
-		if id, ok := idx.rows[rowKey{c.SHA256, c.Sheet, int64(c.Row)}]; ok && src.File == c.File {
-			cites = append(cites, citing{snap: snap, sourceID: id})
+		if cr, ok := idx.rows[rowKey{c.SHA256, c.Sheet, int64(c.Row)}]; ok && src.File == c.File {
+			cites = append(cites, citing{snap: snap, sourceID: cr.sourceID, row: cr.row})
 		}
 	}
 	if !sheetCited {
-		return apierror.New(400, apierror.CodeEvidenceSheetNotCited, "no served snapshot cites any row of sheet %q of %s; cite a row a query response cites (a record's citation or an aggregate citation's verify member)", c.Sheet, c.File)
+		return Citation{}, apierror.New(400, apierror.CodeEvidenceSheetNotCited, "no served snapshot cites any row of sheet %q of %s; cite a row a query response cites (a record's citation or an aggregate citation's verify member)", c.Sheet, c.File)
 	}
 	if len(cites) == 0 {
-		return apierror.New(400, apierror.CodeEvidenceRowNotCited, "no served snapshot cites row %d of sheet %s of %s (a title, header or note row is not a fact); verify a row a query response cites (a record's citation or an aggregate citation's verify member)", c.Row, c.Sheet, c.File)
+		return Citation{}, apierror.New(400, apierror.CodeEvidenceRowNotCited, "no served snapshot cites row %d of sheet %s of %s (a title, header or note row is not a fact); verify a row a query response cites (a record's citation or an aggregate citation's verify member)", c.Row, c.Sheet, c.File)
 	}
 	if c.AsOf != "" {
 		var dates []string
@@ -113,7 +125,7 @@ func (s *Service) checkCited(c Citation) *apierror.Error {
 		}
 		if len(kept) == 0 {
 			sort.Strings(dates)
-			return apierror.New(400, apierror.CodeEvidenceAsOf, "as_of %q is not a snapshot that cites this row; it is cited as of %s: take as_of from the citation as a query response gives it", c.AsOf, join(dates))
+			return Citation{}, apierror.New(400, apierror.CodeEvidenceAsOf, "as_of %q is not a snapshot that cites this row; it is cited as of %s: take as_of from the citation as a query response gives it", c.AsOf, join(dates))
 		}
 		cites = kept
 	}
@@ -123,7 +135,7 @@ func (s *Service) checkCited(c Citation) *apierror.Error {
 			ok = ok || ct.sourceID == c.SourceID
 		}
 		if !ok {
-			return apierror.New(400, apierror.CodeEvidenceSourceID, "source_id %q is not the source this row is cited from (%s); take source_id from the citation as a query response gives it", c.SourceID, cites[0].sourceID)
+			return Citation{}, apierror.New(400, apierror.CodeEvidenceSourceID, "source_id %q is not the source this row is cited from (%s); take source_id from the citation as a query response gives it", c.SourceID, cites[0].sourceID)
 		}
 	}
 	if c.SourceURL != "" {
@@ -134,8 +146,57 @@ func (s *Service) checkCited(c Citation) *apierror.Error {
 			ok = ok || u.URL == c.SourceURL
 		}
 		if !ok {
-			return apierror.New(400, apierror.CodeEvidenceSourceURL, "source_url %q is not where this file is cited from (%s); take source_url from the citation as a query response gives it", c.SourceURL, src.URL)
+			return Citation{}, apierror.New(400, apierror.CodeEvidenceSourceURL, "source_url %q is not where this file is cited from (%s); take source_url from the citation as a query response gives it", c.SourceURL, src.URL)
 		}
 	}
-	return nil
+	want, e := citedAs(cites[0], c)
+	if e != nil {
+		return Citation{}, e
+	}
+	differs := func(member string, posted, cited any) *apierror.Error {
+		return apierror.New(400, apierror.CodeEvidenceDerived, "the citation's %s is %s, but this row is cited with %s %s; take the citation unchanged from a query response (a record's citation or an aggregate citation's verify member)", member, quote(posted), member, quote(cited))
+	}
+	switch {
+	case c.Derived && !want.Derived:
+		return Citation{}, differs("derived", true, "left out (the file is the publisher's own)")
+	case want.Derived && !c.Derived && (c.SourceID != "" || c.SourceURL != ""):
+		return Citation{}, differs("derived", "left out", "true (the file is a third party's copy of "+want.OriginalURL+")")
+	case c.OriginalURL != "" && c.OriginalURL != want.OriginalURL:
+		return Citation{}, differs("original_url", c.OriginalURL, orLeftOut(want.OriginalURL))
+	case c.OriginalPage != "" && c.OriginalPage != want.OriginalPage:
+		return Citation{}, differs("original_page", c.OriginalPage, orLeftOut(want.OriginalPage))
+	}
+	return want, nil
+}
+
+// citedAs is the record citation the service gives the row ct cites (posted names it): the
+// rendering of its fact table row, or for a code table row a codebook quotes, the posted
+// citation with the file's derivation.
+func citedAs(ct citing, posted Citation) (Citation, *apierror.Error) {
+	if ct.row < 0 {
+		src, _ := ct.snap.sourceBySHA(posted.SHA256)
+		want := posted
+		want.Derived, want.OriginalURL, want.OriginalPage = src.Derived, "", ""
+		if src.Derived {
+			want.OriginalURL = src.OriginalURL
+		}
+		return want, nil
+	}
+	lineage := []string{capability.ColSourceFile, capability.ColSheet, capability.ColSourceID, capability.ColSourceRow, capability.ColRawSHA256}
+	if err := ct.snap.Table.Need(append(lineage, originalsColumns(ct.snap.Cap)...)...); err != nil {
+		return Citation{}, unreadable(ct.snap, err)
+	}
+	var want Citation
+	if err := json.Unmarshal(appendRecordCitation(nil, ct.snap, int(ct.row)), &want); err != nil {
+		return Citation{}, apierror.New(500, apierror.CodeInternal, "the citation of row %d of %s does not read back (%v); report it", posted.Row, posted.File, err)
+	}
+	return want, nil
+}
+
+// orLeftOut is a member's value in a message, or "left out" when the citation has none.
+func orLeftOut(v string) string {
+	if v == "" {
+		return "left out"
+	}
+	return v
 }

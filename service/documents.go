@@ -35,12 +35,12 @@ func documentNotes(snap *Snapshot, sel columnar.Selection) ([]Obj, error) {
 		return nil, nil
 	}
 	var out []Obj
-	for _, cv := range m.Coverage {
-		in, err := selects(snap.Table, sel, cv.Where)
-		if err != nil {
-			return nil, err
-		}
-		if !in {
+	covered, err := snap.coverageRows()
+	if err != nil {
+		return nil, err
+	}
+	for i, cv := range m.Coverage {
+		if !covered[i].meets(sel) {
 			continue
 		}
 		out = append(out, Obj{{"code", NotePartialPeriod}, {"period", cv.Period}, {"where", sortedWhere(snap.Cap, cv.Where)},
@@ -67,30 +67,76 @@ func sortedWhere(c *capability.Capability, where map[string]string) Obj {
 	return o
 }
 
-// selects reports whether a row of sel has every value of where.
-func selects(t *columnar.Table, sel columnar.Selection, where map[string]string) (bool, error) {
+// rowSet is a set of a table's rows, one bit per row.
+type rowSet struct {
+	bits []uint64
+	// any is whether the set holds a row.
+	any bool
+}
+
+// meets reports whether a row of sel is in the set.
+func (rs rowSet) meets(sel columnar.Selection) bool {
+	if !rs.any {
+		return false
+	}
+	if sel.All {
+		return sel.Len() > 0
+	}
+	for _, r := range sel.Idx {
+		if rs.bits[r>>6]&(1<<(r&63)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// coverageRows are, for each coverage of the snapshot's manifest (a period a document covers
+// only in part), the table rows that lie in it: found once per snapshot, and kept with its
+// table under the memory budget, so that an answer asks only whether its selection meets them.
+func (snap *Snapshot) coverageRows() ([]rowSet, error) {
+	v, err := snap.Table.Memo("coverage", func() (any, int64, error) {
+		t := snap.Table
+		words := (t.Rows + 63) / 64
+		out := make([]rowSet, len(snap.Manifest.Coverage))
+		for i, cv := range snap.Manifest.Coverage {
+			rs, err := rowsWhere(t, cv.Where)
+			if err != nil {
+				return nil, 0, fmt.Errorf("the rows of the period %s of %s: %w", cv.Period, cv.File, err)
+			}
+			out[i] = rs
+		}
+		return out, int64(len(out)) * int64(8*words+32), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]rowSet), nil
+}
+
+// rowsWhere is the set of the rows of t that have every value of where.
+func rowsWhere(t *columnar.Table, where map[string]string) (rowSet, error) {
 	type cond struct {
 		col  *columnar.Column
 		code int32
 		want string
 	}
+	rs := rowSet{bits: make([]uint64, (t.Rows+63)/64)}
 	var conds []cond
 	for name, v := range where {
 		col, err := t.Column(name)
 		if err != nil {
-			return false, err
+			return rs, err
 		}
 		c := cond{col: col, code: -1, want: v}
 		if col.Kind == columnar.Dict {
 			if c.code = col.Lookup(v); c.code < 0 {
-				return false, nil
+				return rs, nil
 			}
 		}
 		conds = append(conds, c)
 	}
 rows:
-	for i := 0; i < sel.Len(); i++ {
-		r := sel.Row(i)
+	for r := 0; r < t.Rows; r++ {
 		for _, c := range conds {
 			if c.col.Kind == columnar.Dict {
 				if c.col.Codes[r] != c.code {
@@ -100,9 +146,10 @@ rows:
 				continue rows
 			}
 		}
-		return true, nil
+		rs.bits[r>>6] |= 1 << (r & 63)
+		rs.any = true
 	}
-	return false, nil
+	return rs, nil
 }
 
 // revisedNote lists the matched rows a newer document revised: each served from the newest
@@ -113,19 +160,20 @@ func revisedNote(snap *Snapshot, sel columnar.Selection) (Obj, error) {
 	if len(revs) == 0 {
 		return nil, nil
 	}
-	byKey := make(map[string]int, len(revs))
-	for i, r := range revs {
-		byKey[r.Key] = i
-	}
-	col, err := snap.Table.Column(capability.FieldRecordKey)
+	revised, err := snap.revisedRows()
 	if err != nil {
 		return nil, err
 	}
 	var hit []int
-	for i := 0; i < sel.Len(); i++ {
-		k, ok := col.Text(sel.Row(i))
-		if j, rev := byKey[k]; ok && rev {
+	if sel.All {
+		for _, j := range revised.rev {
 			hit = append(hit, j)
+		}
+	} else if revised.set.any {
+		for _, r := range sel.Idx {
+			if revised.set.bits[r>>6]&(1<<(r&63)) != 0 {
+				hit = append(hit, revised.rev[r])
+			}
 		}
 	}
 	if len(hit) == 0 {
@@ -150,6 +198,44 @@ func revisedNote(snap *Snapshot, sel columnar.Selection) (Obj, error) {
 		msg += fmt.Sprintf("; the first %d are listed", revisionsListed)
 	}
 	return Obj{{"code", NoteReleaseRevised}, {"count", len(hit)}, {"revisions", list}, {"message", msg}}, nil
+}
+
+// revisions are the table rows holding a value a newer document revised: the set of them, and
+// each one's revision (its index in the manifest's Revisions).
+type revisions struct {
+	set rowSet
+	rev map[int32]int
+}
+
+// revisedRows finds the rows a newer document revised once per snapshot, by their record key,
+// and keeps them with its table under the memory budget.
+func (snap *Snapshot) revisedRows() (*revisions, error) {
+	v, err := snap.Table.Memo("revised", func() (any, int64, error) {
+		t := snap.Table
+		revs := snap.Manifest.Revisions
+		byKey := make(map[string]int, len(revs))
+		for i, r := range revs {
+			byKey[r.Key] = i
+		}
+		col, err := t.Column(capability.FieldRecordKey)
+		if err != nil {
+			return nil, 0, err
+		}
+		out := &revisions{set: rowSet{bits: make([]uint64, (t.Rows+63)/64)}, rev: map[int32]int{}}
+		for r := 0; r < t.Rows; r++ {
+			k, ok := col.Text(r)
+			if j, rev := byKey[k]; ok && rev {
+				out.set.bits[r>>6] |= 1 << (r & 63)
+				out.set.any = true
+				out.rev[int32(r)] = j
+			}
+		}
+		return out, int64(8*len(out.set.bits) + 48*len(out.rev) + 64), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*revisions), nil
 }
 
 func recordCitationObj(c snapshots.RecordCitation) Obj {

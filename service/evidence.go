@@ -25,9 +25,12 @@ type Citation struct {
 	Row       int    `json:"source_row"`
 	SHA256    string `json:"raw_file_sha256"`
 	AsOf      string `json:"as_of"`
-	// Derived and OriginalURL are present on citations of a derived file (see appendDerived).
-	Derived     bool   `json:"derived,omitempty"`
-	OriginalURL string `json:"original_url,omitempty"`
+	// Derived and OriginalURL are present on citations of a derived file (see appendDerived),
+	// and OriginalPage, with OriginalURL the document, on those of a transcription's row
+	// that names the publisher's document and page it was copied from (appendOriginal).
+	Derived      bool   `json:"derived,omitempty"`
+	OriginalURL  string `json:"original_url,omitempty"`
+	OriginalPage string `json:"original_page,omitempty"`
 }
 
 // Evidence verifies a citation posted as JSON (a record-level citation, or the verify
@@ -158,9 +161,11 @@ func (s *Service) verify(c Citation, outside bool, memo hashMemo) (Obj, *apierro
 		return nil, apierror.New(400, apierror.CodeEvidenceRow, "row %d is outside sheet %s of %s, which has rows 1 to %d", c.Row, c.Sheet, c.File, sh.NumRows())
 	}
 	if outside {
-		if e := s.checkCited(c); e != nil {
+		want, e := s.checkCited(c)
+		if e != nil {
 			return nil, e
 		}
+		c.Derived, c.OriginalURL, c.OriginalPage = want.Derived, want.OriginalURL, want.OriginalPage
 	}
 	s.mu.RLock()
 	headerRow := s.headers[got][c.Sheet]
@@ -183,6 +188,12 @@ func (s *Service) verify(c Citation, outside bool, memo hashMemo) (Obj, *apierro
 	}
 	cit := Obj{{"source_id", c.SourceID}, {"source_url", c.SourceURL}, {"source_file", c.File}, {"sheet", c.Sheet},
 		{"source_row", c.Row}, {"raw_file_sha256", c.SHA256}, {"as_of", c.AsOf}}
+	if c.Derived {
+		cit = append(cit, KV{"derived", true}, KV{"original_url", c.OriginalURL})
+		if c.OriginalPage != "" {
+			cit = append(cit, KV{"original_page", c.OriginalPage})
+		}
+	}
 	out := Obj{
 		{"verified", true},
 		{"citation", cit},

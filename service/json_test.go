@@ -3,11 +3,13 @@ package service
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
 
+	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/internal/testenv"
 )
 
@@ -234,6 +236,41 @@ func TestNumFastPath(t *testing.T) {
 		want := strconv.AppendFloat(nil, c, 'f', -1, 64)
 		if err != nil || string(got) != string(want) {
 			t.Errorf("%v: got %s (%v), want %s", v, got, err, want)
+		}
+	}
+}
+
+// TestNoteFastPaths checks the notes a many-group answer writes straight to bytes against
+// appendObj's rendering of the same note: the null-row note of each metric that has one, and
+// the periods_present notes of groups with the most periods and with fewer.
+func TestNoteFastPaths(t *testing.T) {
+	n := 0
+	for _, c := range capability.All() {
+		for _, m := range c.Metrics {
+			if m.NullNote == "" {
+				continue
+			}
+			for _, rows := range []int64{1, 7, 1234567} {
+				n++
+				if got, want := appendNullNote(nil, m, rows), appendObjOrPanic(nil, nullNote(m, rows)); string(got) != string(want) {
+					t.Errorf("%s %s %d: got %s, want %s", c.ID, m.Name, rows, got, want)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no metric has a null note")
+	}
+	d := &declared{field: "period", value: "price <\"x\">", periods: []int64{3, 12, 3, 12, 1}, most: 12}
+	d.render()
+	for gi, periods := range d.periods {
+		msg := fmt.Sprintf("this group has a %s for %d periods (%s), the most any group of this answer has", d.value, periods, d.field)
+		if periods < d.most {
+			msg = fmt.Sprintf("this group has a %s for %d periods (%s) where other groups of this answer have up to %d: its figures cover fewer periods than theirs", d.value, periods, d.field, d.most)
+		}
+		want := appendObjOrPanic([]byte(`{"a":1},`), Obj{{"code", NotePeriodsPresent}, {"field", d.field}, {"periods", periods}, {"most", d.most}, {"message", msg}})
+		if got := d.appendRow([]byte(`{"a":1}`), gi); string(got) != string(want) {
+			t.Errorf("group %d: got %s, want %s", gi, got, want)
 		}
 	}
 }

@@ -239,6 +239,7 @@ func Evaluate(c *capability.Capability, t *columnar.Table, p *Params) (*Evaluati
 // inputs and units, and the lineage columns the citations quote.
 func QueryColumns(c *capability.Capability, p *Params) []string {
 	cols := []string{capability.ColSourceFile, capability.ColSheet, capability.ColSourceID, capability.ColSourceRow, capability.ColRawSHA256}
+	cols = append(cols, originalsColumns(c)...)
 	for _, name := range c.FilterNames()[1:] {
 		if _, ok := p.Filters[name]; ok {
 			cols = append(cols, name)
@@ -819,7 +820,7 @@ func (m *noteMemo) row(notes []byte, snap *Snapshot, p *Params, j int, mr *Metri
 	}
 	if !r.other {
 		if mr.Metric.NullNote != "" && mr.Groups.NullRows[r.gi] > 0 {
-			notes = appendObjOrPanic(noteSep(notes), nullNote(mr.Metric, mr.Groups.NullRows[r.gi]))
+			notes = appendNullNote(noteSep(notes), mr.Metric, mr.Groups.NullRows[r.gi])
 		}
 		if mr.Groups.Mixed[r.gi] {
 			notes = m.once(notes, j, 0, func() []Obj { return []Obj{mixedNote(mr.Metric)} })
@@ -865,8 +866,26 @@ func (m *noteMemo) once(dst []byte, j, kind int, notes func() []Obj) []byte {
 }
 
 func nullNote(m capability.Metric, n int64) Obj {
-	return Obj{{"code", m.NullNote}, {"metric", m.Name}, {"count", n},
-		{"message", fmt.Sprintf("%d matched rows have no %s and are not counted in %s", n, m.Column, m.Name)}}
+	return Obj{{"code", m.NullNote}, {"metric", m.Name}, {"count", n}, {"message", nullMessage(m, n)}}
+}
+
+// appendNullNote appends nullNote(m, n) as appendObj renders it, without building it: a row's
+// note, written once per row of a many-group answer.
+func appendNullNote(b []byte, m capability.Metric, n int64) []byte {
+	b = append(b, `{"code":`...)
+	b = appendString(b, m.NullNote, false)
+	b = append(b, `,"metric":`...)
+	b = appendString(b, m.Name, false)
+	b = append(b, `,"count":`...)
+	b = strconv.AppendInt(b, n, 10)
+	b = append(b, `,"message":`...)
+	b = appendString(b, nullMessage(m, n), false)
+	return append(b, '}')
+}
+
+// nullMessage is the message of nullNote.
+func nullMessage(m capability.Metric, n int64) string {
+	return strconv.FormatInt(n, 10) + " matched rows have no " + m.Column + " and are not counted in " + m.Name
 }
 
 func mixedNote(m capability.Metric) Obj {
@@ -996,6 +1015,9 @@ func appendCell(b []byte, t capability.Type, c *columnar.Cells, i int) ([]byte, 
 	if t == capability.Number {
 		fv, _ := strconv.ParseFloat(v, 64)
 		return Num{V: fv, Valid: true}.appendJSON(b)
+	}
+	if t == capability.String || t == capability.Date {
+		return appendString(b, v, false), nil // typed's value of these, without boxing it
 	}
 	return appendValue(b, typed(t, v))
 }

@@ -1,6 +1,7 @@
 package eia_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -51,7 +52,7 @@ func readFixture(t *testing.T, parts ...string) []byte {
 
 func demandGroups(t *testing.T, svc *service.Service, body string) (map[string]map[string]any, []any) {
 	t.Helper()
-	out, e := svc.QueryJSON("power/demand", []byte(body))
+	out, e := svc.QueryJSON(context.Background(), "power/demand", []byte(body))
 	if e != nil {
 		t.Fatalf("%s: %s", body, e.Message)
 	}

@@ -288,8 +288,14 @@ func demandCoverage(d *demandFileData, period func(start time.Time) []demandSpan
 		if inside := sp.expected() - sp.present - gapsOutside(sp, first, last); inside > 0 {
 			why = append(why, fmt.Sprintf("%d hours inside the file are missing or blank; no other published file here has them", inside))
 		}
+		// The period is the respondent's: another respondent's rows of the same day are not
+		// what this file covers in part.
+		where := map[string]string{"respondent": d.respondent}
+		for k, v := range sp.where {
+			where[k] = v
+		}
 		out = append(out, snapshots.Coverage{
-			Where: sp.where, Period: sp.name, File: d.name, Covered: sp.covered(),
+			Where: where, Period: sp.name + " of " + d.respondent, File: d.name, Covered: sp.covered(),
 			Complete: upperFirst(strings.Join(why, "; ")) + ".",
 		})
 	}

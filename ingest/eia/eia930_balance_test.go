@@ -292,3 +292,54 @@ func TestBalanceHalfYearsComplement(t *testing.T) {
 		})
 	}
 }
+
+// TestRegionPartialDayIsTheRegions: a region CSV that holds only part of a UTC day (CAL's
+// 2024-11-03, three hours) makes that day partial for CAL alone: an answer over another
+// respondent's complete day (CISO's 24 hours of 2024-11-03 from a six-month file) carries no
+// partial_period note of the day (its month and year, which the fixture holds in part, are
+// CISO's own), while CAL's answer does, naming CAL.
+func TestRegionPartialDayIsTheRegions(t *testing.T) {
+	region := "Demand for California (region) hourly - UTC time\r\nhttps://www.eia.gov/opendata/qb.php?category=3389936&sdid=EBA.CAL-ALL.D.H\r\n" +
+		"15:04:43 GMT-0500 (EST)\r\nSource: U.S. Energy Information Administration\r\nCategory,Series ID: EBA.CAL-ALL.D.H megawatthours\r\n" +
+		"11/03/2024 10H,22000\r\n11/03/2024 09H,21000\r\n11/03/2024 08H,20000\r\n"
+	six := "Balancing Authority,Data Date,Hour Number,Local Time at End of Hour,UTC Time at End of Hour,Demand Forecast (MW),Demand (MW),Net Generation (MW),Total Interchange (MW)\r\n"
+	for h := 1; h <= 24; h++ {
+		// CISO's hours ending 01:00Z to 24:00Z of 2024-11-03 (the local times are not read).
+		utc := fmt.Sprintf("11/03/2024 %d:00:00 %s", (h+11)%12+1, map[bool]string{true: "AM", false: "PM"}[h < 12 || h == 24])
+		if h == 24 {
+			utc = "11/04/2024 12:00:00 AM"
+		}
+		six += fmt.Sprintf("CISO,11/02/2024,%d,11/02/2024 6:00:00 PM,%s,\"20,000\",\"1,000\",\"19,000\",\"-1,500\"\r\n", h, utc)
+	}
+	raw := writeRaw(t, map[string][]byte{
+		"eia/eia930/Demand_for_California_(region)_hourly_-_UTC_time.csv": []byte(region),
+		eia.BalanceFolder + "/" + balanceFixture:                          []byte(six),
+	})
+	data := t.TempDir()
+	outcomes, err := ingest.Run(raw, &snapshots.Store{Dir: data}, []ingest.Adapter{eia.Demand}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outcomes {
+		if o.Status != snapshots.Promoted {
+			t.Fatalf("%s: %s %v", o.AsOf, o.Status, o.Reasons)
+		}
+	}
+	svc, err := service.New(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, notes := demandGroups(t, svc, `{"filters":{"respondent":"CISO"},"utc_date_from":"2024-11-03","utc_date_to":"2024-11-03","group_by":["respondent"]}`)
+	if r := got["CISO"]; r == nil || metric(t, r, "demand_mwh") != 24000 {
+		t.Fatalf("CISO's 2024-11-03: %v", got)
+	}
+	b, _ := json.Marshal(notes)
+	if strings.Contains(string(b), "Demand_for_California") || strings.Contains(string(b), "of CAL") || strings.Contains(string(b), `"period":"the UTC day 2024-11-03`) {
+		t.Errorf("CISO's complete day carries CAL's partial-day note: %s", b)
+	}
+	_, notes = demandGroups(t, svc, `{"filters":{"respondent":"CAL"},"utc_date_from":"2024-11-03","utc_date_to":"2024-11-03","group_by":["respondent"]}`)
+	b, _ = json.Marshal(notes)
+	if !strings.Contains(string(b), `"period":"the UTC day 2024-11-03 of CAL"`) {
+		t.Errorf("CAL's partial day is not noted as CAL's: %s", b)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
+	"github.com/citeq/citeq/derive"
 	"github.com/citeq/citeq/snapshots"
 )
 
@@ -22,31 +23,39 @@ import (
 // notes and citations are the ones every capability has. Its rows are input rows, each with
 // its own lineage, so its citations are the inputs' own.
 
+// NoteJoinUnmatched: a derived answer left out input rows the other input has no partner
+// for (derive.NoteJoinUnmatched).
+const NoteJoinUnmatched = derive.NoteJoinUnmatched
+
 // derivedInfo is what a derived snapshot carries besides its table.
 type derivedInfo struct {
 	// fileAsOf is the as_of of the input snapshot each cited file belongs to: citations state
 	// it, so the evidence endpoint verifies them against the input that serves the row.
 	fileAsOf map[string]string
-	// check refuses a query the inputs cannot answer (a month or scope one side lacks).
-	check func(p *Params) *apierror.Error
-	// notes are the answer's notes on the join (rows one side has and the other lacks).
-	notes func(p *Params) []Obj
-	// inputs describes, for the schema, what each input serves as of the derived date.
-	inputs func() []Obj
+	join     derive.Join
 }
 
-// derivedBuild is the fact table of a derived capability for one as_of: its rows (aligned
-// with snapshots.Columns), the input snapshots they come from, and the derivation's info.
-type derivedBuild struct {
-	rows   []snapshots.Row
-	inputs []*Snapshot
-	info   *derivedInfo
-}
+// check refuses a query the inputs cannot answer (a month or scope one side lacks).
+func (d *derivedInfo) check(p *Params) *apierror.Error { return d.join.Check(p.joinQuery()) }
 
-// deriveFuncs builds each derived capability from its inputs' snapshots, each input's
-// snapshots with as_of on or before the date, oldest first.
-var deriveFuncs = map[string]func(c *capability.Capability, asOf string, inputs map[string][]*Snapshot) (*derivedBuild, error){
-	capability.PowerCapacityFactor.ID: buildCapacityFactor,
+// notes are the answer's notes on the join (rows one side has and the other lacks).
+func (d *derivedInfo) notes(p *Params) []Obj { return d.join.Notes(p.joinQuery()) }
+
+// inputs describes, for the schema, what each input serves as of the derived date.
+func (d *derivedInfo) inputs() []Obj { return d.join.Describe() }
+
+// joinQuery is what a derived capability's join reads of p.
+func (p *Params) joinQuery() derive.Query { return derive.Query{Filters: p.Filters, Ranges: p.Ranges} }
+
+// derivedInput is a served snapshot as a join reads it.
+type derivedInput struct{ snap *Snapshot }
+
+// AsOf implements derive.Input.
+func (in *derivedInput) AsOf() string { return in.snap.Manifest.AsOf }
+
+// Select implements derive.Input.
+func (in *derivedInput) Select(where map[string][]string, names []string) ([]int, [][]string, [][]bool, error) {
+	return selectTexts(in.snap, where, names)
 }
 
 // derivedCache keeps the derived snapshots built, by capability, as_of and the inputs'
@@ -82,13 +91,13 @@ func (s *Service) derivedDates(c *capability.Capability) []string {
 // derivedSnapshot is the snapshot of derived capability c as of date asOf (one of its
 // dates): built from the inputs' snapshots with as_of on or before it, and kept.
 func (s *Service) derivedSnapshot(c *capability.Capability, asOf string) (*Snapshot, *apierror.Error) {
-	inputs := map[string][]*Snapshot{}
+	inputs := map[string][]derive.Input{}
 	key := c.ID + "\x00" + asOf
 	for _, in := range c.Inputs {
 		m, dates := s.served(in)
 		for _, d := range dates {
 			if d <= asOf {
-				inputs[in] = append(inputs[in], m[d])
+				inputs[in] = append(inputs[in], &derivedInput{m[d]})
 				key += "\x00" + m[d].Manifest.Fingerprint
 			}
 		}
@@ -98,7 +107,11 @@ func (s *Service) derivedSnapshot(c *capability.Capability, asOf string) (*Snaps
 	if snap := s.derived.snaps[key]; snap != nil {
 		return snap, nil
 	}
-	b, err := deriveFuncs[c.ID](c, asOf, inputs)
+	build := derive.For(c.ID)
+	if build == nil {
+		return nil, apierror.New(500, apierror.CodeInternal, "%s has inputs but no join; report it", c.ID)
+	}
+	b, err := build(c, asOf, inputs)
 	if err != nil {
 		return nil, apierror.New(500, apierror.CodeInternal, "%s as_of %s cannot be computed from its inputs (%v); retry, and report it if it persists", c.ID, asOf, err)
 	}
@@ -115,21 +128,21 @@ func (s *Service) derivedSnapshot(c *capability.Capability, asOf string) (*Snaps
 
 // loadDerived writes the derived rows as a fact table in a temporary directory, loads every
 // column into memory and removes the file: the table then needs nothing on disk.
-func loadDerived(c *capability.Capability, asOf, key string, b *derivedBuild) (*Snapshot, error) {
+func loadDerived(c *capability.Capability, asOf, key string, b *derive.Table) (*Snapshot, error) {
 	dir, err := os.MkdirTemp("", "citeq-derived-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	cols := snapshots.Columns(c)
-	if err := snapshots.WriteFacts(filepath.Join(dir, snapshots.FactsFile), cols, b.rows); err != nil {
+	if err := snapshots.WriteFacts(filepath.Join(dir, snapshots.FactsFile), cols, b.Rows); err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256([]byte(key))
-	m := &snapshots.Manifest{Capability: c.ID, AsOf: asOf, Fingerprint: "derived-" + hex.EncodeToString(sum[:8]), Status: "derived", Rows: len(b.rows), Dir: dir}
+	m := &snapshots.Manifest{Capability: c.ID, AsOf: asOf, Fingerprint: "derived-" + hex.EncodeToString(sum[:8]), Status: "derived", Rows: len(b.Rows), Dir: dir}
 	seen := map[string]bool{}
-	for _, in := range b.inputs {
-		for _, src := range in.Manifest.Sources {
+	for _, in := range b.Inputs {
+		for _, src := range in.(*derivedInput).snap.Manifest.Sources {
 			if !seen[src.File] {
 				seen[src.File] = true
 				m.Sources = append(m.Sources, src)
@@ -150,7 +163,7 @@ func loadDerived(c *capability.Capability, asOf, key string, b *derivedBuild) (*
 		return nil, err
 	}
 	m.Dir = ""
-	snap.derived = b.info
+	snap.derived = &derivedInfo{fileAsOf: b.FileAsOf, join: b.Join}
 	return snap, nil
 }
 

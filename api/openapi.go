@@ -894,6 +894,11 @@ func oaSharedSchemas(served []*capability.Capability) service.Obj {
 				{"document", oaStr("what one document is, and what makes two files versions of one document")},
 				{"rule", oaStr("what a snapshot holds, given the relation")},
 				{"overlap", oaStr("complementing documents: the rows two documents may both publish, served from the newest publication")},
+				{"kinds", oaArray(oaObject("", service.Obj{
+					{"kind", oaStr("")}, {"files", oaStr("how the publisher names its files")},
+					{"served", oaBoolean("whether the snapshot described holds a file of the kind")},
+					{"not_served_because", oaStr("with served false: why, and how to have one served")},
+				}, "kind", "files", "served"), "present when the publisher's data comes in more than one kind of document: whether the snapshot holds each")},
 				{"in_snapshot", oaArray(oaObject("", service.Obj{{"document", oaStr("")}, {"published", oaDate("its date: its own as_of")}, {"source_files", oaArray(service.Obj{{"type", "string"}}, "")}},
 					"document", "published", "source_files"), "complementing documents: the newest version of each published on or before the snapshot's as_of")},
 				{"partial_periods", oaArray(oaObject("", service.Obj{

@@ -1,6 +1,9 @@
 package capability
 
-import "fmt"
+import (
+	"fmt"
+	"regexp"
+)
 
 // Relation is how the documents a capability's publisher issues relate to each other, which
 // decides what one snapshot holds.
@@ -33,6 +36,26 @@ type Documents struct {
 	// release's citation beside it. Without it, a row published twice fails
 	// natural_key_unique.
 	Overlap string `json:"overlap,omitempty"`
+	// Kinds, when the publisher's data comes in more than one form of document, lists them:
+	// the schema says of each whether the snapshot holds one, and why not.
+	Kinds []DocumentKind `json:"kinds,omitempty"`
+}
+
+// DocumentKind is one form of document a capability's snapshots may hold.
+type DocumentKind struct {
+	Name string `json:"kind"`
+	// Files names its files as the publisher does.
+	Files string `json:"files"`
+	// Match is a regular expression matching the base name of its files.
+	Match string `json:"-"`
+	// Unserved says why a snapshot may hold none, and how to have one served.
+	Unserved string `json:"-"`
+}
+
+// Holds reports whether a file named name is a document of the kind.
+func (k DocumentKind) Holds(name string) bool {
+	ok, err := regexp.MatchString(k.Match, name)
+	return err == nil && ok
 }
 
 // Rule is the sentence the schema gives for the relation: what a snapshot holds.
@@ -62,6 +85,11 @@ func (c *Capability) validateDocuments() error {
 		return fmt.Errorf("capability %s: documents: say what one document is", c.ID)
 	case d.Overlap != "" && d.Relation != Complement:
 		return fmt.Errorf("capability %s: documents: only complementing documents may overlap", c.ID)
+	}
+	for _, k := range d.Kinds {
+		if _, err := regexp.Compile(k.Match); err != nil || k.Match == "" || k.Name == "" {
+			return fmt.Errorf("capability %s: documents: kind %q needs a name and a valid Match (%v)", c.ID, k.Name, err)
+		}
 	}
 	return nil
 }

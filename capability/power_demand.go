@@ -5,27 +5,36 @@ package capability
 var PowerDemand = register(&Capability{
 	ID:    "power.demand",
 	Path:  "power/demand",
-	Title: "Hourly electricity demand by EIA-930 region (UTC, hour ending)",
-	Description: "Hourly demand (MWh) of an EIA-930 respondent region as the agency's series EBA.<region>-ALL.D.H publishes it: one row per hour, " +
+	Title: "Hourly electricity demand by EIA-930 region or balancing authority (UTC, hour ending)",
+	Description: "Hourly demand (MWh) of an EIA-930 respondent region as the agency's series EBA.<region>-ALL.D.H publishes it, and of each balancing authority in EIA's six-month BALANCE files: one row per respondent and hour, " +
 		"timestamped in UTC at the END of the hour (hour ending), values as published.",
-	Grain:      "one region-hour (UTC, hour ending)",
-	Cadence:    Hourly,
-	Publisher:  "U.S. Energy Information Administration",
-	AsOfRule:   "the UTC date of the latest hour ending in the file (the series as downloaded that day: 02/19/2022 19H gives 2022-02-19); EIA revises EIA-930 data later, so a later download is a new snapshot",
-	Documents:  Documents{Relation: Complement, Document: "one EIA-930 hourly demand CSV per region (Demand_for_<region>_hourly_-_UTC_time.csv); a later download of a region restates it and replaces the earlier one, and the regions complement each other"},
+	Grain:     "one region-hour (UTC, hour ending)",
+	Cadence:   Hourly,
+	Publisher: "U.S. Energy Information Administration",
+	AsOfRule:  "the UTC date of the latest hour ending in the file (the series as downloaded that day: 02/19/2022 19H gives 2022-02-19); EIA revises EIA-930 data later, so a later download is a new snapshot",
+	Documents: Documents{Relation: Complement,
+		Document: "one EIA-930 hourly demand CSV per region (Demand_for_<region>_hourly_-_UTC_time.csv), or one of EIA's six-month BALANCE files (EIA930_BALANCE_<year>_Jan_Jun.csv or _Jul_Dec.csv, every balancing authority's hours of that half-year, local time); " +
+			"a later download of a region or of a half-year restates it and replaces the earlier one, and the regions and half-years complement each other",
+		Overlap: "a region CSV and a six-month file may publish the same respondent and hour (the region CSV's hours run across half-years; a six-month file's respondents are balancing authorities, and a region's code where EIA lists one): " +
+			"the hour is served from the newer publication (the later as_of), and a value it revises keeps the earlier publication's line cited beside it (note release_revised)",
+		Kinds: []DocumentKind{
+			{Name: "region CSV", Files: "Demand_for_<region>_hourly_-_UTC_time.csv", Match: `^Demand_for_.+_hourly_-_UTC_time\.csv$`},
+			{Name: "six-month BALANCE file", Files: "EIA930_BALANCE_<year>_<Jan_Jun|Jul_Dec>.csv", Match: `^EIA930_BALANCE_\d{4}_(Jan_Jun|Jul_Dec)\.csv$`,
+				Unserved: "no six-month file is in this snapshot: citeq ingest --fetch --since <date> downloads them from https://www.eia.gov/electricity/gridmonitor/sixMonthFiles/ into eia/eia930_balance, and ingest then serves each half-year beside the region CSVs"},
+		}},
 	NaturalKey: []string{"respondent", "hour_ending_utc"},
 	Fields: []Field{
 		{Name: "source_id", Type: String, Description: "source identifier (eia930)"},
 		{Name: "as_of", Type: Date, Description: "snapshot date"},
-		{Name: "respondent", Key: KeyBalancingAuthority, Type: String, Filter: true, GroupBy: true, Description: "EIA-930 respondent (region) code read from the series id, e.g. CAL"},
-		{Name: "respondent_name", Type: String, Description: "region name as the file's title gives it, e.g. California (region)"},
-		{Name: "series_id", Type: String, Filter: true, GroupBy: true, Description: "EIA series id, e.g. EBA.CAL-ALL.D.H"},
-		{Name: "period_raw", Type: String, Bookkeeping: true, Description: "the hour as published, e.g. '02/19/2022 19H' (UTC, hour ending)"},
+		{Name: "respondent", Key: KeyBalancingAuthority, Type: String, Filter: true, GroupBy: true, Description: "EIA-930 respondent code: a region's, read from the series id of a region CSV (CAL), or a balancing authority's, read from the Balancing Authority column of a six-month file (CISO)"},
+		{Name: "respondent_name", Type: String, Description: "region name as the file's title gives it, e.g. California (region); null on a six-month file's rows (the file names no respondent)"},
+		{Name: "series_id", Type: String, Filter: true, GroupBy: true, Description: "EIA series id, e.g. EBA.CAL-ALL.D.H (a six-month file's rows: EBA.<balancing authority>-ALL.D.H)"},
+		{Name: "period_raw", Type: String, Bookkeeping: true, Description: "the hour as published, e.g. '02/19/2022 19H' (UTC, hour ending); a six-month file's UTC Time at End of Hour, e.g. '11/03/2024 9:00:00 AM'"},
 		{Name: "hour_ending_utc", Type: String, Filter: true, Description: "end of the hour in UTC, ISO 8601, e.g. 2022-02-19T19:00:00Z (the hour covers 18:00-19:00 UTC)"},
 		{Name: "utc_date", Type: Date, Description: "UTC calendar date of the hour (of its start: hour ending 00:00Z belongs to the previous day)"},
 		{Name: "utc_month", Type: String, Filter: true, GroupBy: true, Description: "UTC month of the hour (of its start), YYYY-MM"},
 		{Name: "utc_year", Type: Integer, Filter: true, GroupBy: true, Description: "UTC year of the hour (of its start)"},
-		{Name: "local_time_zone", Type: String, Description: "IANA time zone of the region used for local dates (CAL: America/Los_Angeles); null for a region without one"},
+		{Name: "local_time_zone", Type: String, Description: "IANA time zone of the region used for local dates (CAL: America/Los_Angeles); null for a region without one and on a six-month file's rows (the file gives each hour's local time, not its zone)"},
 		{Name: "local_date", Type: Date, Description: "local calendar date of the hour (of its start) in local_time_zone"},
 		{Name: "demand_mwh", Type: Number, Description: "demand in the hour (MWh) as published"},
 		{Name: "source_record_key", Type: String, Unique: true, Description: "source id, series id and UTC hour ending"},
@@ -49,7 +58,8 @@ var PowerDemand = register(&Capability{
 		"Either range also takes RFC 3339 timestamps (2022-02-19T10:00:00Z, or with an offset: 2022-02-19T02:00:00-08:00), converted to UTC and compared with hour_ending_utc, bounds inclusive: _date_from=T keeps the hours ending at or after T, _date_to=T those ending at or before T, so from 2022-02-19T01:00:00Z to 2022-02-20T00:00:00Z is the UTC day 2022-02-19 (24 hours). A timestamp is an instant, so it selects the same hours in the utc and the local range; a date bound and a timestamp bound may be combined.",
 		"Values are as published on the download day; EIA revises EIA-930 data, and the few very low values are the agency's reporting anomalies, kept.",
 		"For daily and monthly sums, means and peaks with the hours present and expected, use power.demand_rollup.",
-		"A region (e.g. CAL) is EIA's aggregate of its balancing authorities, not one balancing authority.",
+		"A region (e.g. CAL) is EIA's aggregate of its balancing authorities, not one balancing authority. The six-month files' respondents are balancing authorities (CISO), the region CSVs' regions: filter respondent (or series_id) to one kind before summing across respondents, or a balancing authority's demand is counted again in its region's.",
+		"A six-month file's half-year is of local time, its rows keyed by their UTC hour: the hour a local clock repeats when it falls back is two rows, one per UTC hour.",
 	},
 })
 

@@ -137,3 +137,60 @@ func mustRead(t *testing.T, p string) []byte {
 	}
 	return b
 }
+
+// TestBackfillEIA930Balance: ingest --fetch --since's backfill asks for each half-year's
+// six-month BALANCE file from since on (the source as Sources declares it), downloads the
+// one the mirror holds (the fixture written in EIA's layout), says and skips the half-year
+// it answers with a 404, and ingest serves the half-year downloaded as power.demand.
+func TestBackfillEIA930Balance(t *testing.T) {
+	const dir = "/electricity/gridmonitor/sixMonthFiles/"
+	fixture := mustRead(t, filepath.Join(testenv.RepoRoot(t), "testdata", "fixtures", "eia", "eia930_balance", "EIA930_BALANCE_2024_Jul_Dec.csv"))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == dir+"EIA930_BALANCE_2024_Jul_Dec.csv" {
+			w.Write(fixture)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	var srcs []Source
+	for _, s := range Sources {
+		if s.ID == "eia930_balance" {
+			srcs = append(srcs, s)
+		}
+	}
+	if len(srcs) != 1 {
+		t.Fatal("no source eia930_balance among Sources")
+	}
+	rawDir := t.TempDir()
+	var out bytes.Buffer
+	now := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	if err := Backfill(context.Background(), rawDir, srcs, time.Date(2024, 8, 1, 0, 0, 0, 0, time.UTC), now, fetch.Options{Mirror: srv.URL}, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, want := range []string{
+		"history eia930_balance: 2 half-years of the EIA-930 six-month BALANCE file from 2024 Jul-Dec",
+		"fetch eia/eia930_balance/EIA930_BALANCE_2024_Jul_Dec.csv downloaded",
+		"fetch eia/eia930_balance/EIA930_BALANCE_2025_Jan_Jun.csv not published (https://www.eia.gov/electricity/gridmonitor/sixMonthFiles/EIA930_BALANCE_2025_Jan_Jun.csv)",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), want) {
+			t.Fatalf("the backfill does not say %q:\n%s", want, out.String())
+		}
+	}
+	if !bytes.Equal(fixture, mustRead(t, filepath.Join(rawDir, "eia", "eia930_balance", "EIA930_BALANCE_2024_Jul_Dec.csv"))) {
+		t.Fatal("the file held is not the one the mirror served")
+	}
+	var demand []ingest.Adapter
+	for _, a := range adapters.All() {
+		if a.Capability().ID == "power.demand" {
+			demand = append(demand, a)
+		}
+	}
+	outcomes, err := ingest.Run(rawDir, &snapshots.Store{Dir: t.TempDir()}, demand, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outcomes) != 1 || outcomes[0].Status != snapshots.Promoted || outcomes[0].AsOf != "2025-01-01" || outcomes[0].Rows != 12 {
+		t.Fatalf("the half-year backfilled is not served: %+v", outcomes)
+	}
+}

@@ -138,7 +138,8 @@ func TestReader(t *testing.T) {
 	if fr, _ := r.Freshness(caiso); !strings.HasPrefix(fr.Sources[0].Stale, "not checked since 2026-11-20T13:00:00Z although due at 2026-11-21T13:00:00Z") {
 		t.Fatalf("two days past its check: %+v", fr.Sources[0])
 	}
-	if fr, _ := r.Freshness(capability.ByID("power.demand")); len(fr.Sources) != 0 || fr.Unchecked("eia930") == "" {
+	// power.demand: its six-month files are checked, its region CSV has no address to check.
+	if fr, _ := r.Freshness(capability.ByID("power.demand")); len(fr.Sources) != 1 || fr.Sources[0].SourceID != "eia930_balance" || fr.Unchecked("eia930") == "" {
 		t.Fatalf("power.demand: %+v", fr)
 	}
 }

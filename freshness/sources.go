@@ -90,6 +90,11 @@ const (
 var Sources = []Source{
 	{ID: "eia860m", Publisher: eia, Cadence: capability.Monthly, Check: Daily(16, 0), Dated: &archive.EIA860M,
 		Feeds: []string{capability.PowerCapacity.ID}},
+	// EIA's six-month EIA-930 files: a check looks for the half-years after the newest held.
+	// How often EIA rewrites the file of the half-year under way is not stated with the files,
+	// so the source is never judged overdue.
+	{ID: "eia930_balance", Publisher: eia, Cadence: capability.Irregular, Check: Daily(16, 0), Dated: &archive.EIA930Balance,
+		Feeds: []string{capability.PowerDemand.ID}},
 	{ID: "eia860", Publisher: eia, Cadence: capability.Annual, Check: Weekly(time.Wednesday, 16, 0), Fixed: true,
 		Current: []string{"eia/eia860/4___Owner_Y2024.xlsx", "eia/eia860/LayoutY2024.xlsx"}},
 	{ID: "eia861", Publisher: eia, Cadence: capability.Annual, Check: Weekly(time.Wednesday, 16, 0), Fixed: true,

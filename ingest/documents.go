@@ -295,9 +295,10 @@ func compose(a Adapter, members []*document, asOf string) (*Build, error) {
 			}
 		}
 	}
+	together := newPeriodCounts(out.Rows, at)
 	for _, d := range members {
 		for _, cv := range d.build.Coverage {
-			if !laterHas(cv.Where, d, ov.replaced[d], out.Rows, origin, at) {
+			if !laterHas(cv.Where, d, ov.replaced[d], out.Rows, origin, at) && !together.complete(cv) {
 				out.Coverage = append(out.Coverage, cv)
 			}
 		}
@@ -447,6 +448,61 @@ func (o *overlaps) gate() (snapshots.Gate, bool) {
 		g.Detail += "; published on the same date by two documents, so which is newer cannot be told: " + strings.Join(o.tied[:min(len(o.tied), 5)], ", ")
 	}
 	return g, true
+}
+
+// periodCounts counts the rows of a composed snapshot in the periods its documents cover in
+// part, so that a period the documents complete together is not listed.
+type periodCounts struct {
+	rows   []snapshots.Row
+	at     func(string) int
+	counts map[string]map[string]int // by the period's fields and counted field, then by values
+}
+
+func newPeriodCounts(rows []snapshots.Row, at func(string) int) *periodCounts {
+	return &periodCounts{rows: rows, at: at, counts: map[string]map[string]int{}}
+}
+
+// complete reports whether the rows hold every row of period cv that it declares
+// (Coverage.Expected), each with a value in its counted field.
+func (p *periodCounts) complete(cv snapshots.Coverage) bool {
+	if cv.Expected <= 0 || cv.Counted == "" || p.at(cv.Counted) < 0 {
+		return false
+	}
+	names := make([]string, 0, len(cv.Where))
+	for name := range cv.Where {
+		if p.at(name) < 0 {
+			return false
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	key := func(value func(name string) string) string {
+		var b strings.Builder
+		for _, name := range names {
+			b.WriteString(value(name))
+			b.WriteByte('\x1f')
+		}
+		return b.String()
+	}
+	set := strings.Join(names, "\x1f") + "\x1e" + cv.Counted
+	counts, ok := p.counts[set]
+	if !ok {
+		counts = map[string]int{}
+		counted := p.at(cv.Counted)
+		for _, r := range p.rows {
+			if r[counted] == nil {
+				continue
+			}
+			counts[key(func(name string) string {
+				if v := r[p.at(name)]; v != nil {
+					return fmt.Sprint(v)
+				}
+				return "\x00"
+			})]++
+		}
+		p.counts[set] = counts
+	}
+	return counts[key(func(name string) string { return cv.Where[name] })] >= cv.Expected
 }
 
 // laterHas reports whether a row of a document that replaced rows of d (a later publication

@@ -509,6 +509,9 @@ func documentsDoc(c *capability.Capability, snap *Snapshot) Obj {
 	if d.Overlap != "" {
 		o = append(o, KV{"overlap", d.Overlap})
 	}
+	if len(d.Kinds) > 0 {
+		o = append(o, KV{"kinds", documentKindsDoc(d.Kinds, snap)})
+	}
 	if snap == nil || snap.derived != nil {
 		return o
 	}
@@ -530,4 +533,27 @@ func documentsDoc(c *capability.Capability, snap *Snapshot) Obj {
 		o = append(o, KV{"revised_rows", n})
 	}
 	return o
+}
+
+// documentKindsDoc says of each kind of document whether the snapshot holds one of its files
+// (served) and, when not, why and how to have one served.
+func documentKindsDoc(kinds []capability.DocumentKind, snap *Snapshot) []Obj {
+	out := make([]Obj, len(kinds))
+	for i, k := range kinds {
+		served := false
+		if snap != nil && snap.derived == nil {
+			for _, src := range snap.Manifest.Sources {
+				served = served || k.Holds(src.File)
+			}
+		}
+		out[i] = Obj{{"kind", k.Name}, {"files", k.Files}, {"served", served}}
+		if !served {
+			why := k.Unserved
+			if why == "" {
+				why = "no file of this kind is in the snapshot"
+			}
+			out[i] = append(out[i], KV{"not_served_because", why})
+		}
+	}
+	return out
 }

@@ -32,6 +32,12 @@ type Coverage struct {
 	Covered string `json:"covered"`
 	// Complete says how to get the complete figure, or that no published file here has it.
 	Complete string `json:"complete"`
+	// Expected, when set, is the number of rows the whole period has, each with a value in
+	// field Counted: a snapshot composed of several documents whose rows, together, complete
+	// the period does not list it (two half-years' files, each holding a part of the month
+	// between them). Neither is written to the manifest.
+	Expected int    `json:"-"`
+	Counted  string `json:"-"`
 }
 
 // Revision is a row that two documents of different identity both publish, with values that

@@ -31,7 +31,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	doFetch := fs.Bool("fetch", false, "first download every known source file from its official URL into --raw")
 	mirror := fs.String("mirror", os.Getenv("CITEQ_FETCH_MIRROR"), "with --fetch: fetch from this scheme://host instead of the agencies' hosts (a mirror; default $CITEQ_FETCH_MIRROR)")
 	stateDSN := fs.String("state", "", "state store whose webhook outbox receives snapshot.promoted events: empty for SQLite at DATA/state.db, or postgres://…")
-	since := fs.String("since", "", "with --fetch: also download the publishers' archives from this date on (YYYY, YYYY-MM or YYYY-MM-DD): every EIA-860M month, every ERCOT price workbook and GIS report, each its own document")
+	since := fs.String("since", "", "with --fetch: also download the publishers' archives from this date on (YYYY, YYYY-MM or YYYY-MM-DD): every EIA-860M month, every EIA-930 six-month BALANCE file, every ERCOT price workbook and GIS report, each its own document")
 	keyFiles := keyFileFlag{}
 	fs.Var(keyFiles, "api-key-file", "with --fetch: NAME=PATH, a file holding the API key otherwise read from the environment variable NAME (e.g. CITEQ_EIA_API_KEY=/run/secrets/eia); repeatable")
 	if err := fs.Parse(args); err != nil {

@@ -50,6 +50,8 @@ type demandFileData struct {
 	hours                                        []demandHourRow
 	headerOK                                     bool
 	headerDetail                                 string
+	// balance is what a six-month BALANCE file holds instead (nil for a region's CSV).
+	balance *balanceData
 }
 
 func demandOf(b *kit.Book) *demandFileData { return b.State.(*demandFileData) }
@@ -173,6 +175,9 @@ func latestEnd(d *demandFileData) time.Time {
 // (reported; the gate passes).
 func demandGates(b *kit.Book) []snapshots.Gate {
 	d := demandOf(b)
+	if d.balance != nil {
+		return balanceGates(b)
+	}
 	seen := map[time.Time]bool{}
 	first, last := time.Time{}, time.Time{}
 	for _, h := range d.hours {
@@ -210,18 +215,17 @@ type demandSpan struct {
 	first, last time.Time
 }
 
-// demandCoverage lists the periods of the file that it covers only in part, each with its
-// hours present and expected, and what would complete it: hours before the file's first
-// hour, or after its last (the day it was downloaded), are in no file here. period gives the
-// periods an hour (by its start) belongs to.
-func demandCoverage(d *demandFileData, period func(start time.Time) []demandSpan) []snapshots.Coverage {
-	if len(d.hours) == 0 {
-		return nil
+// partialSpans are the periods (period gives those an hour, by its start, belongs to) that
+// hours cover only in part, by name, each with its hours present (a value published) and
+// expected, and the first and last hour ending of all the hours.
+func partialSpans(hours []demandHourRow, period func(start time.Time) []demandSpan) (out []*demandSpan, first, last time.Time) {
+	if len(hours) == 0 {
+		return nil, first, last
 	}
 	spans := map[string]*demandSpan{}
 	var keys []string
-	first, last := d.hours[0].end, d.hours[0].end
-	for _, h := range d.hours {
+	first, last = hours[0].end, hours[0].end
+	for _, h := range hours {
 		if h.end.Before(first) {
 			first = h.end
 		}
@@ -250,13 +254,30 @@ func demandCoverage(d *demandFileData, period func(start time.Time) []demandSpan
 		}
 	}
 	sort.Strings(keys)
-	var out []snapshots.Coverage
 	for _, k := range keys {
-		sp := spans[k]
-		expected := int(sp.next.Sub(sp.start) / time.Hour)
-		if sp.present >= expected {
-			continue
+		if sp := spans[k]; sp.present < sp.expected() {
+			out = append(out, sp)
 		}
+	}
+	return out, first, last
+}
+
+// expected is the number of hours of the span's period.
+func (sp *demandSpan) expected() int { return int(sp.next.Sub(sp.start) / time.Hour) }
+
+// covered says what hours of its period the span holds.
+func (sp *demandSpan) covered() string {
+	return fmt.Sprintf("%d of its %d hours (hour ending %s to %s)", sp.present, sp.expected(), sp.first.Format(isoHour), sp.last.Format(isoHour))
+}
+
+// demandCoverage lists the periods of the file that it covers only in part, each with its
+// hours present and expected, and what would complete it: hours before the file's first
+// hour, or after its last (the day it was downloaded), are in no file here. period gives the
+// periods an hour (by its start) belongs to.
+func demandCoverage(d *demandFileData, period func(start time.Time) []demandSpan) []snapshots.Coverage {
+	spans, first, last := partialSpans(d.hours, period)
+	var out []snapshots.Coverage
+	for _, sp := range spans {
 		var why []string
 		if sp.first.After(sp.start.Add(time.Hour)) && sp.first.Equal(first) {
 			why = append(why, fmt.Sprintf("the series begins with hour ending %s, and no published file has an earlier hour of it", first.Format(isoHour)))
@@ -264,12 +285,11 @@ func demandCoverage(d *demandFileData, period func(start time.Time) []demandSpan
 		if sp.last.Before(sp.next) && sp.last.Equal(last) {
 			why = append(why, fmt.Sprintf("no published file here has the hours after %s: the file ends there (the series as downloaded that day); a later download of %s (EIA API v2, route electricity/rto/region-data), ingested as this region's document, replaces it from its own date on", last.Format(isoHour), d.seriesID))
 		}
-		if inside := expected - sp.present - gapsOutside(sp, first, last); inside > 0 {
+		if inside := sp.expected() - sp.present - gapsOutside(sp, first, last); inside > 0 {
 			why = append(why, fmt.Sprintf("%d hours inside the file are missing or blank; no other published file here has them", inside))
 		}
 		out = append(out, snapshots.Coverage{
-			Where: sp.where, Period: sp.name, File: d.name,
-			Covered:  fmt.Sprintf("%d of its %d hours (hour ending %s to %s)", sp.present, expected, sp.first.Format(isoHour), sp.last.Format(isoHour)),
+			Where: sp.where, Period: sp.name, File: d.name, Covered: sp.covered(),
 			Complete: upperFirst(strings.Join(why, "; ")) + ".",
 		})
 	}

@@ -10,15 +10,20 @@ import (
 )
 
 // Demand ingests power.demand from the EIA-930 hourly demand CSV of a region
-// (Demand_for_<region>_hourly_-_UTC_time.csv): one row per hour as published. The API v1
-// query browser made the CSV in the browser and has been retired, so there is no address to
-// download it from (no Known files); the same series is served by API v2 route
-// electricity/rto/region-data, whose JSON a future adapter version can read.
+// (Demand_for_<region>_hourly_-_UTC_time.csv), one row per hour as published, and from EIA's
+// six-month BALANCE files (EIA930_BALANCE_<year>_<half>.csv under eia/eia930_balance), one
+// row per balancing authority and hour. The API v1 query browser made the region CSV in the
+// browser and has been retired, so there is no address to download it from (no Known files);
+// the same series is served by API v2 route electricity/rto/region-data, whose JSON a future
+// adapter version can read. The six-month files are downloaded by ingest --fetch --since
+// (archive.EIA930Balance). Each file is its own document; where two publish the same
+// respondent and hour, the newer publication's row is served (capability.PowerDemand's
+// Documents).
 var Demand = kit.New(&kit.Spec{
 	Cap:      capability.PowerDemand,
 	Version:  "eia930demand/2",
-	Folders:  []string{"eia/eia930"},
-	Files:    demandFiles(demandRow, func(fr *kit.FileRead) error { return demandClose(fr, demandPeriods) }, "demand_mwh"),
+	Folders:  []string{"eia/eia930", BalanceFolder},
+	Files:    append(demandFiles(demandRow, func(fr *kit.FileRead) error { return demandClose(fr, demandPeriods) }, "demand_mwh"), balanceKind()),
 	State:    func() any { return &demandFileData{} },
 	Gates:    demandGates,
 	Ranges:   map[string]snapshots.Range{"demand_mwh": {Min: 0, Max: 1e6}},

@@ -53,6 +53,31 @@ func Number(c grid.Cell, marks ...string) (any, error) {
 	return f, nil
 }
 
+// thousandsGrouped is a number whose thousands are grouped with commas ("106,393,568").
+var thousandsGrouped = regexp.MustCompile(`^-?\d{1,3}(,\d{3})+(\.\d+)?$`)
+
+// ungroup is text s without the commas that group a number's thousands (s itself when it is
+// not a number so written).
+func ungroup(s string) string {
+	if t := strings.TrimSpace(s); thousandsGrouped.MatchString(t) {
+		return strings.ReplaceAll(t, ",", "")
+	}
+	return s
+}
+
+// Grouped returns a numeric cell as float64, its thousands grouped with commas ("12,345") or
+// not, nil when blank (see Blank); a comma anywhere else is not a number.
+func Grouped(c grid.Cell, marks ...string) (any, error) {
+	if Blank(c, marks...) {
+		return nil, nil
+	}
+	v, err := Number(grid.Cell{Kind: c.Kind, Value: ungroup(c.Value)})
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a number", c.Value)
+	}
+	return v, nil
+}
+
 // Int returns a whole-number cell as int64, nil when blank.
 func Int(c grid.Cell, marks ...string) (any, error) {
 	v, err := Number(c, marks...)

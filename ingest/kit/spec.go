@@ -215,6 +215,9 @@ const (
 	AsDate
 	// AsSquashed is the text with its white space folded, "" when blank (Squash).
 	AsSquashed
+	// AsGrouped is a number that may group its thousands with commas ("12,345"), as some
+	// publishers print values; null when blank (Grouped).
+	AsGrouped
 )
 
 // Read reads cell c as kind k.
@@ -228,6 +231,8 @@ func (k Kind) Read(c grid.Cell, marks ...string) (any, error) {
 		return Date(c, marks...)
 	case AsSquashed:
 		return Squash(c.Value), nil
+	case AsGrouped:
+		return Grouped(c, marks...)
 	}
 	return Text(c, marks...), nil
 }
@@ -253,6 +258,9 @@ type Tally struct {
 	// Field is the fact field the build's rows are totalled by; Unit its unit.
 	Field string
 	Unit  string
+	// Grouped sums cells that group their thousands with commas ("12,345") as the numbers
+	// they spell.
+	Grouped bool
 	// Label names the sheet in the gate (nil: its name).
 	Label func(s *SheetRead) string
 }
@@ -1004,7 +1012,11 @@ func (t *Tally) read(s *SheetRead) (int, float64) {
 			if len(cols) > 1 {
 				n++
 			}
-			if x, ok := parseFloat(s.Cell(r, c).Value); ok {
+			v := s.Cell(r, c).Value
+			if t.Grouped {
+				v = ungroup(v)
+			}
+			if x, ok := parseFloat(v); ok {
 				sum += x
 			}
 		}

@@ -114,6 +114,71 @@ func TestEIA860MArchive(t *testing.T) {
 	}
 }
 
+// TestEIA930BalanceArchive: the half-years of a range are asked at EIA's six-month file
+// address, none before the second half of 2015; a half-year the mirror answers with a 404 or
+// with its landing page is not published; the half-years held are read from the file names,
+// and a check looks for the half-years after the newest held.
+func TestEIA930BalanceArchive(t *testing.T) {
+	d := EIA930Balance
+	if got := d.Periods(month(2014, 3), month(2016, 2)); len(got) != 2 || !got[0].Equal(month(2015, 7)) || !got[1].Equal(month(2016, 1)) {
+		t.Fatalf("half-years from March 2014 to February 2016: %v", got)
+	}
+	if l := HalfYearly.Label(month(2024, 7)); l != "2024 Jul-Dec" {
+		t.Fatalf("label %q", l)
+	}
+	const dir = "/electricity/gridmonitor/sixMonthFiles/"
+	csv := []byte("Balancing Authority,Data Date,Hour Number,Local Time at End of Hour,UTC Time at End of Hour,Demand (MW)\nCISO,01/01/2024,1,01/01/2024 1:00:00 AM,01/01/2024 9:00:00 AM,\"21,000\"\n")
+	st := &site{bodies: map[string][]byte{dir + "EIA930_BALANCE_2024_Jan_Jun.csv": csv}, requests: map[string]int{}}
+	// The half-year after it: a 404 from the file's address (the one after that: the landing
+	// page site serves for any other address).
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == dir+"EIA930_BALANCE_2024_Jul_Dec.csv" {
+			http.NotFound(w, r)
+			return
+		}
+		st.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	raw := t.TempDir()
+	opt := fetch.Options{Mirror: srv.URL}
+	ctx := context.Background()
+	var held []string
+	for _, p := range d.Periods(month(2024, 1), month(2025, 3)) {
+		res, err := d.Fetch(ctx, raw, p, opt)
+		switch {
+		case !p.Equal(month(2024, 1)):
+			if !errors.Is(err, ErrNotPublished) {
+				t.Fatalf("%s, answered with a 404 or the landing page: %v", HalfYearly.Label(p), err)
+			}
+		case err != nil:
+			t.Fatalf("%s: %v", HalfYearly.Label(p), err)
+		default:
+			held = append(held, filepath.ToSlash(strings.TrimPrefix(res.Path, raw+string(filepath.Separator))))
+		}
+	}
+	if strings.Join(held, " ") != "eia/eia930_balance/EIA930_BALANCE_2024_Jan_Jun.csv" {
+		t.Fatalf("held %v", held)
+	}
+	if st.count(dir+"EIA930_BALANCE_2025_Jan_Jun.csv") != 1 {
+		t.Fatal("the first half of 2025 was not asked for")
+	}
+	periods, err := d.HeldPeriods(raw)
+	if err != nil || len(periods) != 1 || !periods[0].Equal(month(2024, 1)) {
+		t.Fatalf("held periods %v %v", periods, err)
+	}
+	due, err := d.Due(raw, time.Date(2025, 2, 10, 0, 0, 0, 0, time.UTC))
+	if err != nil || len(due) != 2 || !due[0].Equal(month(2024, 7)) || !due[1].Equal(month(2025, 1)) {
+		t.Fatalf("due after the first half of 2024 on 2025-02-10: %v %v", due, err)
+	}
+	due, _ = d.Due(t.TempDir(), time.Date(2025, 2, 10, 0, 0, 0, 0, time.UTC))
+	if len(due) != 2 || !due[0].Equal(month(2024, 7)) {
+		t.Fatalf("due with nothing held: %v", due)
+	}
+	if _, ok := d.Held("EIA930_INTERCHANGE_2024_Jan_Jun.csv"); ok {
+		t.Fatal("an INTERCHANGE file read as a BALANCE file")
+	}
+}
+
 // listingOf writes a listing in the layout of ERCOT's IceDocListJsonWS.
 func listingOf(docs ...[4]string) []byte {
 	var items []string

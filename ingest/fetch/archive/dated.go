@@ -1,7 +1,7 @@
 // Package archive knows where publishers keep their earlier documents at stable addresses, so
 // that a data directory can be filled with years of them (citeq ingest --fetch --since) and a
 // sync loop can find the next one: documents published each period at an address of their
-// own (Dated: EIA-860M's monthly inventories), and listings that date each document (ERCOT's
+// own (Dated: EIA-860M's monthly inventories, EIA-930's six-month BALANCE files), and listings that date each document (ERCOT's
 // Market Information System: the yearly price workbooks and the monthly GIS reports).
 package archive
 
@@ -23,30 +23,51 @@ type Period string
 // Periods of dated documents.
 const (
 	Monthly Period = "month"
-	Yearly  Period = "year"
+	// HalfYearly is a half of a calendar year, January to June or July to December.
+	HalfYearly Period = "half-year"
+	Yearly     Period = "year"
 )
 
 // start is the first instant of the period of p holding t (UTC).
 func (p Period) start(t time.Time) time.Time {
 	t = t.UTC()
-	if p == Yearly {
+	switch p {
+	case Yearly:
 		return time.Date(t.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+	case HalfYearly:
+		return time.Date(t.Year(), (t.Month()-1)/6*6+1, 1, 0, 0, 0, 0, time.UTC)
 	}
 	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 }
 
-// next is the period after the one starting at t.
-func (p Period) next(t time.Time) time.Time {
-	if p == Yearly {
-		return t.AddDate(1, 0, 0)
+// months is the length of the period in months.
+func (p Period) months() int {
+	switch p {
+	case Yearly:
+		return 12
+	case HalfYearly:
+		return 6
 	}
-	return t.AddDate(0, 1, 0)
+	return 1
 }
 
-// Label names the period starting at t as the publisher dates it (2016-05, 2016).
+// next is the period after the one starting at t.
+func (p Period) next(t time.Time) time.Time { return t.AddDate(0, p.months(), 0) }
+
+// prev is the period before the one starting at t.
+func (p Period) prev(t time.Time) time.Time { return t.AddDate(0, -p.months(), 0) }
+
+// Label names the period starting at t as the publisher dates it (2016-05, 2016, 2016
+// Jan-Jun).
 func (p Period) Label(t time.Time) string {
-	if p == Yearly {
+	switch p {
+	case Yearly:
 		return t.Format("2006")
+	case HalfYearly:
+		if t.Month() < time.July {
+			return t.Format("2006") + " Jan-Jun"
+		}
+		return t.Format("2006") + " Jul-Dec"
 	}
 	return t.Format("2006-01")
 }
@@ -97,11 +118,7 @@ func (d Dated) Due(rawDir string, now time.Time) ([]time.Time, error) {
 	}
 	cur := d.Period.start(now)
 	if len(held) == 0 {
-		prev := cur.AddDate(0, -1, 0)
-		if d.Period == Yearly {
-			prev = cur.AddDate(-1, 0, 0)
-		}
-		return d.Periods(prev, cur), nil
+		return d.Periods(d.Period.prev(cur), cur), nil
 	}
 	return d.Periods(d.Period.next(held[len(held)-1]), cur), nil
 }

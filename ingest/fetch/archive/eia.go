@@ -44,3 +44,41 @@ var EIA860M = Dated{
 		return t, err == nil
 	},
 }
+
+// eia930Base is where EIA keeps the EIA-930 six-month files.
+const eia930Base = "https://www.eia.gov/electricity/gridmonitor/sixMonthFiles/"
+
+var eia930BalanceFile = regexp.MustCompile(`^EIA930_BALANCE_(\d{4})_(Jan_Jun|Jul_Dec)\.csv$`)
+
+// EIA930Balance is EIA's six-month EIA-930 BALANCE file, every balancing authority's hours of
+// one half-year in one CSV, EIA930_BALANCE_<year>_Jan_Jun.csv or _Jul_Dec.csv, all at one
+// address from the second half of 2015 on (the first hours EIA-930 holds are of July 2015).
+// EIA answers the name of a half-year it has not published with a 404 or an HTML page. The
+// file of the half-year under way is published while it runs and grows; a later download
+// replaces the one held.
+var EIA930Balance = Dated{
+	Name:   "the EIA-930 six-month BALANCE file",
+	Period: HalfYearly,
+	First:  time.Date(2015, 7, 1, 0, 0, 0, 0, time.UTC),
+	Folder: "eia/eia930_balance",
+	Sources: func(p time.Time) []fetch.Source {
+		half := "Jan_Jun"
+		if p.Month() >= time.July {
+			half = "Jul_Dec"
+		}
+		name := "EIA930_BALANCE_" + strconv.Itoa(p.Year()) + "_" + half + ".csv"
+		return []fetch.Source{{URL: eia930Base + name, Kind: fetch.CSV, Dest: "eia/eia930_balance/" + name}}
+	},
+	Held: func(name string) (time.Time, bool) {
+		m := eia930BalanceFile.FindStringSubmatch(name)
+		if m == nil {
+			return time.Time{}, false
+		}
+		y, _ := strconv.Atoi(m[1])
+		mo := time.January
+		if m[2] == "Jul_Dec" {
+			mo = time.July
+		}
+		return time.Date(y, mo, 1, 0, 0, 0, 0, time.UTC), true
+	},
+}

@@ -76,7 +76,7 @@ load:
 FUZZTIME ?= 60s
 FUZZ_KEEP ?=
 FUZZ_TARGETS := \
-	./service:FuzzQueryJSON ./service:FuzzQueryPairs ./service:FuzzEvidenceJSON ./service:FuzzRenderString \
+	./service:FuzzQueryJSON ./service:FuzzQueryPairs ./service:FuzzEvidenceJSON ./jsonw:FuzzRenderString \
 	./api:FuzzSubscriptionBody ./webhooks:FuzzGuardControl ./mcp:FuzzToolArguments \
 	./grid:FuzzParse ./ingest/xls:FuzzRead ./ingest/xls:FuzzWorkbookStream ./ingest/fetch:FuzzCheckFile \
 	./ingest/fcc:FuzzParseNotice

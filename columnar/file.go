@@ -34,6 +34,11 @@ func openParquet(path string) (*openFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readFooter(m)
+}
+
+// readFooter reads the footer of the Parquet file m (closed on an error).
+func readFooter(m *mapping) (*openFile, error) {
 	rdr, err := file.NewParquetReader(&cursor{m: m})
 	if err != nil {
 		m.src.close()
@@ -82,6 +87,8 @@ func (f *openFile) close() error { return f.m.src.close() }
 // while read, and closed when the budget drops it (or the table is collected).
 type fileState struct {
 	path string
+	// data, when set, is the file itself, held in memory (OpenBytes): path only names it.
+	data []byte
 	ent  *entry
 
 	mu   sync.Mutex
@@ -94,7 +101,7 @@ func (fs *fileState) use() (*openFile, error) {
 	fs.mu.Lock()
 	opened := false
 	if fs.f == nil {
-		f, err := openParquet(fs.path)
+		f, err := fs.open()
 		if err != nil {
 			fs.mu.Unlock()
 			return nil, err
@@ -110,6 +117,14 @@ func (fs *fileState) use() (*openFile, error) {
 		budget.shrink(fs.ent)
 	}
 	return f, nil
+}
+
+// open opens the file: the one in memory, else the one at path.
+func (fs *fileState) open() (*openFile, error) {
+	if fs.data != nil {
+		return readFooter(&mapping{src: inMemory(fs.data), size: int64(len(fs.data))})
+	}
+	return openParquet(fs.path)
 }
 
 // done ends a use; the last one gives back the pages read (under the lock: the mapping

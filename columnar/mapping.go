@@ -31,6 +31,13 @@ type fileSource interface {
 	close() error
 }
 
+// inMemory is a file held in memory (OpenBytes): nothing to give back or to close.
+type inMemory []byte
+
+func (m inMemory) readAt(p []byte, off int64) int { return copy(p, m[off:]) }
+func (m inMemory) dontNeed(lo, hi int64)          {}
+func (m inMemory) close() error                   { return nil }
+
 // ReadAt copies bytes of the file into p.
 func (m *mapping) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 || off > m.size {

@@ -222,14 +222,25 @@ type slot struct {
 // what its footer says of them; it decodes none of them, and leaves the file closed until a
 // column or a cell is read.
 func Open(path string, specs []Spec) (*Table, error) {
-	f, err := openParquet(path)
+	return open(&fileState{path: path}, specs)
+}
+
+// OpenBytes is Open of a Parquet file held in memory, data, which the table keeps (and
+// which must not change); name names it in errors. Nothing is read from disk.
+func OpenBytes(name string, data []byte, specs []Spec) (*Table, error) {
+	return open(&fileState{path: name, data: data}, specs)
+}
+
+func open(fs *fileState, specs []Spec) (*Table, error) {
+	path := fs.path
+	f, err := fs.open()
 	if err != nil {
 		return nil, fmt.Errorf("columnar: open %s: %w", path, err)
 	}
 	defer f.close()
 	md := f.rdr.MetaData()
 	sch := md.Schema
-	t := &Table{Rows: int(md.NumRows), path: path, slots: map[string]*slot{}, id: tableIDs.Add(1), file: &fileState{path: path},
+	t := &Table{Rows: int(md.NumRows), path: path, slots: map[string]*slot{}, id: tableIDs.Add(1), file: fs,
 		pinned: &atomic.Bool{}}
 	t.file.ent = newEntry(t.file.drop)
 	for g := range md.NumRowGroups() {

@@ -63,6 +63,63 @@ func writeLazyFile(t *testing.T, n int) string {
 
 var lazySpecs = []Spec{{Name: "s", Dict: true}, {Name: "f"}, {Name: "i", Dict: true}, {Name: "b", Dict: true}, {Name: "i2"}}
 
+// TestOpenBytes: a table opened from a file held in memory reads, lazily and decoded,
+// exactly what the same file opened from disk reads, with the file gone from disk.
+func TestOpenBytes(t *testing.T) {
+	path := writeLazyFile(t, 2345)
+	specs := lazySpecs[:4]
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onDisk, err := Load(path, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenBytes("mem", data, lazySpecs); err == nil {
+		t.Fatal("OpenBytes accepted a spec naming a column the file does not have")
+	}
+	if _, err := OpenBytes("mem", data[:len(data)/2], specs); err == nil {
+		t.Fatal("OpenBytes accepted half a file")
+	}
+	mem, err := OpenBytes("mem", data, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mem.Rows != onDisk.Rows {
+		t.Fatalf("Rows = %d, from disk %d", mem.Rows, onDisk.Rows)
+	}
+	rows := make([]int, mem.Rows)
+	for i := range rows {
+		rows[i] = i
+	}
+	for _, s := range specs {
+		got, gotOK, err := mem.Texts(s.Name, rows) // read page by page from memory
+		if err != nil {
+			t.Fatalf("Texts(%s): %v", s.Name, err)
+		}
+		for r := range rows {
+			if want, wantOK := onDisk.Col(s.Name).Text(r); got[r] != want || gotOK[r] != wantOK {
+				t.Fatalf("Texts(%s) row %d = %q,%v; from disk %q,%v", s.Name, r, got[r], gotOK[r], want, wantOK)
+			}
+		}
+	}
+	if err := mem.Need("s", "f", "i", "b"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		for r := range rows {
+			got, gotOK := mem.Col(s.Name).Text(r)
+			if want, wantOK := onDisk.Col(s.Name).Text(r); got != want || gotOK != wantOK {
+				t.Fatalf("column %s row %d = %q,%v; from disk %q,%v", s.Name, r, got, gotOK, want, wantOK)
+			}
+		}
+	}
+}
+
 // TestLazyColumns: Open decodes nothing; Texts reads cells of undecoded columns from the
 // file across row groups exactly as the decoded column gives them; NullN comes from the
 // statistics without decoding; concurrent Need calls decode each column once.

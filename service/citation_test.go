@@ -13,6 +13,7 @@ import (
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
 	"github.com/citeq/citeq/internal/testenv"
+	"github.com/citeq/citeq/jsonw/jsonwtest"
 )
 
 // refAggregateCitation is the aggregate citation as an Obj, member by member: the
@@ -75,7 +76,7 @@ func refAggregateCitation(c *capability.Capability, snap *Snapshot, p *Params, s
 		}
 		body = append(body, KV{"source_view", Obj{{"title", ms.Title}, {"release", ms.Release}, {"sheets", sheets}}})
 	}
-	enc, err := marshal(toRef(body))
+	enc, err := jsonwtest.Reference(body)
 	if err != nil {
 		panic(err)
 	}
@@ -220,7 +221,7 @@ func TestCiteWriterMatchesObjCitations(t *testing.T) {
 						}
 						ref = append(ref, KV{id, body})
 					}
-					wantJSON, err := marshal(toRef(ref))
+					wantJSON, err := jsonwtest.Reference(ref)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -1,11 +1,10 @@
 package service
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
+	"github.com/citeq/citeq/derive"
 	"github.com/citeq/citeq/snapshots"
 )
 
@@ -22,38 +22,94 @@ import (
 // notes and citations are the ones every capability has. Its rows are input rows, each with
 // its own lineage, so its citations are the inputs' own.
 
+// NoteJoinUnmatched: a derived answer left out input rows the other input has no partner
+// for (derive.NoteJoinUnmatched).
+const NoteJoinUnmatched = derive.NoteJoinUnmatched
+
 // derivedInfo is what a derived snapshot carries besides its table.
 type derivedInfo struct {
 	// fileAsOf is the as_of of the input snapshot each cited file belongs to: citations state
 	// it, so the evidence endpoint verifies them against the input that serves the row.
 	fileAsOf map[string]string
-	// check refuses a query the inputs cannot answer (a month or scope one side lacks).
-	check func(p *Params) *apierror.Error
-	// notes are the answer's notes on the join (rows one side has and the other lacks).
-	notes func(p *Params) []Obj
-	// inputs describes, for the schema, what each input serves as of the derived date.
-	inputs func() []Obj
+	join     derive.Join
 }
 
-// derivedBuild is the fact table of a derived capability for one as_of: its rows (aligned
-// with snapshots.Columns), the input snapshots they come from, and the derivation's info.
-type derivedBuild struct {
-	rows   []snapshots.Row
-	inputs []*Snapshot
-	info   *derivedInfo
-}
+// check refuses a query the inputs cannot answer (a month or scope one side lacks).
+func (d *derivedInfo) check(p *Params) *apierror.Error { return d.join.Check(p.joinQuery()) }
 
-// deriveFuncs builds each derived capability from its inputs' snapshots, each input's
-// snapshots with as_of on or before the date, oldest first.
-var deriveFuncs = map[string]func(c *capability.Capability, asOf string, inputs map[string][]*Snapshot) (*derivedBuild, error){
-	capability.PowerCapacityFactor.ID: buildCapacityFactor,
+// notes are the answer's notes on the join (rows one side has and the other lacks).
+func (d *derivedInfo) notes(p *Params) []Obj { return d.join.Notes(p.joinQuery()) }
+
+// inputs describes, for the schema, what each input serves as of the derived date.
+func (d *derivedInfo) inputs() []Obj { return d.join.Describe() }
+
+// joinQuery is what a derived capability's join reads of p.
+func (p *Params) joinQuery() derive.Query { return derive.Query{Filters: p.Filters, Ranges: p.Ranges} }
+
+// derivedInput is a served snapshot as a join reads it.
+type derivedInput struct{ snap *Snapshot }
+
+// AsOf implements derive.Input.
+func (in *derivedInput) AsOf() string { return in.snap.Manifest.AsOf }
+
+// Select implements derive.Input.
+func (in *derivedInput) Select(where map[string][]string, names []string) ([]int, [][]string, [][]bool, error) {
+	return selectTexts(in.snap, where, names)
 }
 
 // derivedCache keeps the derived snapshots built, by capability, as_of and the inputs'
-// fingerprints; a reload that changes the catalog empties it.
+// fingerprints; a reload that changes the catalog empties it. A snapshot is built once
+// however many queries ask for it at the same time: the others wait for that build, and
+// queries of other keys wait for nothing.
 type derivedCache struct {
 	mu    sync.Mutex
-	snaps map[string]*Snapshot
+	snaps map[string]*derivedEntry
+}
+
+// derivedEntry is one derived snapshot, built or being built (done is closed when the
+// build ends).
+type derivedEntry struct {
+	done chan struct{}
+	snap *Snapshot
+	err  *apierror.Error
+}
+
+// get is the snapshot of key: the one kept or being built, else the one build makes now. A
+// failed build is not kept: the next query tries again.
+func (d *derivedCache) get(key string, build func() (*Snapshot, *apierror.Error)) (*Snapshot, *apierror.Error) {
+	d.mu.Lock()
+	if e, ok := d.snaps[key]; ok {
+		d.mu.Unlock()
+		<-e.done
+		return e.snap, e.err
+	}
+	e := &derivedEntry{done: make(chan struct{})}
+	if d.snaps == nil {
+		d.snaps = map[string]*derivedEntry{}
+	}
+	d.snaps[key] = e
+	d.mu.Unlock()
+	// What those waiting get should build panic.
+	e.err = apierror.New(500, apierror.CodeInternal, "the derived table was not computed; retry, and report it if it persists")
+	defer func() {
+		close(e.done)
+		if e.err != nil {
+			d.mu.Lock()
+			if d.snaps[key] == e {
+				delete(d.snaps, key)
+			}
+			d.mu.Unlock()
+		}
+	}()
+	e.snap, e.err = build()
+	return e.snap, e.err
+}
+
+// reset forgets every derived snapshot (a build under way still ends for those waiting).
+func (d *derivedCache) reset() {
+	d.mu.Lock()
+	d.snaps = nil
+	d.mu.Unlock()
 }
 
 // derivedDates are the as_of dates of derived capability c: every as_of of an input on
@@ -82,75 +138,70 @@ func (s *Service) derivedDates(c *capability.Capability) []string {
 // derivedSnapshot is the snapshot of derived capability c as of date asOf (one of its
 // dates): built from the inputs' snapshots with as_of on or before it, and kept.
 func (s *Service) derivedSnapshot(c *capability.Capability, asOf string) (*Snapshot, *apierror.Error) {
-	inputs := map[string][]*Snapshot{}
+	inputs := map[string][]derive.Input{}
 	key := c.ID + "\x00" + asOf
 	for _, in := range c.Inputs {
 		m, dates := s.served(in)
 		for _, d := range dates {
 			if d <= asOf {
-				inputs[in] = append(inputs[in], m[d])
+				inputs[in] = append(inputs[in], &derivedInput{m[d]})
 				key += "\x00" + m[d].Manifest.Fingerprint
 			}
 		}
 	}
-	s.derived.mu.Lock()
-	defer s.derived.mu.Unlock()
-	if snap := s.derived.snaps[key]; snap != nil {
-		return snap, nil
-	}
-	b, err := deriveFuncs[c.ID](c, asOf, inputs)
-	if err != nil {
+	return s.derived.get(key, func() (*Snapshot, *apierror.Error) {
+		build := derive.For(c.ID)
+		if build == nil {
+			return nil, apierror.New(500, apierror.CodeInternal, "%s has inputs but no join; report it", c.ID)
+		}
+		b, err := build(c, asOf, inputs)
+		if err == nil {
+			var snap *Snapshot
+			if snap, err = loadDerived(c, asOf, key, b); err == nil {
+				return snap, nil
+			}
+		}
 		return nil, apierror.New(500, apierror.CodeInternal, "%s as_of %s cannot be computed from its inputs (%v); retry, and report it if it persists", c.ID, asOf, err)
-	}
-	snap, err := loadDerived(c, asOf, key, b)
-	if err != nil {
-		return nil, apierror.New(500, apierror.CodeInternal, "%s as_of %s cannot be computed from its inputs (%v); retry, and report it if it persists", c.ID, asOf, err)
-	}
-	if s.derived.snaps == nil {
-		s.derived.snaps = map[string]*Snapshot{}
-	}
-	s.derived.snaps[key] = snap
-	return snap, nil
+	})
 }
 
-// loadDerived writes the derived rows as a fact table in a temporary directory, loads every
-// column into memory and removes the file: the table then needs nothing on disk.
-func loadDerived(c *capability.Capability, asOf, key string, b *derivedBuild) (*Snapshot, error) {
-	dir, err := os.MkdirTemp("", "citeq-derived-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	cols := snapshots.Columns(c)
-	if err := snapshots.WriteFacts(filepath.Join(dir, snapshots.FactsFile), cols, b.rows); err != nil {
+// loadDerived makes the derived rows a fact table in memory (a Parquet file written to a
+// buffer, as ingest writes a snapshot's) and decodes every column of it.
+func loadDerived(c *capability.Capability, asOf, key string, b *derive.Table) (*Snapshot, error) {
+	var file bytes.Buffer
+	if err := snapshots.EncodeFacts(&file, snapshots.Columns(c), b.Rows); err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256([]byte(key))
-	m := &snapshots.Manifest{Capability: c.ID, AsOf: asOf, Fingerprint: "derived-" + hex.EncodeToString(sum[:8]), Status: "derived", Rows: len(b.rows), Dir: dir}
+	m := &snapshots.Manifest{Capability: c.ID, AsOf: asOf, Fingerprint: "derived-" + hex.EncodeToString(sum[:8]), Status: "derived", Rows: len(b.Rows)}
 	seen := map[string]bool{}
-	for _, in := range b.inputs {
-		for _, src := range in.Manifest.Sources {
+	for _, in := range b.Inputs {
+		for _, src := range in.(*derivedInput).snap.Manifest.Sources {
 			if !seen[src.File] {
 				seen[src.File] = true
 				m.Sources = append(m.Sources, src)
 			}
 		}
 	}
-	snap, err := load(c, m)
+	specs := tableSpecs(c)
+	t, err := columnar.OpenBytes(fmt.Sprintf("%s as_of %s (derived, in memory)", c.ID, asOf), file.Bytes(), specs)
+	if err != nil {
+		return nil, fmt.Errorf("load %s %s: %w", c.ID, asOf, err)
+	}
+	snap, err := newSnapshot(c, m, t, nil)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, len(cols))
-	for i, f := range cols {
-		names[i] = f.Name
+	names := make([]string, len(specs))
+	for i, sp := range specs {
+		names[i] = sp.Name
 	}
-	// The file is removed next: its columns must never be dropped to be decoded again.
+	// Decoded once and kept: the table is small and every query of it reads its columns.
 	snap.Table.Pin()
 	if err := snap.Table.Need(names...); err != nil {
 		return nil, err
 	}
-	m.Dir = ""
-	snap.derived = b.info
+	snap.derived = &derivedInfo{fileAsOf: b.FileAsOf, join: b.Join}
 	return snap, nil
 }
 

@@ -110,6 +110,3 @@ func pageLists(offset int, lists ...[]Obj) ([][]Obj, []int, int) {
 	}
 	return out, from, 0
 }
-
-// With is o followed by kv.
-func (o Obj) With(kv ...KV) Obj { return append(o, kv...) }

@@ -635,7 +635,7 @@ func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte 
 			}
 			out = append(out, rr.metricKeys[j]...)
 			v := rowValue(mr, r)
-			if out, err = v.appendJSON(out); err != nil {
+			if out, err = v.AppendJSON(out); err != nil {
 				panic(err)
 			}
 			if v.Valid && !r.other && !mr.Groups.Mixed[r.gi] && (mr.Metric.NullNote == "" || mr.Groups.NullRows[r.gi] == 0) {
@@ -1006,7 +1006,7 @@ func appendCell(b []byte, t capability.Type, c *columnar.Cells, i int) ([]byte, 
 	}
 	switch {
 	case t == capability.Number && c.Floats != nil:
-		return Num{V: c.Floats[i], Valid: true}.appendJSON(b)
+		return Num{V: c.Floats[i], Valid: true}.AppendJSON(b)
 	case t == capability.Integer && c.Ints != nil:
 		return strconv.AppendInt(b, c.Ints[i], 10), nil
 	case t == capability.Boolean && c.Bools != nil:
@@ -1015,7 +1015,7 @@ func appendCell(b []byte, t capability.Type, c *columnar.Cells, i int) ([]byte, 
 	v, _ := c.Text(i)
 	if t == capability.Number {
 		fv, _ := strconv.ParseFloat(v, 64)
-		return Num{V: fv, Valid: true}.appendJSON(b)
+		return Num{V: fv, Valid: true}.AppendJSON(b)
 	}
 	if t == capability.String || t == capability.Date {
 		return appendString(b, v, false), nil // typed's value of these, without boxing it

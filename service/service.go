@@ -141,9 +141,7 @@ func (s *Service) Reload() (bool, error) {
 	s.mu.Lock()
 	s.byCap, s.loaded, s.headers, s.citedBy, s.catStamp = byCap, loaded, headers, citedBy, stamp
 	s.mu.Unlock()
-	s.derived.mu.Lock()
-	s.derived.snaps = nil
-	s.derived.mu.Unlock()
+	s.derived.reset()
 	return true, nil
 }
 

@@ -118,11 +118,7 @@ func HotColumns(c *capability.Capability) []string {
 // load opens the fact table of the snapshot m describes and reads what the schema needs of
 // it (which fields no row publishes) from its footer, decoding no column.
 func load(c *capability.Capability, m *snapshots.Manifest) (*Snapshot, error) {
-	var specs []columnar.Spec
-	for _, f := range snapshots.Columns(c) {
-		specs = append(specs, columnar.Spec{Name: f.Name, Dict: dictField(c, f)})
-	}
-	t, err := columnar.Open(m.FactsPath(), specs)
+	t, err := columnar.Open(m.FactsPath(), tableSpecs(c))
 	if err != nil {
 		return nil, fmt.Errorf("load %s %s: %w", c.ID, m.AsOf, err)
 	}
@@ -133,6 +129,20 @@ func load(c *capability.Capability, m *snapshots.Manifest) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newSnapshot(c, m, t, cbs)
+}
+
+// tableSpecs are the columns of c's fact table as the engine holds them.
+func tableSpecs(c *capability.Capability) []columnar.Spec {
+	var specs []columnar.Spec
+	for _, f := range snapshots.Columns(c) {
+		specs = append(specs, columnar.Spec{Name: f.Name, Dict: dictField(c, f)})
+	}
+	return specs
+}
+
+// newSnapshot is the snapshot m describes, served from its fact table t and codebooks cbs.
+func newSnapshot(c *capability.Capability, m *snapshots.Manifest, t *columnar.Table, cbs []snapshots.Codebook) (*Snapshot, error) {
 	snap := &Snapshot{Cap: c, Manifest: m, Table: t, Codebooks: cbs, sources: map[string]snapshots.Source{}, unpublished: map[string]bool{},
 		id: snapshotIDs.Add(1)}
 	for _, f := range c.Fields {

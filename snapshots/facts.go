@@ -2,6 +2,7 @@ package snapshots
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -29,14 +30,33 @@ const rowGroupRows = 1 << 20
 // through the offset index, rather than the column chunk's first 256 KiB.
 const pageBytes = 32 << 10
 
-// WriteFacts writes rows as a Parquet file at path. Every column is optional (null where a
+// WriteFacts writes rows as a Parquet file at path (EncodeFacts), through a temporary file
+// renamed into place.
+func WriteFacts(path string, cols []capability.Field, rows []Row) (err error) {
+	defer func() { err = explainFull(err) }()
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".facts-*")
+	if err != nil {
+		return fmt.Errorf("write facts: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	Failpoint(StepFactsWrite)
+	if err := EncodeFacts(tmp, cols, rows); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write facts: %w", err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// EncodeFacts writes rows to w as a Parquet file. Every column is optional (null where a
 // vintage does not publish it) and Snappy compressed, in data pages of at most 32 KiB of
 // values with a page index. String-like columns are dictionary encoded, except a column
 // whose values are nearly all distinct in the first row group (PlainColumns): there a
 // dictionary is as large as the column, and reading any cell of the row group would decode
 // all of it.
-func WriteFacts(path string, cols []capability.Field, rows []Row) (err error) {
-	defer func() { err = explainFull(err) }()
+func EncodeFacts(out io.Writer, cols []capability.Field, rows []Row) error {
 	plain := PlainColumns(cols, rows[:min(len(rows), rowGroupRows)])
 	group := parquet.Group{}
 	for i, f := range cols {
@@ -63,13 +83,7 @@ func WriteFacts(path string, cols []capability.Field, rows []Row) (err error) {
 		order[pos[n]] = i
 	}
 
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".facts-*")
-	if err != nil {
-		return fmt.Errorf("write facts: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	Failpoint(StepFactsWrite)
-	w := parquet.NewWriter(tmp, schema, parquet.MaxRowsPerRowGroup(rowGroupRows), parquet.PageBufferSize(pageBytes))
+	w := parquet.NewWriter(out, schema, parquet.MaxRowsPerRowGroup(rowGroupRows), parquet.PageBufferSize(pageBytes))
 	buf := make([]parquet.Row, 0, 1024)
 	flush := func() error {
 		if _, err := w.WriteRows(buf); err != nil {
@@ -80,14 +94,12 @@ func WriteFacts(path string, cols []capability.Field, rows []Row) (err error) {
 	}
 	for ri, r := range rows {
 		if len(r) != len(cols) {
-			tmp.Close()
 			return fmt.Errorf("write facts: row %d has %d values, want %d", ri, len(r), len(cols))
 		}
 		pr := make(parquet.Row, len(cols))
 		for leafIdx, fi := range order {
 			v, err := value(cols[fi], r[fi])
 			if err != nil {
-				tmp.Close()
 				return fmt.Errorf("write facts: row %d: %w", ri, err)
 			}
 			pr[leafIdx] = v.Level(0, def(r[fi]), leafIdx)
@@ -95,23 +107,17 @@ func WriteFacts(path string, cols []capability.Field, rows []Row) (err error) {
 		buf = append(buf, pr)
 		if len(buf) == cap(buf) {
 			if err := flush(); err != nil {
-				tmp.Close()
 				return err
 			}
 		}
 	}
 	if err := flush(); err != nil {
-		tmp.Close()
 		return err
 	}
 	if err := w.Close(); err != nil {
-		tmp.Close()
 		return fmt.Errorf("write facts: %w", err)
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write facts: %w", err)
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }
 
 // PlainColumns says which of cols WriteFacts writes without a dictionary, by index: the

@@ -1,4 +1,4 @@
-package service
+package derive
 
 import (
 	"fmt"
@@ -11,12 +11,15 @@ import (
 
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/jsonw"
 	"github.com/citeq/citeq/snapshots"
 )
 
 // power.capacity_factor joins, for every month both inputs have, the plant totals of
 // power.generation (net generation) with the operating generators of power.capacity
 // (nameplate) of the inventory whose report month is that month, plant by plant.
+
+var _ = register(capability.PowerCapacityFactor, buildCapacityFactor)
 
 // Sides of the capacity-factor join: the generation input and the capacity input.
 const (
@@ -69,7 +72,7 @@ var cfLineage = []string{capability.ColSourceID, capability.ColSourceFile, capab
 
 // buildCapacityFactor builds power.capacity_factor as of asOf from the generation and
 // capacity snapshots on or before it.
-func buildCapacityFactor(c *capability.Capability, asOf string, inputs map[string][]*Snapshot) (*derivedBuild, error) {
+func buildCapacityFactor(c *capability.Capability, asOf string, inputs map[string][]Input) (*Table, error) {
 	gen := &cfSide{name: cfGeneration, capID: capability.PowerGeneration.ID, what: "net generation, plant totals", asOf: map[string]string{}, entries: map[string][]cfEntry{}}
 	capa := &cfSide{name: cfCapacity, capID: capability.PowerCapacity.ID, what: "operating nameplate", asOf: map[string]string{}, entries: map[string][]cfEntry{}}
 	cols := snapshots.Columns(c)
@@ -78,14 +81,14 @@ func buildCapacityFactor(c *capability.Capability, asOf string, inputs map[strin
 		idx[f.Name] = i
 	}
 	type inputRows struct {
-		snap  *Snapshot
+		snap  Input
 		rows  []int
 		cells map[string][]string
 		valid map[string][]bool
 	}
-	read := func(snap *Snapshot, where map[string][]string, names []string) (*inputRows, error) {
+	read := func(snap Input, where map[string][]string, names []string) (*inputRows, error) {
 		names = append(append([]string{}, names...), cfLineage...)
-		rows, cells, valid, err := selectTexts(snap, where, names)
+		rows, cells, valid, err := snap.Select(where, names)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +115,7 @@ func buildCapacityFactor(c *capability.Capability, asOf string, inputs map[strin
 		}
 		for m, pos := range byMonth {
 			genByMonth[m], genRowsOf[m] = ir, pos
-			gen.asOf[m] = snap.Manifest.AsOf
+			gen.asOf[m] = snap.AsOf()
 		}
 	}
 	// Capacity: each inventory is its report month (the month of its as_of), operating rows.
@@ -120,13 +123,13 @@ func buildCapacityFactor(c *capability.Capability, asOf string, inputs map[strin
 		"source_id", "source_record_key", "source_row_number", "raw_file_sha256"}
 	capByMonth := map[string]*inputRows{}
 	for _, snap := range inputs[capa.capID] {
-		m := snap.Manifest.AsOf[:7]
+		m := snap.AsOf()[:7]
 		ir, err := read(snap, map[string][]string{"lifecycle": {"operating"}}, capNames)
 		if err != nil {
 			return nil, err
 		}
 		capByMonth[m] = ir
-		capa.asOf[m] = snap.Manifest.AsOf
+		capa.asOf[m] = snap.AsOf()
 	}
 	num := func(ir *inputRows, name string, i int) (float64, bool) {
 		if !ir.valid[name][i] {
@@ -173,9 +176,9 @@ func buildCapacityFactor(c *capability.Capability, asOf string, inputs map[strin
 		}
 	}
 
-	info := &derivedInfo{fileAsOf: map[string]string{}}
+	fileAsOf := map[string]string{}
 	var rows []snapshots.Row
-	var used []*Snapshot
+	var used []Input
 	months := gen.months()
 	for _, m := range months {
 		cir := capByMonth[m]
@@ -197,7 +200,7 @@ func buildCapacityFactor(c *capability.Capability, asOf string, inputs map[strin
 		base := func(ir *inputRows, i int, side string) snapshots.Row {
 			r := make(snapshots.Row, len(cols))
 			r[idx["source_id"]] = txt(ir, "source_id", i)
-			r[idx["as_of"]] = ir.snap.Manifest.AsOf
+			r[idx["as_of"]] = ir.snap.AsOf()
 			r[idx["side"]] = side
 			r[idx["month"]] = m
 			r[idx["year"]] = int64(start.Year())
@@ -216,7 +219,7 @@ func buildCapacityFactor(c *capability.Capability, asOf string, inputs map[strin
 					r[idx[l]] = txt(ir, l, i)
 				}
 			}
-			info.fileAsOf[ir.cells[capability.ColSourceFile][i]] = ir.snap.Manifest.AsOf
+			fileAsOf[ir.cells[capability.ColSourceFile][i]] = ir.snap.AsOf()
 			return r
 		}
 		for k, i := range genRowsOf[m] {
@@ -247,7 +250,7 @@ func buildCapacityFactor(c *capability.Capability, asOf string, inputs map[strin
 			}
 			rows = append(rows, r)
 		}
-		for _, snap := range []*Snapshot{gir.snap, cir.snap} {
+		for _, snap := range []Input{gir.snap, cir.snap} {
 			if !slices.Contains(used, snap) {
 				used = append(used, snap)
 			}
@@ -260,9 +263,7 @@ func buildCapacityFactor(c *capability.Capability, asOf string, inputs map[strin
 			}
 		}
 	}
-	cf := &cfJoin{c: c, sides: [2]*cfSide{gen, capa}}
-	info.check, info.notes, info.inputs = cf.check, cf.notes, cf.describe
-	return &derivedBuild{rows: rows, inputs: used, info: info}, nil
+	return &Table{Rows: rows, Inputs: used, FileAsOf: fileAsOf, Join: &cfJoin{c: c, sides: [2]*cfSide{gen, capa}}}, nil
 }
 
 // cfJoin answers the check and the notes of one derived capacity-factor snapshot.
@@ -274,7 +275,7 @@ type cfJoin struct {
 // asked is the months a query asks for: those of its period range (an open bound closed by
 // the months either input has), else of its month or year filters, else every month either
 // input has; narrowed by the month and year filters.
-func (j *cfJoin) asked(p *Params) []string {
+func (j *cfJoin) asked(p Query) []string {
 	have := map[string]bool{}
 	for _, sd := range j.sides {
 		for m := range sd.entries {
@@ -333,7 +334,7 @@ func (j *cfJoin) asked(p *Params) []string {
 }
 
 // inScope reports whether e lies within the query's state and plant filters.
-func inScope(p *Params, e cfEntry) bool {
+func inScope(p Query, e cfEntry) bool {
 	if s := p.Filters["state"]; len(s) > 0 && !slices.Contains(s, e.state) {
 		return false
 	}
@@ -343,8 +344,8 @@ func inScope(p *Params, e cfEntry) bool {
 	return true
 }
 
-// check refuses a query for which an input lacks a month asked, within the filters.
-func (j *cfJoin) check(p *Params) *apierror.Error {
+// Check refuses a query for which an input lacks a month asked, within the filters.
+func (j *cfJoin) Check(p Query) *apierror.Error {
 	asked := j.asked(p)
 	scope := scopeText(p)
 	if len(asked) == 0 {
@@ -377,7 +378,7 @@ func (j *cfJoin) check(p *Params) *apierror.Error {
 }
 
 // haveText says what each input has and which months both have, and what to ask.
-func (j *cfJoin) haveText(p *Params) string {
+func (j *cfJoin) haveText(p Query) string {
 	var parts []string
 	common := map[string]int{}
 	for _, sd := range j.sides {
@@ -454,40 +455,40 @@ func (j *cfJoin) wouldAnswer() string {
 	return "Files that would make it answer: " + strings.Join(parts, "; ") + "; then run citeq ingest."
 }
 
-// describe is what each input serves, for the schema: its capability, what it gives, its
+// Describe is what each input serves, for the schema: its capability, what it gives, its
 // months with the as_of of the snapshot serving each, and its states.
-func (j *cfJoin) describe() []Obj {
-	var out []Obj
+func (j *cfJoin) Describe() []jsonw.Obj {
+	var out []jsonw.Obj
 	for _, sd := range j.sides {
 		months := sd.months()
 		states := map[string]bool{}
-		byMonth := Obj{}
+		byMonth := jsonw.Obj{}
 		for _, m := range months {
 			for _, e := range sd.entries[m] {
 				if e.state != "" {
 					states[e.state] = true
 				}
 			}
-			byMonth = append(byMonth, KV{m, sd.asOf[m]})
+			byMonth = append(byMonth, jsonw.KV{m, sd.asOf[m]})
 		}
 		list := make([]string, 0, len(states))
 		for st := range states {
 			list = append(list, st)
 		}
 		sort.Strings(list)
-		out = append(out, Obj{{"capability", sd.capID}, {"side", sd.name}, {"gives", sd.what}, {"months", byMonth}, {"states", list}})
+		out = append(out, jsonw.Obj{{"capability", sd.capID}, {"side", sd.name}, {"gives", sd.what}, {"months", byMonth}, {"states", list}})
 	}
 	return out
 }
 
-// notes is the join_unmatched note of an answer: the plants of the months asked, within the
+// Notes is the join_unmatched note of an answer: the plants of the months asked, within the
 // filters, that one side has and the other lacks, left out of the answer.
-func (j *cfJoin) notes(p *Params) []Obj {
+func (j *cfJoin) Notes(p Query) []jsonw.Obj {
 	asked := map[string]bool{}
 	for _, m := range j.asked(p) {
 		asked[m] = true
 	}
-	var sides []Obj
+	var sides []jsonw.Obj
 	var texts []string
 	for _, sd := range j.sides {
 		plants := map[string]bool{}
@@ -513,13 +514,13 @@ func (j *cfJoin) notes(p *Params) []Obj {
 			unit, measure, other = "MW", "nameplate_mw", cfGeneration
 		}
 		sum = math.Round(sum*1e6) / 1e6
-		sides = append(sides, Obj{{"side", sd.name}, {"plants", len(plants)}, {"rows", n}, {measure, Num{V: sum, Valid: true}}, {"plants_first", examples}})
+		sides = append(sides, jsonw.Obj{{"side", sd.name}, {"plants", len(plants)}, {"rows", n}, {measure, jsonw.Num{V: sum, Valid: true}}, {"plants_first", examples}})
 		texts = append(texts, fmt.Sprintf("%s: %d rows, %d plants, %s %s (e.g. plant %s) with no %s row that month", sd.name, n, len(plants), strconv.FormatFloat(sum, 'f', -1, 64), unit, strings.Join(examples, ", "), other))
 	}
 	if len(sides) == 0 {
 		return nil
 	}
-	return []Obj{{
+	return []jsonw.Obj{{
 		{"code", NoteJoinUnmatched},
 		{"sides", sides},
 		{"message", fmt.Sprintf("the join leaves out input rows without a partner in the other input: %s. Generation without operating nameplate, or nameplate without a generation row, has no capacity factor; query power.generation or power.capacity for them (filter eia_plant_id)", strings.Join(texts, "; "))},
@@ -527,7 +528,7 @@ func (j *cfJoin) notes(p *Params) []Obj {
 }
 
 // scopeText names the state and plant filters of p, for a refusal.
-func scopeText(p *Params) string {
+func scopeText(p Query) string {
 	var parts []string
 	if s := p.Filters["state"]; len(s) > 0 {
 		parts = append(parts, "state "+strings.Join(s, ", "))

@@ -1,11 +1,10 @@
 package api
 
 import (
-	"encoding/json"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/citeq/citeq/access"
+	"github.com/citeq/citeq/jsonw"
 	"github.com/citeq/citeq/mcp"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/state"
@@ -15,7 +14,7 @@ import (
 // connect before its first call (the endpoint, the protocol revisions, how to present a key,
 // the free quota and the plans), and where the rest is described.
 func serverCard() []byte {
-	b, _ := json.Marshal(map[string]any{
+	b := jsonw.MustMarshal(map[string]any{
 		"name":              "citeq",
 		"title":             "citeq: cited U.S. public data",
 		"version":           mcp.Version,

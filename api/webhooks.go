@@ -18,6 +18,7 @@ import (
 	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/jsonw"
 	"github.com/citeq/citeq/service"
 	"github.com/citeq/citeq/state"
 	"github.com/citeq/citeq/webhooks"
@@ -108,10 +109,10 @@ func registerWebhooks(r *gin.Engine, svc *service.Service, gate *access.Gate, gu
 		}
 		return caller, true
 	}
-	// The webhook answers are written by encoding/json, which escapes <, > and & (a callback
-	// URL's query string among them), where the query answers' writer keeps them.
+	// The webhook answers are written as every answer is (jsonw): a callback URL's query
+	// string keeps its & as sent.
 	noStore := func(c *gin.Context, body any) {
-		b, err := json.Marshal(body)
+		b, err := jsonw.Marshal(body)
 		if err != nil {
 			writeErr(c, apierror.New(500, apierror.CodeInternal, "the answer could not be written; retry, and report the X-Request-Id if it persists").Because(fmt.Errorf("write a webhook answer: %w", err)))
 			return

@@ -87,7 +87,7 @@ func TestWebhookEndpoints(t *testing.T) {
 				return created{r.ID, r.Secret}
 			}
 			a1 := create(alice, good)
-			a2 := create(alice, `{"data_point":"natural_gas.prices","callback_url":"https://93.184.216.34/other"}`)
+			a2 := create(alice, `{"data_point":"natural_gas.prices","callback_url":"https://93.184.216.34/other?team=grid&env=prod"}`)
 			b1 := create(bob, good)
 			list := func(key string) []string {
 				_, b := request(t, "GET", srv.URL+subs, key, "")
@@ -108,6 +108,11 @@ func TestWebhookEndpoints(t *testing.T) {
 			}
 			if got := list(alice); len(got) != 2 || got[0] != a1.ID || got[1] != a2.ID {
 				t.Errorf("alice lists %v", got)
+			}
+			// The listing is written as every answer is: the callback's query string keeps its
+			// & as sent, not escaped as \u0026.
+			if _, b := request(t, "GET", srv.URL+subs, alice, ""); !strings.Contains(string(b), `"https://93.184.216.34/other?team=grid&env=prod"`) {
+				t.Errorf("the listing does not give the callback URL as sent: %s", b)
 			}
 			if got := list(bob); len(got) != 1 || got[0] != b1.ID {
 				t.Errorf("bob lists %v", got)

@@ -219,6 +219,16 @@ func Marshal(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
+// MustMarshal is Marshal for a value built from literals (a tool's input schema, the server
+// card) that cannot fail to encode; it panics otherwise.
+func MustMarshal(v any) []byte {
+	b, err := Marshal(v)
+	if err != nil {
+		panic(fmt.Errorf("jsonw: encode a literal value: %w", err))
+	}
+	return b
+}
+
 // Render renders v as compact JSON, as Marshal does.
 func Render(v any) ([]byte, error) {
 	return AppendValue(nil, v)

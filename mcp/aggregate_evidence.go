@@ -7,6 +7,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/jsonw"
 	"github.com/citeq/citeq/service"
 )
 
@@ -35,7 +36,7 @@ func (ts toolSet) aggregateEvidence(caps []*capability.Capability) toolDef {
 		"required":             []string{"capability", "metric"},
 		"additionalProperties": false,
 	}
-	b, _ := json.Marshal(schema)
+	b := jsonw.MustMarshal(schema)
 	return toolDef{
 		tool: &sdk.Tool{
 			Name:  AggregateEvidenceTool,

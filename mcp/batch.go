@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/citeq/citeq/jsonw"
 )
 
 // JSON-RPC 2.0 §6: the answer to a batch holds a response to each request in it, an error for
@@ -74,7 +76,11 @@ func answerEach(w http.ResponseWriter, r *http.Request, body []byte, next http.H
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	out, _ := json.Marshal(answers)
+	out, err := jsonw.Marshal(answers)
+	if err != nil {
+		rpcError(w, http.StatusInternalServerError, rpcInternal, "the batch's answers could not be written ("+err.Error()+"); retry, and report it if it persists")
+		return
+	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Del("Content-Length")
@@ -102,8 +108,7 @@ func errorAnswer(id json.RawMessage, code int, message string) json.RawMessage {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
-	return b
+	return rpcErrorBody(id, code, message)
 }
 
 // recorder keeps the SDK's answer to one message of a batch.

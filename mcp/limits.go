@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/citeq/citeq/jsonw"
 )
 
 // Limits bound what MCP clients may hold: the size of one POST, the number of JSON-RPC
@@ -49,10 +51,17 @@ const (
 	rpcNoSession      = -32001
 )
 
+// rpcErrorBody is a JSON-RPC error response to the request id (its JSON), members in the
+// order written since the first release (error, id, jsonrpc); text and integers only, which
+// always render.
+func rpcErrorBody(id json.RawMessage, code int, message string) []byte {
+	return jsonw.MustRender(jsonw.Obj{{K: "error", V: jsonw.Obj{{K: "code", V: code}, {K: "message", V: message}}}, {K: "id", V: jsonw.RawJSON(id)}, {K: "jsonrpc", V: "2.0"}})
+}
+
 // rpcError writes a JSON-RPC error response (id null: it answers no single request) with the
 // HTTP status.
 func rpcError(w http.ResponseWriter, status, code int, message string) {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": message}})
+	b := rpcErrorBody(json.RawMessage("null"), code, message)
 	h := w.Header()
 	h.Del("X-Content-Type-Options")
 	h.Set("Content-Type", "application/json")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/jsonw"
 	"github.com/citeq/citeq/service"
 )
 
@@ -88,7 +89,7 @@ func readHandler(svc *service.Service, observe Observer) sdk.ResourceHandler {
 			if err != nil {
 				return nil, sdk.ResourceNotFoundError(uri)
 			}
-			cite, _ := json.Marshal(map[string]any{"raw_file_sha256": seg[1], "source_file": seg[2], "sheet": seg[3], "source_row": row})
+			cite := jsonw.MustRender(jsonw.Obj{{K: "raw_file_sha256", V: seg[1]}, {K: "source_file", V: seg[2]}, {K: "sheet", V: seg[3]}, {K: "source_row", V: row}})
 			body, e = svc.Evidence(ctx, cite)
 			ttl = 0
 		case len(seg) == 2:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/jsonw"
 	"github.com/citeq/citeq/service"
 )
 
@@ -46,11 +47,10 @@ func describe(svc *service.Service, c *capability.Capability, body []byte) ([]by
 // answer, or the {"error":{code,message}} of a tool error (structured content conforms to it
 // either way).
 func outputSchema(required ...string) json.RawMessage {
-	b, _ := json.Marshal(map[string]any{
+	return jsonw.MustMarshal(map[string]any{
 		"type":  "object",
 		"anyOf": []any{map[string]any{"required": required}, map[string]any{"required": []string{"error"}}},
 	})
-	return b
 }
 
 func readOnly() *sdk.ToolAnnotations {
@@ -126,6 +126,5 @@ func QuerySchema(svc *service.Service, c *capability.Capability) json.RawMessage
 			props[p.Name] = property(p)
 		}
 	}
-	b, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "additionalProperties": false, "$defs": defs})
-	return b
+	return jsonw.MustMarshal(map[string]any{"type": "object", "properties": props, "additionalProperties": false, "$defs": defs})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/citeq/citeq/access"
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/jsonw"
 	"github.com/citeq/citeq/service"
 )
 
@@ -158,7 +159,7 @@ func (ts toolSet) runQuery(ctx context.Context, tool string, c *capability.Capab
 // capability, named by its id, for a client whose tool list is stale or cut short.
 func (ts toolSet) generic(ids []string) []toolDef {
 	idProp := map[string]any{"type": "string", "enum": ids, "description": "capability id (list_capabilities_v1)"}
-	describeIn, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"capability"}, "additionalProperties": false,
+	describeIn := jsonw.MustMarshal(map[string]any{"type": "object", "required": []string{"capability"}, "additionalProperties": false,
 		"properties": map[string]any{"capability": idProp, "full": map[string]any{"type": "boolean"}}})
 	// The parameters every capability shares, and compare_as_of (refused by a capability that
 	// does not compare); filters, group_by and order_by name no values here.
@@ -167,7 +168,7 @@ func (ts toolSet) generic(ids []string) []toolDef {
 		props[p.Name] = property(p)
 	}
 	props["order_by"].(map[string]any)["description"] = "a metric"
-	queryIn, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"capability"}, "properties": props,
+	queryIn := jsonw.MustMarshal(map[string]any{"type": "object", "required": []string{"capability"}, "properties": props,
 		"additionalProperties": map[string]any{"type": "string", "description": "date ranges: <name>_date_from and <name>_date_to (describe names them)"}})
 	capOf := func(body []byte) (*capability.Capability, []byte, *apierror.Error) {
 		var a map[string]json.RawMessage
@@ -183,7 +184,10 @@ func (ts toolSet) generic(ids []string) []toolDef {
 			return nil, nil, &apierror.Error{Status: 404, Code: apierror.CodeNotFound, Message: fmt.Sprintf("no served capability %q; use one of %s", id, strings.Join(ids, ", "))}
 		}
 		delete(a, "capability")
-		rest, _ := json.Marshal(a)
+		rest, err := jsonw.Marshal(a)
+		if err != nil {
+			return nil, nil, apierror.New(500, apierror.CodeInternal, "the arguments could not be passed on; retry, and report it if it persists").Because(fmt.Errorf("re-encode the arguments of %s: %w", id, err))
+		}
 		return c, rest, nil
 	}
 	return []toolDef{{

@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/citeq/citeq/jsonw"
 	"github.com/citeq/citeq/snapshots"
 	"github.com/citeq/citeq/state"
 )
@@ -25,30 +25,19 @@ type Promotion struct {
 	Snapshot     string // fingerprint
 }
 
-// payload is the delivered JSON document.
-type payload struct {
-	ID           string  `json:"id"`
-	Type         string  `json:"type"`
-	Created      string  `json:"created"`
-	DataPoint    string  `json:"data_point"`
-	AsOf         string  `json:"as_of"`
-	PreviousAsOf *string `json:"previous_as_of"`
-	Rows         int     `json:"rows"`
-	PreviousRows *int    `json:"previous_rows"`
-	Snapshot     string  `json:"snapshot"`
-}
-
 // NewEvent builds the snapshot.promoted event of a promotion. Its id is derived from the data
 // point and snapshot, so the same promotion is never queued twice.
 func NewEvent(p Promotion, now time.Time) state.Event {
 	sum := sha256.Sum256([]byte(p.DataPoint + "\x00" + p.AsOf + "\x00" + p.Snapshot))
 	id := "evt_" + hex.EncodeToString(sum[:12])
-	pl := payload{ID: id, Type: EventSnapshotPromoted, Created: now.UTC().Format(time.RFC3339), DataPoint: p.DataPoint,
-		AsOf: p.AsOf, Rows: p.Rows, Snapshot: p.Snapshot}
+	var previousAsOf, previousRows any // null for a data point's first snapshot
 	if p.PreviousAsOf != "" {
-		pl.PreviousAsOf, pl.PreviousRows = &p.PreviousAsOf, &p.PreviousRows
+		previousAsOf, previousRows = p.PreviousAsOf, p.PreviousRows
 	}
-	b, _ := json.Marshal(pl)
+	// The delivered document: text and integers only, which always render.
+	b := jsonw.MustRender(jsonw.Obj{{K: "id", V: id}, {K: "type", V: EventSnapshotPromoted}, {K: "created", V: now.UTC().Format(time.RFC3339)},
+		{K: "data_point", V: p.DataPoint}, {K: "as_of", V: p.AsOf}, {K: "previous_as_of", V: previousAsOf}, {K: "rows", V: p.Rows},
+		{K: "previous_rows", V: previousRows}, {K: "snapshot", V: p.Snapshot}})
 	return state.Event{ID: id, Type: EventSnapshotPromoted, DataPoint: p.DataPoint, CreatedAt: now.UTC(), Payload: b}
 }
 

@@ -398,3 +398,131 @@ func Clean(v float64) float64 {
 	}
 	return c
 }
+
+// Writer assembles JSON in B, in order: each method writes one piece (the opening or close
+// of an object or array, a member's name, a value) and the comma the piece takes before it,
+// which it reads from the last byte written (none after an opening, a name or a comma, and
+// none in an empty B). Its methods allocate only to grow B, so a Writer over a pooled buffer
+// renders without allocating. Pieces rendered before are written with Raw, which takes the
+// comma too, or Append, which takes none (citations written back to back, a piece whose
+// comma is written with Comma because what comes before it is joined in later).
+type Writer struct {
+	B []byte
+}
+
+// sep writes the comma a value or member written now takes.
+func (w *Writer) sep() {
+	if n := len(w.B); n > 0 {
+		switch w.B[n-1] {
+		case '{', '[', ',', ':':
+		default:
+			w.B = append(w.B, ',')
+		}
+	}
+}
+
+// Comma writes a comma.
+func (w *Writer) Comma() { w.B = append(w.B, ',') }
+
+// OpenObj opens an object.
+func (w *Writer) OpenObj() { w.sep(); w.B = append(w.B, '{') }
+
+// CloseObj closes an object.
+func (w *Writer) CloseObj() { w.B = append(w.B, '}') }
+
+// OpenArr opens an array.
+func (w *Writer) OpenArr() { w.sep(); w.B = append(w.B, '[') }
+
+// CloseArr closes an array.
+func (w *Writer) CloseArr() { w.B = append(w.B, ']') }
+
+// Key writes the name of a member and its colon (HTML characters escaped, as encoding/json
+// escapes them in names).
+func (w *Writer) Key(name string) {
+	w.sep()
+	w.B = append(AppendString(w.B, name, true), ':')
+}
+
+// KeyJSON writes the name of a member rendered before as a JSON string, and its colon.
+func (w *Writer) KeyJSON(quoted []byte) {
+	w.sep()
+	w.B = append(append(w.B, quoted...), ':')
+}
+
+// String writes s as a JSON string (HTML characters kept as they are).
+func (w *Writer) String(s string) { w.sep(); w.B = AppendString(w.B, s, false) }
+
+// KeyString writes a member whose value is the string s.
+func (w *Writer) KeyString(name, s string) { w.Key(name); w.String(s) }
+
+// KeyInt writes a member whose value is n.
+func (w *Writer) KeyInt(name string, n int64) { w.Key(name); w.Int(n) }
+
+// Int writes n.
+func (w *Writer) Int(n int64) { w.sep(); w.B = strconv.AppendInt(w.B, n, 10) }
+
+// Bool writes b.
+func (w *Writer) Bool(b bool) { w.sep(); w.B = strconv.AppendBool(w.B, b) }
+
+// Null writes null.
+func (w *Writer) Null() { w.sep(); w.B = append(w.B, "null"...) }
+
+// Num writes n as Num.AppendJSON does.
+func (w *Writer) Num(n Num) (err error) {
+	w.sep()
+	w.B, err = n.AppendJSON(w.B)
+	return err
+}
+
+// Float writes f as AppendFloat does.
+func (w *Writer) Float(f float64) (err error) {
+	w.sep()
+	w.B, err = AppendFloat(w.B, f)
+	return err
+}
+
+// Value writes v as AppendValue does.
+func (w *Writer) Value(v any) (err error) {
+	w.sep()
+	w.B, err = AppendValue(w.B, v)
+	return err
+}
+
+// Obj writes o as AppendObj does.
+func (w *Writer) Obj(o Obj) (err error) {
+	w.sep()
+	w.B, err = AppendObj(w.B, o)
+	return err
+}
+
+// Members writes the members of o, without the braces around them, as AppendObj writes
+// them.
+func (w *Writer) Members(o Obj) error {
+	for _, kv := range o {
+		w.Key(kv.K)
+		if err := w.Value(kv.V); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Raw writes b, a piece rendered before (a value, members, or the name that opens a member),
+// after the comma it takes; an empty b writes nothing.
+func (w *Writer) Raw(b []byte) {
+	if len(b) > 0 {
+		w.sep()
+		w.B = append(w.B, b...)
+	}
+}
+
+// Append writes b as it is, with no comma before it.
+func (w *Writer) Append(b []byte) { w.B = append(w.B, b...) }
+
+// Member is the opening of a member that follows another, rendered once: a comma, the
+// name and its colon.
+func Member(name string) []byte {
+	w := Writer{B: []byte{','}}
+	w.Key(name)
+	return w.B
+}

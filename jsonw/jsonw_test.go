@@ -100,3 +100,121 @@ func TestNumFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterCommas checks that a Writer writes the commas between members and elements, and
+// none after an opening, a name, a comma or at the start, whatever writes the pieces.
+func TestWriterCommas(t *testing.T) {
+	cases := []struct {
+		name  string
+		write func(w *jsonw.Writer) error
+		want  string
+	}{
+		{"object of every value", func(w *jsonw.Writer) error {
+			w.OpenObj()
+			w.KeyString("s", "<a>")
+			w.KeyInt("i", -7)
+			w.Key("b")
+			w.Bool(true)
+			w.Key("z")
+			w.Null()
+			w.Key("<h>")
+			if err := w.Num(jsonw.Num{V: 1167975.9000000001, Valid: true}); err != nil {
+				return err
+			}
+			w.Key("f")
+			if err := w.Float(1e-7); err != nil {
+				return err
+			}
+			w.Key("o")
+			if err := w.Obj(jsonw.Obj{{"x", 1}}); err != nil {
+				return err
+			}
+			w.Key("v")
+			if err := w.Value([]string{"p", "q"}); err != nil {
+				return err
+			}
+			w.CloseObj()
+			return nil
+		}, `{"s":"<a>","i":-7,"b":true,"z":null,"\u003ch\u003e":1167975.9,"f":1e-7,"o":{"x":1},"v":["p","q"]}`},
+		{"arrays of arrays and objects", func(w *jsonw.Writer) error {
+			w.OpenArr()
+			w.OpenArr()
+			w.CloseArr()
+			w.OpenArr()
+			w.Int(1)
+			w.Int(2)
+			w.CloseArr()
+			w.OpenObj()
+			w.CloseObj()
+			w.OpenObj()
+			w.Key("a")
+			w.OpenArr()
+			w.String("b")
+			w.CloseArr()
+			w.CloseObj()
+			w.CloseArr()
+			return nil
+		}, `[[],[1,2],{},{"a":["b"]}]`},
+		{"members rendered before, and an empty piece", func(w *jsonw.Writer) error {
+			w.OpenObj()
+			w.Raw(nil)
+			w.Raw([]byte(`"a":1,"b":2`))
+			w.Raw(nil)
+			w.Raw([]byte(`"c":`))
+			w.Raw([]byte(`[3]`))
+			w.KeyJSON([]byte(`"d"`))
+			w.Raw([]byte(`"e"`))
+			w.CloseObj()
+			return nil
+		}, `{"a":1,"b":2,"c":[3],"d":"e"}`},
+		{"values back to back, and a comma written", func(w *jsonw.Writer) error {
+			w.OpenObj()
+			w.CloseObj()
+			w.Append([]byte(`{"x":`))
+			w.Int(1)
+			w.CloseObj()
+			w.Comma()
+			w.Key("y")
+			w.Int(2)
+			return nil
+		}, `{}{"x":1},"y":2`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var w jsonw.Writer
+			if err := c.write(&w); err != nil {
+				t.Fatal(err)
+			}
+			if string(w.B) != c.want {
+				t.Errorf("got  %s\nwant %s", w.B, c.want)
+			}
+		})
+	}
+	if got, want := string(jsonw.Member("a<b")), `,"a\u003cb":`; got != want {
+		t.Errorf("Member: got %s, want %s", got, want)
+	}
+	var w jsonw.Writer
+	if err := w.Float(math.Inf(1)); err == nil {
+		t.Error("Float(+Inf): no error")
+	}
+}
+
+// TestWriterAllocs checks that a Writer over a buffer large enough writes without allocating.
+func TestWriterAllocs(t *testing.T) {
+	w := jsonw.Writer{B: make([]byte, 0, 1024)}
+	allocs := testing.AllocsPerRun(100, func() {
+		w.B = w.B[:0]
+		w.OpenObj()
+		w.Key("name")
+		w.String("value")
+		w.Key("n")
+		w.Int(12345)
+		w.Key("x")
+		_ = w.Num(jsonw.Num{V: 2.5, Valid: true})
+		w.Raw([]byte(`"k":true`))
+		w.CloseObj()
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations, want 0", allocs)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
+	"github.com/citeq/citeq/jsonw"
 	"github.com/citeq/citeq/snapshots"
 )
 
@@ -57,7 +58,9 @@ func (s *Service) checkPosted(c *capability.Capability, snap *Snapshot, src snap
 	lin := snap.lineage()
 	sample := sel.rows[:min(sampleRows, len(sel.rows))]
 	if len(p.Sample) > 0 {
-		want := lin.appendSample(nil, sample, src.Derived)
+		var w jsonw.Writer
+		lin.writeSample(&w, sample, src.Derived)
+		want := w.B
 		if !sameJSON(p.Sample, want) {
 			return differs(apierror.CodeEvidenceRowsSample, "source_rows_sample", string(p.Sample), string(want)+" (the first five cited rows in source order)")
 		}

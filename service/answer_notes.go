@@ -7,6 +7,7 @@ import (
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
+	"github.com/citeq/citeq/jsonw"
 )
 
 // Note codes of answers that would otherwise mislead (see README, "Answers that cannot
@@ -611,7 +612,7 @@ func shareNote(m capability.Metric, n int64, where string) Obj {
 }
 
 // render renders the periods_present note of each number of periods a group has, before
-// the rows are rendered (appendRow only reads them, from as many goroutines as render rows).
+// the rows are rendered (writeRow only reads them, from as many goroutines as render rows).
 func (d *declared) render() {
 	d.rendered = map[int64][]byte{}
 	for _, n := range d.periods {
@@ -622,14 +623,16 @@ func (d *declared) render() {
 		if n < d.most {
 			msg = fmt.Sprintf("this group has a %s for %d periods (%s) where other groups of this answer have up to %d: its figures cover fewer periods than theirs", d.value, n, d.field, d.most)
 		}
-		d.rendered[n] = appendObjOrPanic(nil, Obj{{"code", NotePeriodsPresent}, {"field", d.field}, {"periods", n}, {"most", d.most}, {"message", msg}})
+		var w jsonw.Writer
+		mustObj(&w, Obj{{"code", NotePeriodsPresent}, {"field", d.field}, {"periods", n}, {"most", d.most}, {"message", msg}})
+		d.rendered[n] = w.B
 	}
 }
 
-// appendRow appends to notes (rendered, separated by commas) the periods_present note of
-// group gi.
-func (d *declared) appendRow(notes []byte, gi int) []byte {
-	return append(noteSep(notes), d.rendered[d.periods[gi]]...)
+// writeRow writes to notes (the notes of a row, separated by commas) the periods_present
+// note of group gi.
+func (d *declared) writeRow(notes *jsonw.Writer, gi int) {
+	notes.Raw(d.rendered[d.periods[gi]])
 }
 
 // aggregatesColumn reports whether metric m aggregates the values of its column, leaving

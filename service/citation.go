@@ -13,6 +13,7 @@ import (
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
+	"github.com/citeq/citeq/jsonw"
 	"github.com/citeq/citeq/snapshots"
 )
 
@@ -21,7 +22,7 @@ import (
 //
 //	{"source_id", "publisher", "source_url", "source_file", "raw_file_sha256", "as_of",
 //	 "source_rows_count", "source_rows_sample": [{"sheet", "source_row", "original_url"?,
-//	   "original_page"?}…] or null (the row's original: see lineageCols.appendOriginal),
+//	   "original_page"?}…] or null (the row's original: see lineageCols.writeOriginal),
 //	 "verify": the record citation of the first sample row ({} without one),
 //	 "lineage_filter": {"source_file", "raw_file_sha256", "filters": {the query's filters,
 //	   then each group dimension: [its value]}, "date_ranges"?, "excludes"? (the (other) row:
@@ -36,7 +37,7 @@ type citeWriter struct {
 	snap *Snapshot
 	// filters are the members of the query's canonical filters, rendered without braces.
 	filters []byte
-	// ranges is the date_ranges member with its leading comma, or nothing.
+	// ranges is the date_ranges member, or nothing.
 	ranges []byte
 	buf    []byte
 	// cites are the citations rendered, in the order rendered, an id repeated when its
@@ -70,19 +71,26 @@ type hashState interface {
 // that ids sort as their hex renderings do.
 type citeID uint64
 
-// appendRef writes id as the JSON string c_<16 hex digits>.
-func appendRef(b []byte, id citeID) []byte {
+// quoted is id as the JSON string "c_<16 hex digits>", in q.
+func (id citeID) quoted(q *[20]byte) []byte {
 	var raw [8]byte
 	binary.BigEndian.PutUint64(raw[:], uint64(id))
-	b = append(b, `"c_`...)
-	b = hex.AppendEncode(b, raw[:])
-	return append(b, '"')
+	copy(q[:], `"c_`)
+	hex.Encode(q[3:19], raw[:])
+	q[19] = '"'
+	return q[:]
+}
+
+// writeRef writes id as the JSON string "c_<16 hex digits>".
+func writeRef(w *jsonw.Writer, id citeID) {
+	var q [20]byte
+	w.Raw(id.quoted(&q))
 }
 
 // String is id as the responses write it, c_<16 hex digits>.
 func (id citeID) String() string {
-	r := appendRef(make([]byte, 0, 20), id)
-	return string(r[1 : len(r)-1])
+	var q [20]byte
+	return string(id.quoted(&q)[1:19])
 }
 
 // citation is one rendered citation: buf[start:end] of its writer, or of the writer merged
@@ -102,8 +110,11 @@ func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters 
 	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cache: cache, lin: snap.lineage(),
 		digest: sha256.New().(hashState)}
 	if len(filters) > 0 {
-		f := appendObjOrPanic(nil, filters)
-		w.filters = f[1 : len(f)-1]
+		var fw jsonw.Writer
+		if err := fw.Members(filters); err != nil {
+			panic(err)
+		}
+		w.filters = fw.B
 	}
 	var ranges Obj
 	for _, r := range c.DateRanges {
@@ -114,7 +125,12 @@ func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters 
 		}
 	}
 	if ranges != nil {
-		w.ranges = appendObjOrPanic(append([]byte(nil), `,"date_ranges":`...), ranges)
+		var rw jsonw.Writer
+		rw.Key("date_ranges")
+		if err := rw.Obj(ranges); err != nil {
+			panic(err)
+		}
+		w.ranges = rw.B
 	}
 	if cache != nil {
 		w.key = binary.AppendUvarint(w.key, snap.id)
@@ -227,14 +243,6 @@ func (w *citeWriter) body(cit citation) []byte {
 	return w.buf[cit.start:cit.end]
 }
 
-func appendObjOrPanic(b []byte, o Obj) []byte {
-	b, err := appendObj(b, o)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 // cite renders the citation of the rows of one group from one source file, and returns its
 // id. gf are the group's members of the lineage filter's filters, rendered without braces
 // (each dimension: [its value]; none for the (other) row and for the totals); other marks
@@ -252,58 +260,53 @@ func (w *citeWriter) cite(src columnar.Source, gf []byte, other bool) citeID {
 	}
 	head := &w.lin.heads[src.File]
 	start := len(w.buf)
-	b := append(w.buf, head.head...)
-	b = strconv.AppendInt(b, src.Rows, 10)
-	b = append(b, `,"source_rows_sample":`...)
-	b = w.lin.appendSample(b, src.Sample, len(w.lin.derived[src.File]) > 0)
-	b = append(b, `,"verify":`...)
+	b := jsonw.Writer{B: w.buf}
+	b.Append(head.head)
+	b.Int(src.Rows)
+	b.Key("source_rows_sample")
+	w.lin.writeSample(&b, src.Sample, len(w.lin.derived[src.File]) > 0)
+	b.Key("verify")
 	verifyRow := -1
 	if len(src.Sample) > 0 {
 		verifyRow = int(src.Sample[0])
-		b = w.lin.appendRecordCitation(b, w.snap, verifyRow)
+		w.lin.writeRecordCitation(&b, w.snap, verifyRow)
 	} else {
-		b = append(b, "{}"...)
+		b.OpenObj()
+		b.CloseObj()
 	}
-	b = append(b, head.filter...)
-	b = append(b, w.filters...)
-	if len(w.filters) > 0 && len(gf) > 0 {
-		b = append(b, ',')
-	}
-	b = append(b, gf...)
-	b = append(b, '}')
-	b = append(b, w.ranges...)
+	b.Raw(head.filter)
+	b.Raw(w.filters)
+	b.Raw(gf)
+	b.CloseObj()
+	b.Raw(w.ranges)
 	if other {
-		b = append(b, `,"excludes":`...)
-		b = append(b, w.excludes...)
+		b.Key("excludes")
+		b.Raw(w.excludes)
 	}
-	b = append(b, '}')
+	b.CloseObj()
 	if w.c.SourceView {
-		b = append(b, head.view...)
+		b.Raw(head.view)
 		if len(src.Sheets) == 0 {
-			b = append(b, "null"...)
+			b.Null()
 		} else {
 			sheets := w.lin.lineageText.sheet
-			for i, sh := range src.Sheets {
-				if i == 0 {
-					b = append(b, '[')
-				} else {
-					b = append(b, ',')
-				}
-				b = append(b, sheets[sh]...)
+			b.OpenArr()
+			for _, sh := range src.Sheets {
+				b.Raw(sheets[sh])
 			}
-			b = append(b, ']')
+			b.CloseArr()
 		}
-		b = append(b, '}')
+		b.CloseObj()
 	}
-	b = append(b, '}')
+	b.CloseObj()
 	if err := w.digest.UnmarshalBinary(head.state); err != nil {
 		panic(err) // a state the same digest saved
 	}
-	w.digest.Write(b[start+len(head.head):])
+	w.digest.Write(b.B[start+len(head.head):])
 	id := citeID(binary.BigEndian.Uint64(w.digest.Sum(w.sum[:0])))
-	w.buf = b
+	w.buf = b.B
 	if key != nil {
-		w.cache.put(key, cachedCite{id: id, json: append([]byte(nil), b[start:]...), verifyRow: verifyRow})
+		w.cache.put(key, cachedCite{id: id, json: append([]byte(nil), b.B[start:]...), verifyRow: verifyRow})
 	}
 	w.add(id, start, verifyRow)
 	return id
@@ -315,27 +318,23 @@ func (w *citeWriter) refs(srcs []columnar.Source, group Obj) []string {
 	if len(srcs) == 0 {
 		return nil
 	}
-	var gf []byte
+	var gf jsonw.Writer
 	other := false
 	for _, kv := range group {
 		if kv.V == OtherGroup {
 			other = true
 			continue
 		}
-		if len(gf) > 0 {
-			gf = append(gf, ',')
-		}
-		gf = appendString(gf, kv.K, true)
-		gf = append(gf, ":["...)
-		var err error
-		if gf, err = appendValue(gf, kv.V); err != nil {
+		gf.Key(kv.K)
+		gf.OpenArr()
+		if err := gf.Value(kv.V); err != nil {
 			panic(err)
 		}
-		gf = append(gf, ']')
+		gf.CloseArr()
 	}
 	refs := make([]string, len(srcs))
 	for i, src := range srcs {
-		refs[i] = w.cite(src, gf, other).String()
+		refs[i] = w.cite(src, gf.B, other).String()
 	}
 	return refs
 }
@@ -350,16 +349,19 @@ func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, evidence bool) 
 		return append(pieces, []byte("{}"))
 	}
 	memo := hashMemo{}
-	refs := make([]byte, 0, len(cites)*len(`,"c_0123456789abcdef":`))
+	// Each ref is a piece of its own, the citation written after it: the comma before the
+	// next is written, not read from the ref.
+	refs := jsonw.Writer{B: make([]byte, 0, len(cites)*len(`,"c_0123456789abcdef":`))}
 	for i, cit := range cites {
-		start := len(refs)
+		start := len(refs.B)
 		if i == 0 {
-			refs = append(refs, '{')
+			refs.OpenObj()
 		} else {
-			refs = append(refs, ',')
+			refs.Comma()
 		}
-		refs = append(appendRef(refs, cit.id), ':')
-		ref, body := refs[start:len(refs):len(refs)], w.body(cit)
+		var q [20]byte
+		refs.KeyJSON(cit.id.quoted(&q))
+		ref, body := refs.B[start:len(refs.B):len(refs.B)], w.body(cit)
 		if !evidence {
 			pieces = append(pieces, ref, body)
 			continue
@@ -372,7 +374,12 @@ func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, evidence bool) 
 		if e != nil {
 			ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
 		}
-		pieces = append(pieces, ref, body[:len(body)-1], append(appendObjOrPanic([]byte(`,"evidence":`), ev), '}'))
+		evw := jsonw.Writer{B: append([]byte(nil), evidenceMember...)}
+		if err := evw.Obj(ev); err != nil {
+			panic(err)
+		}
+		evw.CloseObj()
+		pieces = append(pieces, ref, body[:len(body)-1], evw.B)
 	}
 	return append(pieces, []byte("}"))
 }
@@ -381,8 +388,13 @@ func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, evidence bool) 
 // endpoint takes, {"source_id", "source_url", "source_file", "sheet", "source_row",
 // "raw_file_sha256", "as_of", "derived"?, "original_url"?, "original_page"?}.
 func appendRecordCitation(b []byte, snap *Snapshot, r int) []byte {
-	return snap.lineage().appendRecordCitation(b, snap, r)
+	w := jsonw.Writer{B: b}
+	snap.lineage().writeRecordCitation(&w, snap, r)
+	return w.B
 }
+
+// evidenceMember opens the evidence member of a citation rendered with its verification.
+var evidenceMember = jsonw.Member("evidence")
 
 // lineageCols are the lineage columns of a snapshot's table, which every query decodes, with
 // their values rendered as JSON strings once per snapshot (lineageText).
@@ -400,7 +412,7 @@ type lineageText struct {
 	once            sync.Once
 	file, id, sheet [][]byte
 	sha             [][]byte
-	url, derived    [][]byte // by file code: the quoted source_url, the derived members
+	url, derived    [][]byte // by file code: the quoted source_url, the derived members (derivedMembers)
 	asOf            []byte
 	heads           []citeHead // by file code
 }
@@ -414,7 +426,7 @@ type citeHead struct {
 	head []byte
 	// state is the SHA-256 state after hashing head.
 	state []byte
-	// filter opens the lineage filter, up to the brace of its filters member.
+	// filter opens the lineage_filter member, up to the brace of its filters member.
 	filter []byte
 	// view opens the source_view member, up to the name of its sheets member.
 	view []byte
@@ -423,37 +435,36 @@ type citeHead struct {
 // newCiteHead renders the constant parts of the citations of file.
 func newCiteHead(snap *Snapshot, file string) citeHead {
 	ms := snap.sources[file]
-	b := append([]byte(nil), `{"source_id":`...)
-	b = appendString(b, ms.SourceID, false)
-	b = append(b, `,"publisher":`...)
-	b = appendString(b, ms.Publisher, false)
-	b = append(b, `,"source_url":`...)
-	b = appendString(b, ms.URL, false)
-	b = appendDerived(b, ms)
-	b = append(b, `,"source_file":`...)
-	b = appendString(b, file, false)
-	b = append(b, `,"raw_file_sha256":`...)
-	b = appendString(b, ms.SHA256, false)
-	b = append(b, `,"as_of":`...)
-	b = appendString(b, snap.fileAsOf(file), false)
-	b = append(b, `,"source_rows_count":`...)
+	var b jsonw.Writer
+	b.OpenObj()
+	b.KeyString("source_id", ms.SourceID)
+	b.KeyString("publisher", ms.Publisher)
+	b.KeyString("source_url", ms.URL)
+	writeDerived(&b, ms)
+	b.KeyString("source_file", file)
+	b.KeyString("raw_file_sha256", ms.SHA256)
+	b.KeyString("as_of", snap.fileAsOf(file))
+	b.Key("source_rows_count")
 	d := sha256.New()
-	d.Write(b)
+	d.Write(b.B)
 	state, err := d.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
 		panic(err)
 	}
-	f := append([]byte(nil), `,"lineage_filter":{"source_file":`...)
-	f = appendString(f, file, false)
-	f = append(f, `,"raw_file_sha256":`...)
-	f = appendString(f, ms.SHA256, false)
-	f = append(f, `,"filters":{`...)
-	v := append([]byte(nil), `,"source_view":{"title":`...)
-	v = appendString(v, ms.Title, false)
-	v = append(v, `,"release":`...)
-	v = appendString(v, ms.Release, false)
-	v = append(v, `,"sheets":`...)
-	return citeHead{head: b, state: state, filter: f, view: v}
+	var f jsonw.Writer
+	f.Key("lineage_filter")
+	f.OpenObj()
+	f.KeyString("source_file", file)
+	f.KeyString("raw_file_sha256", ms.SHA256)
+	f.Key("filters")
+	f.OpenObj()
+	var v jsonw.Writer
+	v.Key("source_view")
+	v.OpenObj()
+	v.KeyString("title", ms.Title)
+	v.KeyString("release", ms.Release)
+	v.Key("sheets")
+	return citeHead{head: b.B, state: state, filter: f.B, view: v.B}
 }
 
 func (snap *Snapshot) lineage() lineageCols {
@@ -465,12 +476,12 @@ func (snap *Snapshot) lineage() lineageCols {
 	}
 	l.once.Do(func() {
 		l.lineageText.file, l.lineageText.id, l.lineageText.sheet, l.lineageText.sha = quotedValues(l.file), quotedValues(l.id), quotedValues(l.sheet), quotedValues(l.sha)
-		l.asOf = appendString(nil, snap.Manifest.AsOf, false)
+		l.asOf = jsonw.AppendString(nil, snap.Manifest.AsOf, false)
 		if l.file.Kind == columnar.Dict {
 			for _, f := range l.file.Values {
 				src := snap.sources[f]
-				l.url = append(l.url, appendString(nil, src.URL, false))
-				l.derived = append(l.derived, appendDerived(nil, src))
+				l.url = append(l.url, jsonw.AppendString(nil, src.URL, false))
+				l.derived = append(l.derived, derivedMembers(src))
 				l.heads = append(l.heads, newCiteHead(snap, f))
 			}
 		}
@@ -486,86 +497,86 @@ func quotedValues(c *columnar.Column) [][]byte {
 	}
 	out := make([][]byte, len(c.Values))
 	for i, v := range c.Values {
-		out[i] = appendString(nil, v, false)
+		out[i] = jsonw.AppendString(nil, v, false)
 	}
 	return out
 }
 
-// appendQuoted writes row r of lineage column c as a JSON string (its text, "" when null),
+// writeQuoted writes row r of lineage column c as a JSON string (its text, "" when null),
 // from q, its values rendered once, when it has them.
-func appendQuoted(b []byte, c *columnar.Column, q [][]byte, r int) []byte {
+func writeQuoted(w *jsonw.Writer, c *columnar.Column, q [][]byte, r int) {
 	if q != nil {
 		if code := c.Codes[r]; code >= 0 {
-			return append(b, q[code]...)
+			w.Raw(q[code])
+			return
 		}
-		return append(b, `""`...)
+		w.String("")
+		return
 	}
 	v, _ := c.Text(r)
-	return appendString(b, v, false)
+	w.String(v)
 }
 
-// appendRecordCitation is the package function, with the columns looked up once.
-func (l lineageCols) appendRecordCitation(b []byte, snap *Snapshot, r int) []byte {
-	b = append(b, `{"source_id":`...)
-	b = appendQuoted(b, l.id, l.lineageText.id, r)
-	b = append(b, `,"source_url":`...)
+// writeRecordCitation is appendRecordCitation, with the columns looked up once.
+func (l lineageCols) writeRecordCitation(w *jsonw.Writer, snap *Snapshot, r int) {
+	w.OpenObj()
+	w.Key("source_id")
+	writeQuoted(w, l.id, l.lineageText.id, r)
+	w.Key("source_url")
 	var derived []byte
 	if code := l.file.Codes[r]; l.url != nil && code >= 0 {
-		b = append(b, l.url[code]...)
+		w.Raw(l.url[code])
 		derived = l.derived[code]
 	} else {
 		file, _ := l.file.Text(r)
 		src := snap.sources[file]
-		b = appendString(b, src.URL, false)
-		derived = appendDerived(nil, src)
+		w.String(src.URL)
+		derived = derivedMembers(src)
 	}
-	b = append(b, `,"source_file":`...)
-	b = appendQuoted(b, l.file, l.lineageText.file, r)
-	b = append(b, `,"sheet":`...)
-	b = appendQuoted(b, l.sheet, l.lineageText.sheet, r)
-	b = append(b, `,"source_row":`...)
-	b = strconv.AppendInt(b, intAt(l.row, r), 10)
-	b = append(b, `,"raw_file_sha256":`...)
-	b = appendQuoted(b, l.sha, l.lineageText.sha, r)
-	b = append(b, `,"as_of":`...)
+	w.Key("source_file")
+	writeQuoted(w, l.file, l.lineageText.file, r)
+	w.Key("sheet")
+	writeQuoted(w, l.sheet, l.lineageText.sheet, r)
+	w.KeyInt("source_row", intAt(l.row, r))
+	w.Key("raw_file_sha256")
+	writeQuoted(w, l.sha, l.lineageText.sha, r)
+	w.Key("as_of")
 	if snap.derived != nil {
 		file, _ := l.file.Text(r)
-		b = appendString(b, snap.fileAsOf(file), false)
+		w.String(snap.fileAsOf(file))
 	} else {
-		b = append(b, l.asOf...)
+		w.Raw(l.asOf)
 	}
 	if len(derived) > 0 && l.hasOriginal(r) {
-		b = append(b, `,"derived":true`...)
-		b = l.appendOriginal(b, r)
+		w.Key("derived")
+		w.Bool(true)
+		l.writeOriginal(w, r)
 	} else {
-		b = append(b, derived...)
+		w.Raw(derived)
 	}
-	return append(b, '}')
+	w.CloseObj()
 }
 
-// appendSample writes the source_rows_sample of an aggregate citation: each of the table rows
-// rows as {"sheet", "source_row"}, with the row's original (appendOriginal) when the file is
+// writeSample writes the source_rows_sample of an aggregate citation: each of the table rows
+// rows as {"sheet", "source_row"}, with the row's original (writeOriginal) when the file is
 // derived; null for none.
-func (l lineageCols) appendSample(b []byte, rows []int32, derived bool) []byte {
+func (l lineageCols) writeSample(w *jsonw.Writer, rows []int32, derived bool) {
 	if len(rows) == 0 {
-		return append(b, "null"...)
+		w.Null()
+		return
 	}
-	for i, r := range rows {
-		if i == 0 {
-			b = append(b, '[')
-		} else {
-			b = append(b, ',')
-		}
-		b = append(b, `{"sheet":`...)
-		b = appendQuoted(b, l.sheet, l.lineageText.sheet, int(r))
-		b = append(b, `,"source_row":`...)
-		b = strconv.AppendInt(b, intAt(l.row, int(r)), 10)
+	w.OpenArr()
+	for _, r := range rows {
+		w.OpenObj()
+		w.Key("sheet")
+		writeQuoted(w, l.sheet, l.lineageText.sheet, int(r))
+		w.KeyInt("source_row", intAt(l.row, int(r)))
 		if derived {
-			b = l.appendOriginal(b, int(r))
+			l.writeOriginal(w, int(r))
 		}
-		b = append(b, '}')
+		w.CloseObj()
 	}
-	return append(b, ']')
+	w.CloseArr()
 }
 
 // originalsColumns are the columns the row citations of c read besides the lineage: the
@@ -586,25 +597,22 @@ func (l lineageCols) hasOriginal(r int) bool {
 	return ok && doc != ""
 }
 
-// appendOriginal writes the original of row r of a derived file whose rows each name the
+// writeOriginal writes the original of row r of a derived file whose rows each name the
 // publisher's document and page they were copied from (a transcription):
 // ,"original_url":<the document>,"original_page":<its page> (the page left out when the row
 // names none). A row that names no document, or a capability whose rows do not, writes
 // nothing: its citation's original is the file's.
-func (l lineageCols) appendOriginal(b []byte, r int) []byte {
+func (l lineageCols) writeOriginal(w *jsonw.Writer, r int) {
 	if !l.hasOriginal(r) {
-		return b
+		return
 	}
 	doc, _ := l.doc.Text(r)
-	b = append(b, `,"original_url":`...)
-	b = appendString(b, doc, false)
+	w.KeyString("original_url", doc)
 	if l.page != nil {
 		if page, ok := l.page.Text(r); ok && page != "" {
-			b = append(b, `,"original_page":`...)
-			b = appendString(b, page, false)
+			w.KeyString("original_page", page)
 		}
 	}
-	return b
 }
 
 // fileAsOf is the as_of the snapshot cites file with: its own, or, for a derived snapshot,
@@ -631,15 +639,23 @@ func intAt(c *columnar.Column, r int) int64 {
 	return n
 }
 
-// appendDerived marks a citation of a derived file (a third party's extract or re-save of
+// writeDerived marks a citation of a derived file (a third party's extract or re-save of
 // the publisher's data): "derived":true and the publisher's own address of the original.
 // The file named, hashed and re-opened is the derived copy itself.
-func appendDerived(b []byte, src snapshots.Source) []byte {
-	if !src.Derived {
-		return b
+func writeDerived(w *jsonw.Writer, src snapshots.Source) {
+	if src.Derived {
+		w.Key("derived")
+		w.Bool(true)
+		w.KeyString("original_url", src.OriginalURL)
 	}
-	b = append(b, `,"derived":true,"original_url":`...)
-	return appendString(b, src.OriginalURL, false)
+}
+
+// derivedMembers are the members writeDerived writes for src, rendered (none for a file that
+// is not derived).
+func derivedMembers(src snapshots.Source) []byte {
+	var w jsonw.Writer
+	writeDerived(&w, src)
+	return w.B
 }
 
 // bufPool recycles the scratch buffers responses and citations are rendered in.

@@ -25,9 +25,9 @@ type Citation struct {
 	Row       int    `json:"source_row"`
 	SHA256    string `json:"raw_file_sha256"`
 	AsOf      string `json:"as_of"`
-	// Derived and OriginalURL are present on citations of a derived file (see appendDerived),
+	// Derived and OriginalURL are present on citations of a derived file (see writeDerived),
 	// and OriginalPage, with OriginalURL the document, on those of a transcription's row
-	// that names the publisher's document and page it was copied from (appendOriginal).
+	// that names the publisher's document and page it was copied from (writeOriginal).
 	Derived      bool   `json:"derived,omitempty"`
 	OriginalURL  string `json:"original_url,omitempty"`
 	OriginalPage string `json:"original_page,omitempty"`

@@ -23,29 +23,28 @@ type Num = jsonw.Num
 // rawJSON is a value already rendered as compact JSON, written as is.
 type rawJSON = jsonw.RawJSON
 
-func appendObj(b []byte, o Obj) ([]byte, error)         { return jsonw.AppendObj(b, o) }
-func appendValue(b []byte, v any) ([]byte, error)       { return jsonw.AppendValue(b, v) }
-func appendFloat(b []byte, f float64) ([]byte, error)   { return jsonw.AppendFloat(b, f) }
-func appendString(b []byte, s string, html bool) []byte { return jsonw.AppendString(b, s, html) }
-func mustJSON(v any) []byte                             { return jsonw.MustRender(v) }
-func clean(v float64) float64                           { return jsonw.Clean(v) }
+func mustJSON(v any) []byte   { return jsonw.MustRender(v) }
+func clean(v float64) float64 { return jsonw.Clean(v) }
 
-// appendTyped writes text v of a field of type t as appendValue writes typed(t, v), without
-// making it an interface value.
-func appendTyped(b []byte, t capability.Type, v string) ([]byte, error) {
+// writeTyped writes text v of a field of type t as jsonw writes typed(t, v), without making
+// it an interface value.
+func writeTyped(w *jsonw.Writer, t capability.Type, v string) error {
 	switch t {
 	case capability.Integer:
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return strconv.AppendInt(b, n, 10), nil
+			w.Int(n)
+			return nil
 		}
 	case capability.Number:
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			return appendFloat(b, f)
+			return w.Float(f)
 		}
 	case capability.Boolean:
 		if x, err := strconv.ParseBool(v); err == nil {
-			return strconv.AppendBool(b, x), nil
+			w.Bool(x)
+			return nil
 		}
 	}
-	return appendString(b, v, false), nil
+	w.String(v)
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/internal/testenv"
+	"github.com/citeq/citeq/jsonw"
 	"github.com/citeq/citeq/jsonw/jsonwtest"
 )
 
@@ -93,7 +94,7 @@ func TestQueryPayloadsAreCanonicalJSON(t *testing.T) {
 }
 
 // TestNoteFastPaths checks the notes a many-group answer writes straight to bytes against
-// appendObj's rendering of the same note: the null-row note of each metric that has one, and
+// jsonw's rendering of the same note: the null-row note of each metric that has one, and
 // the periods_present notes of groups with the most periods and with fewer.
 func TestNoteFastPaths(t *testing.T) {
 	n := 0
@@ -104,7 +105,9 @@ func TestNoteFastPaths(t *testing.T) {
 			}
 			for _, rows := range []int64{1, 7, 1234567} {
 				n++
-				if got, want := appendNullNote(nil, m, rows), appendObjOrPanic(nil, nullNote(m, rows)); string(got) != string(want) {
+				var w jsonw.Writer
+				writeNullNote(&w, m, rows)
+				if got, want := w.B, mustJSON(nullNote(m, rows)); string(got) != string(want) {
 					t.Errorf("%s %s %d: got %s, want %s", c.ID, m.Name, rows, got, want)
 				}
 			}
@@ -120,9 +123,10 @@ func TestNoteFastPaths(t *testing.T) {
 		if periods < d.most {
 			msg = fmt.Sprintf("this group has a %s for %d periods (%s) where other groups of this answer have up to %d: its figures cover fewer periods than theirs", d.value, periods, d.field, d.most)
 		}
-		want := appendObjOrPanic([]byte(`{"a":1},`), Obj{{"code", NotePeriodsPresent}, {"field", d.field}, {"periods", periods}, {"most", d.most}, {"message", msg}})
-		if got := d.appendRow([]byte(`{"a":1}`), gi); string(got) != string(want) {
-			t.Errorf("group %d: got %s, want %s", gi, got, want)
+		want := append([]byte(`{"a":1},`), mustJSON(Obj{{"code", NotePeriodsPresent}, {"field", d.field}, {"periods", periods}, {"most", d.most}, {"message", msg}})...)
+		w := jsonw.Writer{B: []byte(`{"a":1}`)}
+		if d.writeRow(&w, gi); string(w.B) != string(want) {
+			t.Errorf("group %d: got %s, want %s", gi, w.B, want)
 		}
 	}
 }

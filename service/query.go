@@ -13,6 +13,7 @@ import (
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
+	"github.com/citeq/citeq/jsonw"
 )
 
 // sampleRows is how many source rows an aggregate citation samples.
@@ -397,13 +398,19 @@ func (s *Service) render(c *capability.Capability, snap *Snapshot, p *Params, ev
 		}
 		summary = append(summary, pageSummary(p, p.offset+nrecs, more)...)
 	}
-	head := appendObjOrPanic(nil, Obj{
-		{"capability", c.ID},
-		{"as_of", snap.Manifest.AsOf},
-		{"query", canon},
-		{"summary", summary},
-	})
-	return s.assemble(head[:len(head)-1], out, rowsTail, recs, cw, p.IncludeEvidence), nil
+	var head jsonw.Writer
+	head.OpenObj()
+	head.KeyString("capability", c.ID)
+	head.KeyString("as_of", snap.Manifest.AsOf)
+	head.Key("query")
+	if err := head.Value(canon); err != nil {
+		panic(err)
+	}
+	head.Key("summary")
+	if err := head.Obj(summary); err != nil {
+		panic(err)
+	}
+	return s.assemble(head.B, out, rowsTail, recs, cw, p.IncludeEvidence), nil
 }
 
 // keptGroups are the groups of rows, listed before (other): the (other) row's lineage filter
@@ -433,9 +440,11 @@ func keptGroups(c *capability.Capability, p *Params, rows []outRow) []Obj {
 // bracket). release returns the buffers.
 func (s *Service) renderRows(c *capability.Capability, rr *rowRenderer, rows []outRow, cw *citeWriter, filters Obj) (out, tail []byte, release func()) {
 	rowsBuf := getBuf()
-	out = append((*rowsBuf)[:0], '[')
+	w := jsonw.Writer{B: (*rowsBuf)[:0]}
+	w.OpenArr()
 	if len(rows) < parallelRows || runtime.GOMAXPROCS(0) < 2 {
-		out = rr.render(out, rows, cw)
+		rr.render(&w, rows, cw)
+		out = w.B
 		return out, nil, func() { putBuf(rowsBuf, out) }
 	}
 	mid := len(rows) / 2
@@ -446,15 +455,16 @@ func (s *Service) renderRows(c *capability.Capability, rr *rowRenderer, rows []o
 		n2 += len(r.sources)
 	}
 	cw2.excludes, cw2.cites = cw.excludes, make([]citation, 0, n2)
-	second := (*secondBuf)[:0]
+	second := jsonw.Writer{B: (*secondBuf)[:0]}
 	var failed any
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer func() { failed = recover() }()
-		second = rr.render(second, rows[mid:], cw2)
+		rr.render(&second, rows[mid:], cw2)
 	}()
-	out = rr.render(out, rows[:mid], cw)
+	rr.render(&w, rows[:mid], cw)
+	out = w.B
 	<-done
 	if failed != nil {
 		putBuf(rowsBuf, out)
@@ -463,7 +473,7 @@ func (s *Service) renderRows(c *capability.Capability, rr *rowRenderer, rows []o
 	// The second half is written after the first, from its own buffer, and the second
 	// writer's citations with the first's.
 	cw.merge(cw2)
-	return out, second, func() { putBuf(rowsBuf, out); putBuf(secondBuf, second); putBuf(citeBuf2, cw2.buf) }
+	return out, second.B, func() { putBuf(rowsBuf, out); putBuf(secondBuf, second.B); putBuf(citeBuf2, cw2.buf) }
 }
 
 // summary is the answer's summary up to its notes: the group counts, the matched rows, every
@@ -545,7 +555,7 @@ func (s *Service) assemble(head, out, tail []byte, recs rawJSON, cw *citeWriter,
 
 // Pieces of the answers' JSON.
 var (
-	rowsMember, recordsMember, citationsMember = []byte(`,"rows":`), []byte(`,"records":`), []byte(`,"citations":`)
+	rowsMember, recordsMember, citationsMember = jsonw.Member("rows"), jsonw.Member("records"), jsonw.Member("citations")
 	comma, closeBracket, closeBrace            = []byte(","), []byte("]"), []byte("}")
 )
 
@@ -557,7 +567,7 @@ type rowRenderer struct {
 	snap       *Snapshot
 	p          *Params
 	results    []MetricResult
-	metricKeys [][]byte // each metric's name, rendered, and a colon
+	metricKeys [][]byte // each metric's name, rendered
 	// keys are each group dimension's name, rendered; types their field types.
 	keys  [][]byte
 	types []capability.Type
@@ -569,113 +579,97 @@ func newRowRenderer(c *capability.Capability, snap *Snapshot, p *Params, results
 	rr := &rowRenderer{snap: snap, p: p, results: results, metricKeys: make([][]byte, len(results)),
 		keys: make([][]byte, len(p.GroupBy)), types: make([]capability.Type, len(p.GroupBy))}
 	for j, mr := range results {
-		rr.metricKeys[j] = append(appendString(nil, mr.Metric.Name, true), ':')
+		rr.metricKeys[j] = jsonw.AppendString(nil, mr.Metric.Name, true)
 	}
 	for k, name := range p.GroupBy {
 		f, _ := c.Field(name)
-		rr.keys[k], rr.types[k] = appendString(nil, name, true), f.Type
+		rr.keys[k], rr.types[k] = jsonw.AppendString(nil, name, true), f.Type
 	}
 	return rr
 }
 
-// render appends rows to out, separated by commas, citing their sources with cw.
-func (rr *rowRenderer) render(out []byte, rows []outRow, cw *citeWriter) []byte {
+// render writes rows to out, separated by commas, citing their sources with cw.
+func (rr *rowRenderer) render(out *jsonw.Writer, rows []outRow, cw *citeWriter) {
 	notesMemo := newNoteMemo(len(rr.results))
-	var notes []byte
-	var err error
-	// val holds the row's group values rendered (vals[k] ends value k), gf its members of the
-	// lineage filters, ids its citations.
-	var val, gf []byte
-	vals := make([]int, len(rr.keys))
+	// notes holds the row's notes, gf its members of the lineage filters, ids its citations.
+	var notes, gf jsonw.Writer
 	var ids []citeID
 	for i := range rows {
 		r := &rows[i]
-		val = val[:0]
-		for k, t := range rr.types {
+		out.OpenObj()
+		out.Key("group")
+		out.OpenObj()
+		gf.B = gf.B[:0]
+		for k, key := range rr.keys {
+			out.KeyJSON(key)
+			from := len(out.B)
 			switch {
 			case r.other:
-				val = appendString(val, OtherGroup, false)
+				out.String(OtherGroup)
 			case r.null[k]:
-				val = append(val, "null"...)
+				out.Null()
 			default:
-				if val, err = appendTyped(val, t, r.group[k]); err != nil {
+				if err := writeTyped(out, rr.types[k], r.group[k]); err != nil {
 					panic(err)
 				}
 			}
-			vals[k] = len(val)
-		}
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, `{"group":{`...)
-		gf = gf[:0]
-		from := 0
-		for k, key := range rr.keys {
-			v := val[from:vals[k]]
-			from = vals[k]
-			if k > 0 {
-				out = append(out, ',')
-			}
-			out = append(append(out, key...), ':')
-			out = append(out, v...)
 			if !r.other {
-				if k > 0 {
-					gf = append(gf, ',')
-				}
-				gf = append(append(gf, key...), ":["...)
-				gf = append(append(gf, v...), ']')
+				gf.KeyJSON(key)
+				gf.OpenArr()
+				gf.Raw(out.B[from:])
+				gf.CloseArr()
 			}
 		}
-		out = append(out, `},"metrics":{`...)
-		notes = notes[:0]
+		out.CloseObj()
+		out.Key("metrics")
+		out.OpenObj()
+		notes.B = notes.B[:0]
 		for j := range rr.results {
 			mr := &rr.results[j]
-			if j > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, rr.metricKeys[j]...)
+			out.KeyJSON(rr.metricKeys[j])
 			v := rowValue(mr, r)
-			if out, err = v.AppendJSON(out); err != nil {
+			if err := out.Num(v); err != nil {
 				panic(err)
 			}
 			if v.Valid && !r.other && !mr.Groups.Mixed[r.gi] && (mr.Metric.NullNote == "" || mr.Groups.NullRows[r.gi] == 0) {
 				continue // no note (noteMemo.row would add none)
 			}
-			notes = notesMemo.row(notes, rr.snap, rr.p, j, mr, r, v.Valid)
+			notesMemo.row(&notes, rr.snap, rr.p, j, mr, r, v.Valid)
 		}
 		if rr.decl != nil && !r.other {
-			notes = rr.decl.appendRow(notes, r.gi)
+			rr.decl.writeRow(&notes, r.gi)
 		}
-		out = append(out, '}')
-		if len(notes) > 0 {
-			out = append(out, `,"notes":[`...)
-			out = append(append(out, notes...), ']')
+		out.CloseObj()
+		if len(notes.B) > 0 {
+			out.Key("notes")
+			out.OpenArr()
+			out.Raw(notes.B)
+			out.CloseArr()
 		}
 		ids = ids[:0]
 		for _, src := range r.sources {
-			ids = append(ids, cw.cite(src, gf, r.other))
+			ids = append(ids, cw.cite(src, gf.B, r.other))
 		}
-		out = append(out, `,"lineage":{"citation_ref":`...)
+		out.Key("lineage")
+		out.OpenObj()
+		out.Key("citation_ref")
 		if len(ids) == 0 {
-			out = append(out, "null"...)
+			out.Null()
 		} else {
-			out = appendRef(out, ids[0])
+			writeRef(out, ids[0])
 		}
 		if len(ids) > 1 {
-			out = append(out, `,"citation_refs":[`...)
-			for j, id := range ids {
-				if j > 0 {
-					out = append(out, ',')
-				}
-				out = appendRef(out, id)
+			out.Key("citation_refs")
+			out.OpenArr()
+			for _, id := range ids {
+				writeRef(out, id)
 			}
-			out = append(out, ']')
+			out.CloseArr()
 		}
-		out = append(out, `,"source_rows_count":`...)
-		out = strconv.AppendInt(out, sourceRows(r.sources), 10)
-		out = append(out, "}}"...)
+		out.KeyInt("source_rows_count", sourceRows(r.sources))
+		out.CloseObj()
+		out.CloseObj()
 	}
-	return out
 }
 
 func orEmptyNotes(n []Obj) []Obj {
@@ -803,7 +797,7 @@ func rowValue(mr *MetricResult, r *outRow) Num {
 // repeat others', which depend on the group) are rendered once per metric.
 type noteMemo struct {
 	// text holds, by metric and kind (mixed units, null on a row, null on the (other) row),
-	// the notes rendered without their brackets, once done says so.
+	// the notes rendered and separated by commas, once done says so.
 	text [][]byte
 	done []bool
 }
@@ -812,23 +806,24 @@ func newNoteMemo(metrics int) *noteMemo {
 	return &noteMemo{text: make([][]byte, 3*metrics), done: make([]bool, 3*metrics)}
 }
 
-// row appends to notes (rendered, separated by commas) the notes of metric j (result mr) on
-// row r, whose value is valid or null, as the rows render them: the null-row count and
-// mixed-units notes, then rowNullNote for a null value.
-func (m *noteMemo) row(notes []byte, snap *Snapshot, p *Params, j int, mr *MetricResult, r *outRow, valid bool) []byte {
+// row writes to notes (the notes of a row, separated by commas) the notes of metric j
+// (result mr) on row r, whose value is valid or null, as the rows render them: the null-row
+// count and mixed-units notes, then rowNullNote for a null value.
+func (m *noteMemo) row(notes *jsonw.Writer, snap *Snapshot, p *Params, j int, mr *MetricResult, r *outRow, valid bool) {
 	if !r.other && mr.held != nil && mr.held[r.gi] != nil {
-		return appendObjOrPanic(noteSep(notes), mr.held[r.gi])
+		mustObj(notes, mr.held[r.gi])
+		return
 	}
 	if !r.other {
 		if mr.Metric.NullNote != "" && mr.Groups.NullRows[r.gi] > 0 {
-			notes = appendNullNote(noteSep(notes), mr.Metric, mr.Groups.NullRows[r.gi])
+			writeNullNote(notes, mr.Metric, mr.Groups.NullRows[r.gi])
 		}
 		if mr.Groups.Mixed[r.gi] {
-			notes = m.once(notes, j, 0, func() []Obj { return []Obj{mixedNote(mr.Metric)} })
+			m.once(notes, j, 0, func() []Obj { return []Obj{mixedNote(mr.Metric)} })
 		}
 	}
 	if valid || !r.other && mr.Groups.Mixed[r.gi] {
-		return notes
+		return
 	}
 	kind := 1
 	if r.other {
@@ -836,52 +831,47 @@ func (m *noteMemo) row(notes []byte, snap *Snapshot, p *Params, j int, mr *Metri
 	}
 	if !r.other && len(snap.Cap.Repeats) > 0 {
 		for _, n := range rowNullNote(snap, p, *mr, *r) {
-			notes = appendObjOrPanic(noteSep(notes), n)
+			mustObj(notes, n)
 		}
-		return notes
+		return
 	}
-	return m.once(notes, j, kind, func() []Obj { return rowNullNote(snap, p, *mr, *r) })
+	m.once(notes, j, kind, func() []Obj { return rowNullNote(snap, p, *mr, *r) })
 }
 
-// noteSep is notes followed by the comma before another note, when it has one.
-func noteSep(notes []byte) []byte {
-	if len(notes) > 0 {
-		return append(notes, ',')
+// mustObj writes o, which cannot fail to render (a note); it panics otherwise.
+func mustObj(w *jsonw.Writer, o Obj) {
+	if err := w.Obj(o); err != nil {
+		panic(err)
 	}
-	return notes
 }
 
-// once appends the notes of metric j of a kind, rendered the first time.
-func (m *noteMemo) once(dst []byte, j, kind int, notes func() []Obj) []byte {
+// once writes the notes of metric j of a kind, rendered the first time.
+func (m *noteMemo) once(dst *jsonw.Writer, j, kind int, notes func() []Obj) {
 	i := 3*j + kind
 	if !m.done[i] {
-		if r := mustJSON(notes()); string(r) != "null" && string(r) != "[]" {
-			m.text[i] = r[1 : len(r)-1]
+		var w jsonw.Writer
+		for _, n := range notes() {
+			mustObj(&w, n)
 		}
+		m.text[i] = w.B
 		m.done[i] = true
 	}
-	if len(m.text[i]) == 0 {
-		return dst
-	}
-	return append(noteSep(dst), m.text[i]...)
+	dst.Raw(m.text[i])
 }
 
 func nullNote(m capability.Metric, n int64) Obj {
 	return Obj{{"code", m.NullNote}, {"metric", m.Name}, {"count", n}, {"message", nullMessage(m, n)}}
 }
 
-// appendNullNote appends nullNote(m, n) as appendObj renders it, without building it: a row's
+// writeNullNote writes nullNote(m, n) as jsonw renders it, without building it: a row's
 // note, written once per row of a many-group answer.
-func appendNullNote(b []byte, m capability.Metric, n int64) []byte {
-	b = append(b, `{"code":`...)
-	b = appendString(b, m.NullNote, false)
-	b = append(b, `,"metric":`...)
-	b = appendString(b, m.Name, false)
-	b = append(b, `,"count":`...)
-	b = strconv.AppendInt(b, n, 10)
-	b = append(b, `,"message":`...)
-	b = appendString(b, nullMessage(m, n), false)
-	return append(b, '}')
+func writeNullNote(w *jsonw.Writer, m capability.Metric, n int64) {
+	w.OpenObj()
+	w.KeyString("code", m.NullNote)
+	w.KeyString("metric", m.Name)
+	w.KeyInt("count", n)
+	w.KeyString("message", nullMessage(m, n))
+	w.CloseObj()
 }
 
 // nullMessage is the message of nullNote.
@@ -966,59 +956,56 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 	}
 	keys := make([][]byte, len(c.Fields))
 	for fi, f := range c.Fields {
-		keys[fi] = append(appendString(nil, f.Name, true), ':')
+		keys[fi] = jsonw.AppendString(nil, f.Name, true)
 	}
 	lin := snap.lineage()
-	b := make([]byte, 0, n*(64+32*len(c.Fields)))
-	b = append(b, '[')
+	b := jsonw.Writer{B: make([]byte, 0, n*(64+32*len(c.Fields)))}
+	b.OpenArr()
 	for i, r := range rows {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '{')
+		b.OpenObj()
 		for fi, f := range c.Fields {
-			if fi > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, keys[fi]...)
-			if b, err = appendCell(b, f.Type, cells[fi], i); err != nil {
+			b.KeyJSON(keys[fi])
+			if err := writeCell(&b, f.Type, cells[fi], i); err != nil {
 				panic(err)
 			}
 		}
-		if len(c.Fields) > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `"citation":`...)
-		b = lin.appendRecordCitation(b, snap, r)
-		b = append(b, '}')
-		if len(b) >= PageBytes && i+1 < n {
-			return append(b, ']'), i + 1, nil
+		b.Key("citation")
+		lin.writeRecordCitation(&b, snap, r)
+		b.CloseObj()
+		if len(b.B) >= PageBytes && i+1 < n {
+			b.CloseArr()
+			return b.B, i + 1, nil
 		}
 	}
-	return append(b, ']'), n, nil
+	b.CloseArr()
+	return b.B, n, nil
 }
 
-// appendCell writes cell i of a field of type t as a record gives it: null, a number (with
+// writeCell writes cell i of a field of type t as a record gives it: null, a number (with
 // at most 15 significant digits), an integer, a boolean, or the text.
-func appendCell(b []byte, t capability.Type, c *columnar.Cells, i int) ([]byte, error) {
+func writeCell(w *jsonw.Writer, t capability.Type, c *columnar.Cells, i int) error {
 	if !c.Valid[i] {
-		return append(b, "null"...), nil
+		w.Null()
+		return nil
 	}
 	switch {
 	case t == capability.Number && c.Floats != nil:
-		return Num{V: c.Floats[i], Valid: true}.AppendJSON(b)
+		return w.Num(Num{V: c.Floats[i], Valid: true})
 	case t == capability.Integer && c.Ints != nil:
-		return strconv.AppendInt(b, c.Ints[i], 10), nil
+		w.Int(c.Ints[i])
+		return nil
 	case t == capability.Boolean && c.Bools != nil:
-		return strconv.AppendBool(b, c.Bools[i]), nil
+		w.Bool(c.Bools[i])
+		return nil
 	}
 	v, _ := c.Text(i)
 	if t == capability.Number {
 		fv, _ := strconv.ParseFloat(v, 64)
-		return Num{V: fv, Valid: true}.AppendJSON(b)
+		return w.Num(Num{V: fv, Valid: true})
 	}
 	if t == capability.String || t == capability.Date {
-		return appendString(b, v, false), nil // typed's value of these, without boxing it
+		w.String(v) // typed's value of these, without boxing it
+		return nil
 	}
-	return appendValue(b, typed(t, v))
+	return w.Value(typed(t, v))
 }

@@ -412,14 +412,13 @@ type Writer struct {
 
 // sep writes the comma a value or member written now takes.
 func (w *Writer) sep() {
-	if n := len(w.B); n > 0 {
-		switch w.B[n-1] {
-		case '{', '[', ',', ':':
-		default:
-			w.B = append(w.B, ',')
-		}
+	if n := len(w.B); n > 0 && !noComma[w.B[n-1]] {
+		w.B = append(w.B, ',')
 	}
 }
+
+// noComma are the last bytes written after which a value or member takes no comma.
+var noComma = [256]bool{'{': true, '[': true, ',': true, ':': true}
 
 // Comma writes a comma.
 func (w *Writer) Comma() { w.B = append(w.B, ',') }
@@ -441,6 +440,22 @@ func (w *Writer) CloseArr() { w.B = append(w.B, ']') }
 func (w *Writer) Key(name string) {
 	w.sep()
 	w.B = append(AppendString(w.B, name, true), ':')
+}
+
+// Name is the name of a member rendered once, as Key writes it: quoted (HTML characters
+// escaped) and followed by its colon. The names written on every row or citation of an
+// answer are Names, so a row copies them rather than escaping them again.
+type Name []byte
+
+// NameOf is name rendered as a Name.
+func NameOf(name string) Name {
+	return append(AppendString(make(Name, 0, len(name)+3), name, true), ':')
+}
+
+// Name writes the name of a member rendered once, n.
+func (w *Writer) Name(n Name) {
+	w.sep()
+	w.B = append(w.B, n...)
 }
 
 // KeyJSON writes the name of a member rendered before as a JSON string, and its colon.

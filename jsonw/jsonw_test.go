@@ -112,6 +112,8 @@ func TestWriterCommas(t *testing.T) {
 		{"object of every value", func(w *jsonw.Writer) error {
 			w.OpenObj()
 			w.KeyString("s", "<a>")
+			w.Name(jsonw.NameOf("n<"))
+			w.String("named")
 			w.KeyInt("i", -7)
 			w.Key("b")
 			w.Bool(true)
@@ -135,7 +137,7 @@ func TestWriterCommas(t *testing.T) {
 			}
 			w.CloseObj()
 			return nil
-		}, `{"s":"<a>","i":-7,"b":true,"z":null,"\u003ch\u003e":1167975.9,"f":1e-7,"o":{"x":1},"v":["p","q"]}`},
+		}, `{"s":"<a>","n\u003c":"named","i":-7,"b":true,"z":null,"\u003ch\u003e":1167975.9,"f":1e-7,"o":{"x":1},"v":["p","q"]}`},
 		{"arrays of arrays and objects", func(w *jsonw.Writer) error {
 			w.OpenArr()
 			w.OpenArr()
@@ -202,10 +204,11 @@ func TestWriterCommas(t *testing.T) {
 // TestWriterAllocs checks that a Writer over a buffer large enough writes without allocating.
 func TestWriterAllocs(t *testing.T) {
 	w := jsonw.Writer{B: make([]byte, 0, 1024)}
+	name := jsonw.NameOf("name")
 	allocs := testing.AllocsPerRun(100, func() {
 		w.B = w.B[:0]
 		w.OpenObj()
-		w.Key("name")
+		w.Name(name)
 		w.String("value")
 		w.Key("n")
 		w.Int(12345)

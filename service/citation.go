@@ -263,9 +263,9 @@ func (w *citeWriter) cite(src columnar.Source, gf []byte, other bool) citeID {
 	b := jsonw.Writer{B: w.buf}
 	b.Append(head.head)
 	b.Int(src.Rows)
-	b.Key("source_rows_sample")
+	b.Name(nSourceRowsSample)
 	w.lin.writeSample(&b, src.Sample, len(w.lin.derived[src.File]) > 0)
-	b.Key("verify")
+	b.Name(nVerify)
 	verifyRow := -1
 	if len(src.Sample) > 0 {
 		verifyRow = int(src.Sample[0])
@@ -280,7 +280,7 @@ func (w *citeWriter) cite(src columnar.Source, gf []byte, other bool) citeID {
 	b.CloseObj()
 	b.Raw(w.ranges)
 	if other {
-		b.Key("excludes")
+		b.Name(nExcludes)
 		b.Raw(w.excludes)
 	}
 	b.CloseObj()
@@ -520,9 +520,9 @@ func writeQuoted(w *jsonw.Writer, c *columnar.Column, q [][]byte, r int) {
 // writeRecordCitation is appendRecordCitation, with the columns looked up once.
 func (l lineageCols) writeRecordCitation(w *jsonw.Writer, snap *Snapshot, r int) {
 	w.OpenObj()
-	w.Key("source_id")
+	w.Name(nSourceID)
 	writeQuoted(w, l.id, l.lineageText.id, r)
-	w.Key("source_url")
+	w.Name(nSourceURL)
 	var derived []byte
 	if code := l.file.Codes[r]; l.url != nil && code >= 0 {
 		w.Raw(l.url[code])
@@ -533,14 +533,15 @@ func (l lineageCols) writeRecordCitation(w *jsonw.Writer, snap *Snapshot, r int)
 		w.String(src.URL)
 		derived = derivedMembers(src)
 	}
-	w.Key("source_file")
+	w.Name(nSourceFile)
 	writeQuoted(w, l.file, l.lineageText.file, r)
-	w.Key("sheet")
+	w.Name(nSheet)
 	writeQuoted(w, l.sheet, l.lineageText.sheet, r)
-	w.KeyInt("source_row", intAt(l.row, r))
-	w.Key("raw_file_sha256")
+	w.Name(nSourceRow)
+	w.Int(intAt(l.row, r))
+	w.Name(nRawFileSHA256)
 	writeQuoted(w, l.sha, l.lineageText.sha, r)
-	w.Key("as_of")
+	w.Name(nAsOf)
 	if snap.derived != nil {
 		file, _ := l.file.Text(r)
 		w.String(snap.fileAsOf(file))
@@ -548,7 +549,7 @@ func (l lineageCols) writeRecordCitation(w *jsonw.Writer, snap *Snapshot, r int)
 		w.Raw(l.asOf)
 	}
 	if len(derived) > 0 && l.hasOriginal(r) {
-		w.Key("derived")
+		w.Name(nDerived)
 		w.Bool(true)
 		l.writeOriginal(w, r)
 	} else {
@@ -568,9 +569,10 @@ func (l lineageCols) writeSample(w *jsonw.Writer, rows []int32, derived bool) {
 	w.OpenArr()
 	for _, r := range rows {
 		w.OpenObj()
-		w.Key("sheet")
+		w.Name(nSheet)
 		writeQuoted(w, l.sheet, l.lineageText.sheet, int(r))
-		w.KeyInt("source_row", intAt(l.row, int(r)))
+		w.Name(nSourceRow)
+		w.Int(intAt(l.row, int(r)))
 		if derived {
 			l.writeOriginal(w, int(r))
 		}
@@ -607,10 +609,12 @@ func (l lineageCols) writeOriginal(w *jsonw.Writer, r int) {
 		return
 	}
 	doc, _ := l.doc.Text(r)
-	w.KeyString("original_url", doc)
+	w.Name(nOriginalURL)
+	w.String(doc)
 	if l.page != nil {
 		if page, ok := l.page.Text(r); ok && page != "" {
-			w.KeyString("original_page", page)
+			w.Name(nOriginalPage)
+			w.String(page)
 		}
 	}
 }
@@ -657,6 +661,36 @@ func derivedMembers(src snapshots.Source) []byte {
 	writeDerived(&w, src)
 	return w.B
 }
+
+// The names of the members written on every row, note and citation of an answer, rendered
+// once.
+var (
+	nAsOf             = jsonw.NameOf("as_of")
+	nCitation         = jsonw.NameOf("citation")
+	nCitationRef      = jsonw.NameOf("citation_ref")
+	nCitationRefs     = jsonw.NameOf("citation_refs")
+	nCode             = jsonw.NameOf("code")
+	nCount            = jsonw.NameOf("count")
+	nDerived          = jsonw.NameOf("derived")
+	nExcludes         = jsonw.NameOf("excludes")
+	nGroup            = jsonw.NameOf("group")
+	nLineage          = jsonw.NameOf("lineage")
+	nMessage          = jsonw.NameOf("message")
+	nMetric           = jsonw.NameOf("metric")
+	nMetrics          = jsonw.NameOf("metrics")
+	nNotes            = jsonw.NameOf("notes")
+	nOriginalPage     = jsonw.NameOf("original_page")
+	nOriginalURL      = jsonw.NameOf("original_url")
+	nRawFileSHA256    = jsonw.NameOf("raw_file_sha256")
+	nSheet            = jsonw.NameOf("sheet")
+	nSourceFile       = jsonw.NameOf("source_file")
+	nSourceID         = jsonw.NameOf("source_id")
+	nSourceRow        = jsonw.NameOf("source_row")
+	nSourceRowsCount  = jsonw.NameOf("source_rows_count")
+	nSourceRowsSample = jsonw.NameOf("source_rows_sample")
+	nSourceURL        = jsonw.NameOf("source_url")
+	nVerify           = jsonw.NameOf("verify")
+)
 
 // bufPool recycles the scratch buffers responses and citations are rendered in.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}

@@ -567,23 +567,23 @@ type rowRenderer struct {
 	snap       *Snapshot
 	p          *Params
 	results    []MetricResult
-	metricKeys [][]byte // each metric's name, rendered
-	// keys are each group dimension's name, rendered; types their field types.
-	keys  [][]byte
+	metricKeys []jsonw.Name // each metric's name
+	// keys are each group dimension's name; types their field types.
+	keys  []jsonw.Name
 	types []capability.Type
 	// decl gives each group's periods present, when the groups' numbers differ.
 	decl *declared
 }
 
 func newRowRenderer(c *capability.Capability, snap *Snapshot, p *Params, results []MetricResult) *rowRenderer {
-	rr := &rowRenderer{snap: snap, p: p, results: results, metricKeys: make([][]byte, len(results)),
-		keys: make([][]byte, len(p.GroupBy)), types: make([]capability.Type, len(p.GroupBy))}
+	rr := &rowRenderer{snap: snap, p: p, results: results, metricKeys: make([]jsonw.Name, len(results)),
+		keys: make([]jsonw.Name, len(p.GroupBy)), types: make([]capability.Type, len(p.GroupBy))}
 	for j, mr := range results {
-		rr.metricKeys[j] = jsonw.AppendString(nil, mr.Metric.Name, true)
+		rr.metricKeys[j] = jsonw.NameOf(mr.Metric.Name)
 	}
 	for k, name := range p.GroupBy {
 		f, _ := c.Field(name)
-		rr.keys[k], rr.types[k] = jsonw.AppendString(nil, name, true), f.Type
+		rr.keys[k], rr.types[k] = jsonw.NameOf(name), f.Type
 	}
 	return rr
 }
@@ -597,11 +597,11 @@ func (rr *rowRenderer) render(out *jsonw.Writer, rows []outRow, cw *citeWriter) 
 	for i := range rows {
 		r := &rows[i]
 		out.OpenObj()
-		out.Key("group")
+		out.Name(nGroup)
 		out.OpenObj()
 		gf.B = gf.B[:0]
 		for k, key := range rr.keys {
-			out.KeyJSON(key)
+			out.Name(key)
 			from := len(out.B)
 			switch {
 			case r.other:
@@ -614,19 +614,19 @@ func (rr *rowRenderer) render(out *jsonw.Writer, rows []outRow, cw *citeWriter) 
 				}
 			}
 			if !r.other {
-				gf.KeyJSON(key)
+				gf.Name(key)
 				gf.OpenArr()
 				gf.Raw(out.B[from:])
 				gf.CloseArr()
 			}
 		}
 		out.CloseObj()
-		out.Key("metrics")
+		out.Name(nMetrics)
 		out.OpenObj()
 		notes.B = notes.B[:0]
 		for j := range rr.results {
 			mr := &rr.results[j]
-			out.KeyJSON(rr.metricKeys[j])
+			out.Name(rr.metricKeys[j])
 			v := rowValue(mr, r)
 			if err := out.Num(v); err != nil {
 				panic(err)
@@ -641,7 +641,7 @@ func (rr *rowRenderer) render(out *jsonw.Writer, rows []outRow, cw *citeWriter) 
 		}
 		out.CloseObj()
 		if len(notes.B) > 0 {
-			out.Key("notes")
+			out.Name(nNotes)
 			out.OpenArr()
 			out.Raw(notes.B)
 			out.CloseArr()
@@ -650,23 +650,24 @@ func (rr *rowRenderer) render(out *jsonw.Writer, rows []outRow, cw *citeWriter) 
 		for _, src := range r.sources {
 			ids = append(ids, cw.cite(src, gf.B, r.other))
 		}
-		out.Key("lineage")
+		out.Name(nLineage)
 		out.OpenObj()
-		out.Key("citation_ref")
+		out.Name(nCitationRef)
 		if len(ids) == 0 {
 			out.Null()
 		} else {
 			writeRef(out, ids[0])
 		}
 		if len(ids) > 1 {
-			out.Key("citation_refs")
+			out.Name(nCitationRefs)
 			out.OpenArr()
 			for _, id := range ids {
 				writeRef(out, id)
 			}
 			out.CloseArr()
 		}
-		out.KeyInt("source_rows_count", sourceRows(r.sources))
+		out.Name(nSourceRowsCount)
+		out.Int(sourceRows(r.sources))
 		out.CloseObj()
 		out.CloseObj()
 	}
@@ -867,10 +868,14 @@ func nullNote(m capability.Metric, n int64) Obj {
 // note, written once per row of a many-group answer.
 func writeNullNote(w *jsonw.Writer, m capability.Metric, n int64) {
 	w.OpenObj()
-	w.KeyString("code", m.NullNote)
-	w.KeyString("metric", m.Name)
-	w.KeyInt("count", n)
-	w.KeyString("message", nullMessage(m, n))
+	w.Name(nCode)
+	w.String(m.NullNote)
+	w.Name(nMetric)
+	w.String(m.Name)
+	w.Name(nCount)
+	w.Int(n)
+	w.Name(nMessage)
+	w.String(nullMessage(m, n))
 	w.CloseObj()
 }
 
@@ -954,9 +959,9 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 	if err != nil {
 		return nil, 0, unreadable(snap, err)
 	}
-	keys := make([][]byte, len(c.Fields))
+	keys := make([]jsonw.Name, len(c.Fields))
 	for fi, f := range c.Fields {
-		keys[fi] = jsonw.AppendString(nil, f.Name, true)
+		keys[fi] = jsonw.NameOf(f.Name)
 	}
 	lin := snap.lineage()
 	b := jsonw.Writer{B: make([]byte, 0, n*(64+32*len(c.Fields)))}
@@ -964,12 +969,12 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 	for i, r := range rows {
 		b.OpenObj()
 		for fi, f := range c.Fields {
-			b.KeyJSON(keys[fi])
+			b.Name(keys[fi])
 			if err := writeCell(&b, f.Type, cells[fi], i); err != nil {
 				panic(err)
 			}
 		}
-		b.Key("citation")
+		b.Name(nCitation)
 		lin.writeRecordCitation(&b, snap, r)
 		b.CloseObj()
 		if len(b.B) >= PageBytes && i+1 < n {

@@ -519,8 +519,7 @@ func writeQuoted(w *jsonw.Writer, c *columnar.Column, q [][]byte, r int) {
 
 // writeRecordCitation is appendRecordCitation, with the columns looked up once.
 func (l lineageCols) writeRecordCitation(w *jsonw.Writer, snap *Snapshot, r int) {
-	w.OpenObj()
-	w.Name(nSourceID)
+	w.Raw(openRecordCitation)
 	writeQuoted(w, l.id, l.lineageText.id, r)
 	w.Name(nSourceURL)
 	var derived []byte
@@ -568,8 +567,7 @@ func (l lineageCols) writeSample(w *jsonw.Writer, rows []int32, derived bool) {
 	}
 	w.OpenArr()
 	for _, r := range rows {
-		w.OpenObj()
-		w.Name(nSheet)
+		w.Raw(openSample)
 		writeQuoted(w, l.sheet, l.lineageText.sheet, int(r))
 		w.Name(nSourceRow)
 		w.Int(intAt(l.row, int(r)))
@@ -691,6 +689,22 @@ var (
 	nSourceURL        = jsonw.NameOf("source_url")
 	nVerify           = jsonw.NameOf("verify")
 )
+
+// The openings of the objects written most often, rendered once: a sample row of an
+// aggregate citation, a record citation, a row and its lineage.
+var (
+	openSample         = opening(func(w *jsonw.Writer) { w.OpenObj(); w.Name(nSheet) })
+	openRecordCitation = opening(func(w *jsonw.Writer) { w.OpenObj(); w.Name(nSourceID) })
+	openRow            = opening(func(w *jsonw.Writer) { w.OpenObj(); w.Name(nGroup); w.OpenObj() })
+	openLineage        = opening(func(w *jsonw.Writer) { w.Name(nLineage); w.OpenObj(); w.Name(nCitationRef) })
+)
+
+// opening renders the pieces write writes, once.
+func opening(write func(w *jsonw.Writer)) []byte {
+	var w jsonw.Writer
+	write(&w)
+	return w.B
+}
 
 // bufPool recycles the scratch buffers responses and citations are rendered in.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}

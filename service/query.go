@@ -596,9 +596,7 @@ func (rr *rowRenderer) render(out *jsonw.Writer, rows []outRow, cw *citeWriter) 
 	var ids []citeID
 	for i := range rows {
 		r := &rows[i]
-		out.OpenObj()
-		out.Name(nGroup)
-		out.OpenObj()
+		out.Raw(openRow)
 		gf.B = gf.B[:0]
 		for k, key := range rr.keys {
 			out.Name(key)
@@ -650,9 +648,7 @@ func (rr *rowRenderer) render(out *jsonw.Writer, rows []outRow, cw *citeWriter) 
 		for _, src := range r.sources {
 			ids = append(ids, cw.cite(src, gf.B, r.other))
 		}
-		out.Name(nLineage)
-		out.OpenObj()
-		out.Name(nCitationRef)
+		out.Raw(openLineage)
 		if len(ids) == 0 {
 			out.Null()
 		} else {

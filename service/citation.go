@@ -281,7 +281,7 @@ func (w *citeWriter) cite(src columnar.Source, gf []byte, other bool) citeID {
 	b.Raw(w.ranges)
 	if other {
 		b.Name(nExcludes)
-		b.Raw(w.excludes)
+		b.Append(w.excludes)
 	}
 	b.CloseObj()
 	if w.c.SourceView {
@@ -503,11 +503,12 @@ func quotedValues(c *columnar.Column) [][]byte {
 }
 
 // writeQuoted writes row r of lineage column c as a JSON string (its text, "" when null),
-// from q, its values rendered once, when it has them.
+// from q, its values rendered once, when it has them: the value of the member just named,
+// which takes no comma before it.
 func writeQuoted(w *jsonw.Writer, c *columnar.Column, q [][]byte, r int) {
 	if q != nil {
 		if code := c.Codes[r]; code >= 0 {
-			w.Raw(q[code])
+			w.Append(q[code])
 			return
 		}
 		w.String("")
@@ -524,7 +525,7 @@ func (l lineageCols) writeRecordCitation(w *jsonw.Writer, snap *Snapshot, r int)
 	w.Name(nSourceURL)
 	var derived []byte
 	if code := l.file.Codes[r]; l.url != nil && code >= 0 {
-		w.Raw(l.url[code])
+		w.Append(l.url[code]) // the value of source_url
 		derived = l.derived[code]
 	} else {
 		file, _ := l.file.Text(r)
@@ -545,7 +546,7 @@ func (l lineageCols) writeRecordCitation(w *jsonw.Writer, snap *Snapshot, r int)
 		file, _ := l.file.Text(r)
 		w.String(snap.fileAsOf(file))
 	} else {
-		w.Raw(l.asOf)
+		w.Append(l.asOf) // the value of as_of
 	}
 	if len(derived) > 0 && l.hasOriginal(r) {
 		w.Name(nDerived)

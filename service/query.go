@@ -614,7 +614,7 @@ func (rr *rowRenderer) render(out *jsonw.Writer, rows []outRow, cw *citeWriter) 
 			if !r.other {
 				gf.Name(key)
 				gf.OpenArr()
-				gf.Raw(out.B[from:])
+				gf.Append(out.B[from:])
 				gf.CloseArr()
 			}
 		}
@@ -641,7 +641,7 @@ func (rr *rowRenderer) render(out *jsonw.Writer, rows []outRow, cw *citeWriter) 
 		if len(notes.B) > 0 {
 			out.Name(nNotes)
 			out.OpenArr()
-			out.Raw(notes.B)
+			out.Append(notes.B)
 			out.CloseArr()
 		}
 		ids = ids[:0]

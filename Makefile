@@ -78,7 +78,7 @@ FUZZ_KEEP ?=
 FUZZ_TARGETS := \
 	./service:FuzzQueryJSON ./service:FuzzQueryPairs ./service:FuzzEvidenceJSON ./jsonw:FuzzRenderString \
 	./api:FuzzSubscriptionBody ./webhooks:FuzzGuardControl ./mcp:FuzzToolArguments \
-	./grid:FuzzParse ./ingest/xls:FuzzRead ./ingest/xls:FuzzWorkbookStream ./ingest/fetch:FuzzCheckFile \
+	./grid:FuzzParse ./grid/xls:FuzzRead ./grid/xls:FuzzWorkbookStream ./ingest/fetch:FuzzCheckFile \
 	./ingest/fcc:FuzzParseNotice
 fuzz:
 	@cache=$$($(GO) env GOCACHE)/fuzz/$$($(GO) list -m); \

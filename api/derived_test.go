@@ -24,7 +24,6 @@ func TestCapabilitiesSayDerived(t *testing.T) {
 		Capabilities []struct {
 			ID           string `json:"capability"`
 			Path         string `json:"path"`
-			Answerable   bool   `json:"answerable"`
 			Derived      *bool  `json:"derived"`
 			DerivedFiles []struct {
 				File        string `json:"source_file"`

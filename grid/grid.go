@@ -16,7 +16,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/citeq/citeq/ingest/xls"
+	"github.com/citeq/citeq/grid/xls"
 )
 
 // Kind is the storage type of a cell as the file records it.

@@ -10,10 +10,10 @@ import (
 
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/grid"
+	"github.com/citeq/citeq/grid/xls"
 	"github.com/citeq/citeq/ingest"
 	"github.com/citeq/citeq/ingest/fetch"
 	"github.com/citeq/citeq/ingest/kit"
-	"github.com/citeq/citeq/ingest/xls"
 	"github.com/citeq/citeq/snapshots"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/citeq/citeq/grid"
+	"github.com/citeq/citeq/grid/xls"
 	"github.com/citeq/citeq/ingest/kit"
-	"github.com/citeq/citeq/ingest/xls"
 )
 
 // The agency's "Natural Gas Electric Power Price" workbook by state: sheet Data 1 holds the

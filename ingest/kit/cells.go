@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/citeq/citeq/grid"
-	"github.com/citeq/citeq/ingest/xls"
+	"github.com/citeq/citeq/grid/xls"
 )
 
 // Blank reports whether a cell stands for "no value": empty, white space, a lone period, or

@@ -568,13 +568,14 @@ func (l lineageCols) appendSample(b []byte, rows []int32, derived bool) []byte {
 	return append(b, ']')
 }
 
-// originalsColumns are the columns the row citations of c read besides the lineage: the
-// original document and page of its transcriptions' rows (capability.Originals), or none.
-func originalsColumns(c *capability.Capability) []string {
+// citationColumns are the columns the record citations of c read: the lineage columns, and
+// the original document and page of its transcriptions' rows (capability.Originals).
+func citationColumns(c *capability.Capability) []string {
+	cols := []string{capability.ColSourceFile, capability.ColSheet, capability.ColSourceID, capability.ColSourceRow, capability.ColRawSHA256}
 	if o := c.Originals; o != nil {
-		return []string{o.Document, o.Page}
+		cols = append(cols, o.Document, o.Page)
 	}
-	return nil
+	return cols
 }
 
 // hasOriginal reports whether row r names the publisher's document it was copied from.

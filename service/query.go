@@ -239,8 +239,7 @@ func Evaluate(c *capability.Capability, t *columnar.Table, p *Params) (*Evaluati
 // QueryColumns are the columns read to answer p: filters, date ranges, group keys, metric
 // inputs and units, and the lineage columns the citations quote.
 func QueryColumns(c *capability.Capability, p *Params) []string {
-	cols := []string{capability.ColSourceFile, capability.ColSheet, capability.ColSourceID, capability.ColSourceRow, capability.ColRawSHA256}
-	cols = append(cols, originalsColumns(c)...)
+	cols := citationColumns(c)
 	for _, name := range c.FilterNames()[1:] {
 		if _, ok := p.Filters[name]; ok {
 			cols = append(cols, name)

@@ -341,15 +341,14 @@ func (w *citeWriter) refs(srcs []columnar.Source, group Obj) []string {
 }
 
 // citationPieces appends to pieces those of the citations member of the response: every
-// citation by id, ids ascending, each its id and colon, then its rendering. With evidence,
-// each citation gets the verification of its verify member as a last member, evidence (its
-// id stays the hash of the citation without it).
-func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, evidence bool) [][]byte {
+// citation by id, ids ascending, each its id and colon, then its rendering. With evidence
+// (run not nil), each citation gets the verification of its verify member as a last member,
+// evidence (its id stays the hash of the citation without it).
+func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, run *verifyRun) [][]byte {
 	cites := w.sorted()
 	if len(cites) == 0 {
 		return append(pieces, []byte("{}"))
 	}
-	memo := hashMemo{}
 	refs := make([]byte, 0, len(cites)*len(`,"c_0123456789abcdef":`))
 	for i, cit := range cites {
 		start := len(refs)
@@ -360,7 +359,7 @@ func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, evidence bool) 
 		}
 		refs = append(appendRef(refs, cit.id), ':')
 		ref, body := refs[start:len(refs):len(refs)], w.body(cit)
-		if !evidence {
+		if run == nil {
 			pieces = append(pieces, ref, body)
 			continue
 		}
@@ -368,7 +367,7 @@ func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, evidence bool) 
 		if cit.verifyRow >= 0 {
 			verify = appendRecordCitation(nil, w.snap, cit.verifyRow)
 		}
-		ev, e := s.evidenceWith(verify, memo)
+		ev, e := s.evidenceWith(verify, run)
 		if e != nil {
 			ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
 		}

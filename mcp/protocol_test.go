@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -254,24 +252,8 @@ func contains(l []string, s string) bool {
 // (subscriptions/listen) and a 2025-11-25 session both hear that the tools and the resources
 // changed, and the new snapshot is then listed.
 func TestListChangedOnPromotion(t *testing.T) {
-	data := testenv.Data(t)
-	dir := t.TempDir()
-	for _, d := range []string{"snapshots", "raw"} {
-		if err := os.Symlink(filepath.Join(data, d), filepath.Join(dir, d)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	full, err := os.ReadFile(filepath.Join(data, "catalog.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cat map[string]map[string]map[string]string
-	json.Unmarshal(full, &cat)
-	delete(cat["promoted"], "natural_gas.prices")
-	less, _ := json.Marshal(cat)
-	catalog := filepath.Join(dir, "catalog.json")
-	os.WriteFile(catalog, less, 0o644)
-	svc, err := service.New(dir)
+	w := testenv.Withhold(t, testenv.Data(t), func(p map[string]map[string]string) { delete(p, "natural_gas.prices") })
+	svc, err := service.New(w.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,9 +271,7 @@ func TestListChangedOnPromotion(t *testing.T) {
 	modern, hm := listen("2026-07-28")
 	legacy, hl := listen("2025-11-25")
 	time.Sleep(500 * time.Millisecond) // the listen stream and the session's GET stream open
-	os.WriteFile(catalog, full, 0o644)
-	later := time.Now().Add(time.Minute)
-	os.Chtimes(catalog, later, later)
+	w.Promote(t)
 	if changed, err := svc.Reload(); err != nil || !changed {
 		t.Fatalf("reload: %v %v", changed, err)
 	}

@@ -52,7 +52,7 @@ func (s *Service) checkPosted(c *capability.Capability, snap *Snapshot, src snap
 		}
 	}
 	t := snap.Table
-	if err := t.Need(append([]string{capability.ColSheet, capability.ColSourceRow, capability.ColSourceID, capability.ColRawSHA256}, originalsColumns(c)...)...); err != nil {
+	if err := t.Need(citationColumns(c)...); err != nil {
 		return unreadable(snap, err)
 	}
 	lin := snap.lineage()

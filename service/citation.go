@@ -340,15 +340,14 @@ func (w *citeWriter) refs(srcs []columnar.Source, group Obj) []string {
 }
 
 // citationPieces appends to pieces those of the citations member of the response: every
-// citation by id, ids ascending, each its id and colon, then its rendering. With evidence,
-// each citation gets the verification of its verify member as a last member, evidence (its
-// id stays the hash of the citation without it).
-func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, evidence bool) [][]byte {
+// citation by id, ids ascending, each its id and colon, then its rendering. With evidence
+// (run not nil), each citation gets the verification of its verify member as a last member,
+// evidence (its id stays the hash of the citation without it).
+func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, run *verifyRun) [][]byte {
 	cites := w.sorted()
 	if len(cites) == 0 {
 		return append(pieces, []byte("{}"))
 	}
-	memo := hashMemo{}
 	// Each ref is a piece of its own, the citation written after it: the comma before the
 	// next is written, not read from the ref.
 	refs := jsonw.Writer{B: make([]byte, 0, len(cites)*len(`,"c_0123456789abcdef":`))}
@@ -362,7 +361,7 @@ func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, evidence bool) 
 		var q [20]byte
 		refs.KeyJSON(cit.id.quoted(&q))
 		ref, body := refs.B[start:len(refs.B):len(refs.B)], w.body(cit)
-		if !evidence {
+		if run == nil {
 			pieces = append(pieces, ref, body)
 			continue
 		}
@@ -370,7 +369,7 @@ func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, evidence bool) 
 		if cit.verifyRow >= 0 {
 			verify = appendRecordCitation(nil, w.snap, cit.verifyRow)
 		}
-		ev, e := s.evidenceWith(verify, memo)
+		ev, e := s.evidenceWith(verify, run)
 		if e != nil {
 			ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
 		}
@@ -580,13 +579,14 @@ func (l lineageCols) writeSample(w *jsonw.Writer, rows []int32, derived bool) {
 	w.CloseArr()
 }
 
-// originalsColumns are the columns the row citations of c read besides the lineage: the
-// original document and page of its transcriptions' rows (capability.Originals), or none.
-func originalsColumns(c *capability.Capability) []string {
+// citationColumns are the columns the record citations of c read: the lineage columns, and
+// the original document and page of its transcriptions' rows (capability.Originals).
+func citationColumns(c *capability.Capability) []string {
+	cols := []string{capability.ColSourceFile, capability.ColSheet, capability.ColSourceID, capability.ColSourceRow, capability.ColRawSHA256}
 	if o := c.Originals; o != nil {
-		return []string{o.Document, o.Page}
+		cols = append(cols, o.Document, o.Page)
 	}
-	return nil
+	return cols
 }
 
 // hasOriginal reports whether row r names the publisher's document it was copied from.

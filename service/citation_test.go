@@ -225,7 +225,11 @@ func TestCiteWriterMatchesObjCitations(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if got := bytes.Join(w.citationPieces(nil, svc, evidence), nil); !bytes.Equal(got, wantJSON) {
+					var run *verifyRun
+					if evidence {
+						run = svc.newVerifyRun(nil)
+					}
+					if got := bytes.Join(w.citationPieces(nil, svc, run), nil); !bytes.Equal(got, wantJSON) {
 						t.Errorf("evidence %v: citations differ:\n got %.600s\nwant %.600s", evidence, got, wantJSON)
 					}
 				}

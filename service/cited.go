@@ -182,8 +182,7 @@ func citedAs(ct citing, posted Citation) (Citation, *apierror.Error) {
 		}
 		return want, nil
 	}
-	lineage := []string{capability.ColSourceFile, capability.ColSheet, capability.ColSourceID, capability.ColSourceRow, capability.ColRawSHA256}
-	if err := ct.snap.Table.Need(append(lineage, originalsColumns(ct.snap.Cap)...)...); err != nil {
+	if err := ct.snap.Table.Need(citationColumns(ct.snap.Cap)...); err != nil {
 		return Citation{}, unreadable(ct.snap, err)
 	}
 	var want Citation

@@ -56,7 +56,7 @@ func (s *Service) Evidence(ctx context.Context, body []byte) ([]byte, *apierror.
 	if err := json.Unmarshal(body, &c); err != nil {
 		return nil, apierror.New(400, apierror.CodeEvidenceInvalid, "the citation does not parse (%v); source_row is an integer (22 or \"22\"), the other members strings", err)
 	}
-	ev, e := s.verify(c, true, hashMemo{})
+	ev, e := s.verify(c, true, s.newVerifyRun(nil))
 	if e != nil {
 		return nil, e
 	}
@@ -89,13 +89,13 @@ func rowAsNumber(body []byte) ([]byte, *apierror.Error) {
 
 // evidenceFor verifies the rendered record citation verify.
 func (s *Service) evidenceFor(verify []byte) (Obj, *apierror.Error) {
-	return s.evidenceWith(verify, hashMemo{})
+	return s.evidenceWith(verify, s.newVerifyRun(nil))
 }
 
 // evidenceWith verifies the rendered record citation verify, hashing each raw file at most
 // once per memo: a response with include_evidence hashes each file it cites once, however
 // many of its citations quote that file.
-func (s *Service) evidenceWith(verify []byte, memo hashMemo) (Obj, *apierror.Error) {
+func (s *Service) evidenceWith(verify []byte, memo *verifyRun) (Obj, *apierror.Error) {
 	var c Citation
 	if err := json.Unmarshal(verify, &c); err != nil {
 		return nil, apierror.New(400, apierror.CodeEvidenceInvalid, "%v", err)
@@ -103,8 +103,21 @@ func (s *Service) evidenceWith(verify []byte, memo hashMemo) (Obj, *apierror.Err
 	return s.verify(c, false, memo)
 }
 
-// hashMemo keeps the hashes of the raw files one request has already read, by path.
-type hashMemo map[string]hashed
+// verifyRun is what the verifications of one request share: the raw-file index of one
+// catalog, and the hashes of the raw files already read, by path.
+type verifyRun struct {
+	index  *rawIndex
+	hashes map[string]hashed
+}
+
+// newVerifyRun starts the verifications of one request against index, or against the
+// catalog served now when index is nil.
+func (s *Service) newVerifyRun(index *rawIndex) *verifyRun {
+	if index == nil {
+		index = s.rawIndexNow()
+	}
+	return &verifyRun{index: index, hashes: map[string]hashed{}}
+}
 
 type hashed struct {
 	sha string
@@ -118,12 +131,12 @@ var hashFile = func(path string) (string, error) {
 }
 
 // hash returns the sha256 of the file at path, reading it only when memo does not hold it.
-func (m hashMemo) hash(path string) (string, error) {
-	if h, ok := m[path]; ok {
+func (m *verifyRun) hash(path string) (string, error) {
+	if h, ok := m.hashes[path]; ok {
 		return h.sha, h.err
 	}
 	sha, err := hashFile(path)
-	m[path] = hashed{sha, err}
+	m.hashes[path] = hashed{sha, err}
 	return sha, err
 }
 
@@ -131,7 +144,7 @@ func (m hashMemo) hash(path string) (string, error) {
 // literal cells of the cited row with their header names. A citation from outside (outside
 // true) must also be one a served snapshot makes, member for member; one the service rendered
 // itself from a snapshot row is that by construction.
-func (s *Service) verify(c Citation, outside bool, memo hashMemo) (Obj, *apierror.Error) {
+func (s *Service) verify(c Citation, outside bool, memo *verifyRun) (Obj, *apierror.Error) {
 	if c.SHA256 == "" || c.File == "" || c.Sheet == "" || c.Row == 0 {
 		return nil, apierror.New(400, apierror.CodeEvidenceInvalid, "a citation needs raw_file_sha256, source_file, sheet and source_row; take them from a record's citation or an aggregate citation's verify member")
 	}
@@ -167,10 +180,8 @@ func (s *Service) verify(c Citation, outside bool, memo hashMemo) (Obj, *apierro
 		}
 		c.Derived, c.OriginalURL, c.OriginalPage = want.Derived, want.OriginalURL, want.OriginalPage
 	}
-	s.mu.RLock()
-	headerRow := s.headers[got][c.Sheet]
-	citedBy := s.citedBy[got]
-	s.mu.RUnlock()
+	headerRow := memo.index.headers[got][c.Sheet]
+	citedBy := memo.index.citedBy[got]
 	row := sh.Row(c.Row)
 	width := len(row)
 	if headerRow > 0 {

@@ -32,6 +32,9 @@ type Prepared struct {
 	latest bool
 	// cmp is the other side of a query with compare_as_of (compare.go).
 	cmp *comparison
+	// index is the raw-file index of the catalog the snapshot was resolved in: the evidence
+	// of the answer lists the snapshots of that catalog (cited_by), never of a later one.
+	index *rawIndex
 }
 
 // Pinned reports whether the answer never changes: the query names an exact as_of and does
@@ -46,6 +49,23 @@ func (q *Prepared) Reverified() bool { return q.params.IncludeEvidence }
 // Prepare resolves capability path p and validates the request against it; req is left as
 // it is.
 func (s *Service) Prepare(p string, req *Request) (*Prepared, *apierror.Error) {
+	// One catalog throughout: when a reload replaces it while the query is resolved, the query
+	// is resolved again in the new one, so its snapshot and its evidence agree.
+	for {
+		index := s.rawIndexNow()
+		q, e := s.prepare(p, req)
+		if e != nil {
+			return nil, e
+		}
+		if s.rawIndexNow() == index {
+			q.index = index
+			return q, nil
+		}
+	}
+}
+
+// prepare is Prepare in the catalog served now.
+func (s *Service) prepare(p string, req *Request) (*Prepared, *apierror.Error) {
 	c, e := s.resolve(p)
 	if e != nil {
 		return nil, e
@@ -104,7 +124,7 @@ func (s *Service) Run(ctx context.Context, q *Prepared) ([]byte, *apierror.Error
 		extra = []Obj{note}
 	}
 	if q.params.IncludeEvidence {
-		return s.runNoted(q.c, q.snap, q.params, extra)
+		return s.runNoted(q.c, q.snap, q.params, extra, q.index)
 	}
 	key := q.c.ID + "\x00" + q.snap.Manifest.Fingerprint + "\x00" + string(mustJSON(q.params.canonical(q.c)))
 	if extra != nil {
@@ -113,7 +133,7 @@ func (s *Service) Run(ctx context.Context, q *Prepared) ([]byte, *apierror.Error
 	if body, ok := s.cache.get(key); ok {
 		return body, nil
 	}
-	body, e := s.runNoted(q.c, q.snap, q.params, extra)
+	body, e := s.runNoted(q.c, q.snap, q.params, extra, q.index)
 	if e == nil {
 		s.cache.put(key, body)
 	}
@@ -240,8 +260,7 @@ func Evaluate(c *capability.Capability, t *columnar.Table, p *Params) (*Evaluati
 // QueryColumns are the columns read to answer p: filters, date ranges, group keys, metric
 // inputs and units, and the lineage columns the citations quote.
 func QueryColumns(c *capability.Capability, p *Params) []string {
-	cols := []string{capability.ColSourceFile, capability.ColSheet, capability.ColSourceID, capability.ColSourceRow, capability.ColRawSHA256}
-	cols = append(cols, originalsColumns(c)...)
+	cols := citationColumns(c)
 	for _, name := range c.FilterNames()[1:] {
 		if _, ok := p.Filters[name]; ok {
 			cols = append(cols, name)
@@ -294,13 +313,14 @@ type outRow struct {
 }
 
 func (s *Service) run(c *capability.Capability, snap *Snapshot, p *Params) ([]byte, *apierror.Error) {
-	return s.runNoted(c, snap, p, nil)
+	return s.runNoted(c, snap, p, nil, nil)
 }
 
 // runNoted answers p over snap in three steps: evaluate (filter, group, aggregate, declare
 // what is withheld), rank (order, top-n, (other)) and render (rows, summary, records,
-// citations); extra notes go at the end of summary.notes (staleNote).
-func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, extra []Obj) ([]byte, *apierror.Error) {
+// citations); extra notes go at the end of summary.notes (staleNote). With include_evidence the
+// citations are verified against index (nil: the catalog served now).
+func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, extra []Obj, index *rawIndex) ([]byte, *apierror.Error) {
 	ev, evErr := Evaluate(c, snap.Table, p)
 	if evErr != nil {
 		return nil, unreadable(snap, evErr)
@@ -312,7 +332,11 @@ func (s *Service) runNoted(c *capability.Capability, snap *Snapshot, p *Params, 
 		return nil, unreadable(snap, derr)
 	}
 	rows := rankRows(c, p, ev)
-	return s.render(c, snap, p, ev, decl, rows, declNotes, extra)
+	var verify *verifyRun
+	if p.IncludeEvidence {
+		verify = s.newVerifyRun(index)
+	}
+	return s.render(c, snap, p, ev, decl, rows, declNotes, extra, verify)
 }
 
 // rankRows makes the output rows of ev's groups, ordered by p.OrderBy and cut to p.TopN, the
@@ -355,7 +379,7 @@ func rankRows(c *capability.Capability, p *Params, ev *Evaluation) []outRow {
 // render writes the answer to p: {capability, as_of, query, summary, rows, records?,
 // citations}, the small members rendered first, then the rows, records and citations copied
 // once into a buffer sized for all of it.
-func (s *Service) render(c *capability.Capability, snap *Snapshot, p *Params, ev *Evaluation, decl *declared, rows []outRow, declNotes, extra []Obj) ([]byte, *apierror.Error) {
+func (s *Service) render(c *capability.Capability, snap *Snapshot, p *Params, ev *Evaluation, decl *declared, rows []outRow, declNotes, extra []Obj, verify *verifyRun) ([]byte, *apierror.Error) {
 	canon := p.canonical(c)
 	var filters Obj
 	for _, kv := range canon {
@@ -410,7 +434,7 @@ func (s *Service) render(c *capability.Capability, snap *Snapshot, p *Params, ev
 	if err := head.Obj(summary); err != nil {
 		panic(err)
 	}
-	return s.assemble(head.B, out, rowsTail, recs, cw, p.IncludeEvidence), nil
+	return s.assemble(head.B, out, rowsTail, recs, cw, verify), nil
 }
 
 // keptGroups are the groups of rows, listed before (other): the (other) row's lineage filter
@@ -538,9 +562,9 @@ func (s *Service) summary(c *capability.Capability, snap *Snapshot, p *Params, e
 
 // assemble joins the answer's pieces: head (the small members, without the closing brace),
 // the rows (out, and tail when rendered in two halves), the records recs (nil without) and
-// the citations of cw, each with its verified evidence when evidence asks for it. bytes.Join
-// copies them into a buffer of their exact length, which it does not clear first.
-func (s *Service) assemble(head, out, tail []byte, recs rawJSON, cw *citeWriter, evidence bool) []byte {
+// the citations of cw, each with its evidence verified by verify (nil: without evidence).
+// bytes.Join copies them into a buffer of their exact length, which it does not clear first.
+func (s *Service) assemble(head, out, tail []byte, recs rawJSON, cw *citeWriter, verify *verifyRun) []byte {
 	pieces := append(make([][]byte, 0, 3*len(cw.cites)+12), head, rowsMember, out)
 	if tail != nil {
 		pieces = append(pieces, comma, tail)
@@ -549,7 +573,7 @@ func (s *Service) assemble(head, out, tail []byte, recs rawJSON, cw *citeWriter,
 	if recs != nil {
 		pieces = append(pieces, recordsMember, recs)
 	}
-	pieces = cw.citationPieces(append(pieces, citationsMember), s, evidence)
+	pieces = cw.citationPieces(append(pieces, citationsMember), s, verify)
 	return bytes.Join(append(pieces, closeBrace), nil)
 }
 

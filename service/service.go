@@ -59,8 +59,7 @@ type Service struct {
 	mu       sync.RWMutex
 	byCap    map[string]map[string]*Snapshot // capability → as_of → snapshot
 	loaded   map[string]*Snapshot            // snapshot dir → snapshot
-	headers  map[string]map[string]int       // raw sha256 → sheet → header row
-	citedBy  map[string][]Obj                // raw sha256 → snapshots citing it
+	index    *rawIndex                       // the raw files the snapshots of byCap cite
 	catStamp time.Time
 
 	evidence *workbookCache
@@ -107,8 +106,7 @@ func (s *Service) Reload() (bool, error) {
 	}
 	byCap := map[string]map[string]*Snapshot{}
 	loaded := map[string]*Snapshot{}
-	headers := map[string]map[string]int{}
-	citedBy := map[string][]Obj{}
+	index := &rawIndex{headers: map[string]map[string]int{}, citedBy: map[string][]Obj{}}
 	for _, m := range ms {
 		c := capability.ByID(m.Capability)
 		if c == nil {
@@ -129,20 +127,35 @@ func (s *Service) Reload() (bool, error) {
 		}
 		byCap[c.ID][m.AsOf] = snap
 		for _, src := range m.Sources {
-			if headers[src.SHA256] == nil {
-				headers[src.SHA256] = map[string]int{}
+			if index.headers[src.SHA256] == nil {
+				index.headers[src.SHA256] = map[string]int{}
 			}
 			for sheet, row := range src.HeaderRows {
-				headers[src.SHA256][sheet] = row
+				index.headers[src.SHA256][sheet] = row
 			}
-			citedBy[src.SHA256] = append(citedBy[src.SHA256], Obj{{"capability", m.Capability}, {"as_of", m.AsOf}, {"role", src.Role}})
+			index.citedBy[src.SHA256] = append(index.citedBy[src.SHA256], Obj{{"capability", m.Capability}, {"as_of", m.AsOf}, {"role", src.Role}})
 		}
 	}
 	s.mu.Lock()
-	s.byCap, s.loaded, s.headers, s.citedBy, s.catStamp = byCap, loaded, headers, citedBy, stamp
+	s.byCap, s.loaded, s.index, s.catStamp = byCap, loaded, index, stamp
 	s.mu.Unlock()
 	s.derived.reset()
 	return true, nil
+}
+
+// rawIndex is what one catalog says of the raw files its snapshots cite. Reload replaces it
+// whole, with the snapshots, so an answer that takes it once (rawIndexNow) speaks of one
+// catalog throughout: every cited_by of one answer lists the same snapshots.
+type rawIndex struct {
+	headers map[string]map[string]int // raw sha256 → sheet → header row
+	citedBy map[string][]Obj          // raw sha256 → snapshots citing it
+}
+
+// rawIndexNow is the raw-file index of the catalog served now.
+func (s *Service) rawIndexNow() *rawIndex {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.index
 }
 
 // served returns the capability's snapshots by as_of, and the as_of dates sorted. A derived

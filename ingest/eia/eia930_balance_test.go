@@ -41,6 +41,37 @@ func writeRaw(t *testing.T, files map[string][]byte) string {
 	return dir
 }
 
+// calRegionCSV is a region CSV of EIA-930 (calRegionPath) holding three hours of CAL's
+// 2024-11-03, those ending 08:00Z to 10:00Z; balanceHeader is a six-month file's header line.
+const (
+	calRegionPath = "eia/eia930/Demand_for_California_(region)_hourly_-_UTC_time.csv"
+	calRegionCSV  = "Demand for California (region) hourly - UTC time\r\nhttps://www.eia.gov/opendata/qb.php?category=3389936&sdid=EBA.CAL-ALL.D.H\r\n" +
+		"15:04:43 GMT-0500 (EST)\r\nSource: U.S. Energy Information Administration\r\nCategory,Series ID: EBA.CAL-ALL.D.H megawatthours\r\n" +
+		"11/03/2024 10H,22000\r\n11/03/2024 09H,21000\r\n11/03/2024 08H,20000\r\n"
+	balanceHeader = "Balancing Authority,Data Date,Hour Number,Local Time at End of Hour,UTC Time at End of Hour,Demand Forecast (MW),Demand (MW),Net Generation (MW),Total Interchange (MW)\r\n"
+)
+
+// servePromoted ingests files (raw-directory path → content) with power.demand's adapter,
+// fails unless every snapshot is promoted, and serves the data directory.
+func servePromoted(t *testing.T, files map[string][]byte) (*service.Service, []ingest.Outcome) {
+	t.Helper()
+	data := t.TempDir()
+	outcomes, err := ingest.Run(writeRaw(t, files), &snapshots.Store{Dir: data}, []ingest.Adapter{eia.Demand}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outcomes {
+		if o.Status != snapshots.Promoted {
+			t.Fatalf("%s: %s %v", o.AsOf, o.Status, o.Reasons)
+		}
+	}
+	svc, err := service.New(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, outcomes
+}
+
 func readFixture(t *testing.T, parts ...string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(append([]string{testenv.RepoRoot(t)}, parts...)...))
@@ -182,36 +213,16 @@ func TestBalanceFileRenamedHeader(t *testing.T) {
 // 21,000), the hour only the CSV has from it (22,000), and the file's own later hour (23,000):
 // 86,500 MWh over 4 hours, the revised hour noted with the CSV's line cited beside it.
 func TestBalanceRestatesRegionCSV(t *testing.T) {
-	region := "Demand for California (region) hourly - UTC time\r\nhttps://www.eia.gov/opendata/qb.php?category=3389936&sdid=EBA.CAL-ALL.D.H\r\n" +
-		"15:04:43 GMT-0500 (EST)\r\nSource: U.S. Energy Information Administration\r\nCategory,Series ID: EBA.CAL-ALL.D.H megawatthours\r\n" +
-		"11/03/2024 10H,22000\r\n11/03/2024 09H,21000\r\n11/03/2024 08H,20000\r\n"
-	six := "Balancing Authority,Data Date,Hour Number,Local Time at End of Hour,UTC Time at End of Hour,Demand Forecast (MW),Demand (MW),Net Generation (MW),Total Interchange (MW)\r\n" +
+	six := balanceHeader +
 		"CAL,11/03/2024,1,11/03/2024 1:00:00 AM,11/03/2024 8:00:00 AM,\"20,000\",\"20,500\",\"19,000\",\"-1,500\"\r\n" +
 		"CAL,11/03/2024,2,11/03/2024 1:00:00 AM,11/03/2024 9:00:00 AM,\"20,000\",\"21,000\",\"19,000\",\"-2,000\"\r\n" +
 		"CAL,12/31/2024,24,01/01/2025 12:00:00 AM,01/01/2025 8:00:00 AM,\"20,000\",\"23,000\",\"21,000\",\"-2,000\"\r\n"
-	raw := writeRaw(t, map[string][]byte{
-		"eia/eia930/Demand_for_California_(region)_hourly_-_UTC_time.csv": []byte(region),
-		eia.BalanceFolder + "/" + balanceFixture:                          []byte(six),
-	})
-	data := t.TempDir()
-	outcomes, err := ingest.Run(raw, &snapshots.Store{Dir: data}, []ingest.Adapter{eia.Demand}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, outcomes := servePromoted(t, map[string][]byte{calRegionPath: []byte(calRegionCSV), eia.BalanceFolder + "/" + balanceFixture: []byte(six)})
 	if len(outcomes) != 2 || outcomes[0].AsOf != "2024-11-03" || outcomes[1].AsOf != "2025-01-01" {
 		t.Fatalf("outcomes %+v", outcomes)
 	}
-	for _, o := range outcomes {
-		if o.Status != snapshots.Promoted {
-			t.Fatalf("%s: %s %v", o.AsOf, o.Status, o.Reasons)
-		}
-	}
 	if len(outcomes[1].Manifest.Revisions) != 1 || outcomes[1].Rows != 4 {
 		t.Fatalf("2025-01-01: %d rows, revisions %+v", outcomes[1].Rows, outcomes[1].Manifest.Revisions)
-	}
-	svc, err := service.New(data)
-	if err != nil {
-		t.Fatal(err)
 	}
 	got, _ := demandGroups(t, svc, `{"as_of":"2024-11-03","group_by":["respondent"]}`)
 	if r := got["CAL"]; r == nil || metric(t, r, "demand_mwh") != 63000 || metric(t, r, "source_record_count") != 3 {
@@ -259,20 +270,7 @@ func TestBalanceHalfYearsComplement(t *testing.T) {
 			eia.BalanceFolder + "/EIA930_BALANCE_2024_Jan_Jun.csv": []byte(first)}, 24, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			data := t.TempDir()
-			outcomes, err := ingest.Run(writeRaw(t, tc.files), &snapshots.Store{Dir: data}, []ingest.Adapter{eia.Demand}, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range outcomes {
-				if o.Status != snapshots.Promoted {
-					t.Fatalf("%s: %s %v", o.AsOf, o.Status, o.Reasons)
-				}
-			}
-			svc, err := service.New(data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			svc, _ := servePromoted(t, tc.files)
 			got, notes := demandGroups(t, svc, day)
 			r := got["ERCO"]
 			if r == nil || metric(t, r, "hours_present") != tc.hours {
@@ -299,10 +297,7 @@ func TestBalanceHalfYearsComplement(t *testing.T) {
 // partial_period note of the day (its month and year, which the fixture holds in part, are
 // CISO's own), while CAL's answer does, naming CAL.
 func TestRegionPartialDayIsTheRegions(t *testing.T) {
-	region := "Demand for California (region) hourly - UTC time\r\nhttps://www.eia.gov/opendata/qb.php?category=3389936&sdid=EBA.CAL-ALL.D.H\r\n" +
-		"15:04:43 GMT-0500 (EST)\r\nSource: U.S. Energy Information Administration\r\nCategory,Series ID: EBA.CAL-ALL.D.H megawatthours\r\n" +
-		"11/03/2024 10H,22000\r\n11/03/2024 09H,21000\r\n11/03/2024 08H,20000\r\n"
-	six := "Balancing Authority,Data Date,Hour Number,Local Time at End of Hour,UTC Time at End of Hour,Demand Forecast (MW),Demand (MW),Net Generation (MW),Total Interchange (MW)\r\n"
+	six := balanceHeader
 	for h := 1; h <= 24; h++ {
 		// CISO's hours ending 01:00Z to 24:00Z of 2024-11-03 (the local times are not read).
 		utc := fmt.Sprintf("11/03/2024 %d:00:00 %s", (h+11)%12+1, map[bool]string{true: "AM", false: "PM"}[h < 12 || h == 24])
@@ -311,24 +306,7 @@ func TestRegionPartialDayIsTheRegions(t *testing.T) {
 		}
 		six += fmt.Sprintf("CISO,11/02/2024,%d,11/02/2024 6:00:00 PM,%s,\"20,000\",\"1,000\",\"19,000\",\"-1,500\"\r\n", h, utc)
 	}
-	raw := writeRaw(t, map[string][]byte{
-		"eia/eia930/Demand_for_California_(region)_hourly_-_UTC_time.csv": []byte(region),
-		eia.BalanceFolder + "/" + balanceFixture:                          []byte(six),
-	})
-	data := t.TempDir()
-	outcomes, err := ingest.Run(raw, &snapshots.Store{Dir: data}, []ingest.Adapter{eia.Demand}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range outcomes {
-		if o.Status != snapshots.Promoted {
-			t.Fatalf("%s: %s %v", o.AsOf, o.Status, o.Reasons)
-		}
-	}
-	svc, err := service.New(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, _ := servePromoted(t, map[string][]byte{calRegionPath: []byte(calRegionCSV), eia.BalanceFolder + "/" + balanceFixture: []byte(six)})
 	got, notes := demandGroups(t, svc, `{"filters":{"respondent":"CISO"},"utc_date_from":"2024-11-03","utc_date_to":"2024-11-03","group_by":["respondent"]}`)
 	if r := got["CISO"]; r == nil || metric(t, r, "demand_mwh") != 24000 {
 		t.Fatalf("CISO's 2024-11-03: %v", got)

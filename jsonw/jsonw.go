@@ -262,18 +262,26 @@ func (n Num) MarshalJSON() ([]byte, error) {
 // AppendJSON writes n as MarshalJSON does; a value that rounds beyond the float64 range is
 // an error, as encoding/json makes it.
 func (n Num) AppendJSON(b []byte) ([]byte, error) {
+	w, err := Buf{b: b}.Num(n)
+	return w.b, err
+}
+
+// Num writes n as Num.AppendJSON does (a value written on every row of an answer, so it is
+// formatted here, with no call between).
+func (w Buf) Num(n Num) (Buf, error) {
+	b := w.sep()
 	if !n.Valid || math.IsNaN(n.V) || math.IsInf(n.V, 0) {
-		return append(b, "null"...), nil
+		return Buf{append(b, "null"...), true}, nil
 	}
 	// Fast path: when the shortest decimal of V has at most 15 significant digits, rounding
 	// to 15 digits gives V back (V lies within half an ulp of that decimal, far inside half a
 	// step of the 15-digit grid), so Clean(V) is V and its shortest 'f' form is the answer.
 	if n.V == 0 {
-		return append(b, '0'), nil
+		return Buf{append(b, '0'), true}, nil
 	}
 	// An integer below 10^15 in magnitude is its own shortest decimal, of at most 15 digits.
 	if n.V > -1e15 && n.V < 1e15 && n.V == math.Trunc(n.V) {
-		return strconv.AppendInt(b, int64(n.V), 10), nil
+		return Buf{strconv.AppendInt(b, int64(n.V), 10), true}, nil
 	}
 	// So is m·10^-k, for the fewest decimals k (up to 4) and an integer m below 10^15 in
 	// magnitude with V == m/10^k: that quotient of exact values is correctly rounded, so
@@ -281,23 +289,23 @@ func (n Num) AppendJSON(b []byte) ([]byte, error) {
 	for k := 1; k <= 4; k++ {
 		m := math.Round(n.V * pow10[k])
 		if m > -1e15 && m < 1e15 && m/pow10[k] == n.V {
-			return appendDecimal(b, int64(m), k), nil
+			return Buf{appendDecimal(b, int64(m), k), true}, nil
 		}
 	}
 	if a := math.Abs(n.V); a > 1e-300 && a < 1e300 {
-		return appendRounded(b, n.V), nil
+		return Buf{appendRounded(b, n.V), true}, nil
 	}
 	start := len(b)
 	b = strconv.AppendFloat(b, n.V, 'f', -1, 64)
 	if significantDigits(b[start:]) <= 15 {
-		return b, nil
+		return Buf{b, true}, nil
 	}
 	b = b[:start]
 	c := Clean(n.V)
 	if math.IsInf(c, 0) {
-		return nil, fmt.Errorf("json: unsupported value: %v rounds to %v", n.V, c)
+		return Buf{}, fmt.Errorf("json: unsupported value: %v rounds to %v", n.V, c)
 	}
-	return strconv.AppendFloat(b, c, 'f', -1, 64), nil
+	return Buf{strconv.AppendFloat(b, c, 'f', -1, 64), true}, nil
 }
 
 var pow10 = [...]float64{1, 10, 100, 1000, 10000}
@@ -399,145 +407,145 @@ func Clean(v float64) float64 {
 	return c
 }
 
-// Writer assembles JSON in B, in order: each method writes one piece (the opening or close
-// of an object or array, a member's name, a value) and the comma the piece takes before it,
-// which it reads from the last byte written (none after an opening, a name or a comma, and
-// none in an empty B). Its methods allocate only to grow B, so a Writer over a pooled buffer
-// renders without allocating. Pieces rendered before are written with Raw, which takes the
-// comma too, or Append, which takes none (citations written back to back, a piece whose
-// comma is written with Comma because what comes before it is joined in later).
-type Writer struct {
-	B []byte
+// Buf is JSON being written. Each method appends one piece (the opening or close of an
+// object or array, a member's name, a value) after the comma the piece takes, and returns the
+// longer Buf, as append does: b = b.Name(n).Int(3). A Buf knows whether the next piece takes
+// a comma (none after an opening, a name or a comma, and none at the start) from the pieces
+// it wrote, never by reading back the bytes just written, so a row's pieces do not wait on
+// one another. Its methods allocate only to grow it, so a Buf over a pooled buffer renders
+// without allocating, and being a value it stays in registers through a row's pieces.
+// Pieces rendered before are written with Raw, which takes the comma too, or Append, which
+// takes none (citations written back to back, a piece whose comma is written with Comma
+// because what comes before it is joined in later); after either, the comma the next piece
+// takes is read from the piece's last byte.
+type Buf struct {
+	b     []byte
+	comma bool // the next value or member takes a comma before it
 }
 
-// sep writes the comma a value or member written now takes.
-func (w *Writer) sep() {
-	if n := len(w.B); n > 0 && !noComma[w.B[n-1]] {
-		w.B = append(w.B, ',')
-	}
-}
+// NewBuf is a Buf that appends to b[:len(b)] as a piece written before: the next piece takes
+// a comma when b's last byte says so.
+func NewBuf(b []byte) Buf { return Buf{b: b, comma: len(b) > 0 && !noComma[b[len(b)-1]]} }
 
-// noComma are the last bytes written after which a value or member takes no comma.
+// Bytes is the JSON written.
+func (w Buf) Bytes() []byte { return w.b }
+
+// Len is the length of the JSON written.
+func (w Buf) Len() int { return len(w.b) }
+
+// Reset empties w, keeping its buffer.
+func (w Buf) Reset() Buf { return Buf{b: w.b[:0]} }
+
+// noComma are the last bytes of a piece after which a value or member takes no comma.
 var noComma = [256]bool{'{': true, '[': true, ',': true, ':': true}
 
+// sep writes the comma a value or member written now takes.
+func (w Buf) sep() []byte {
+	if w.comma {
+		return append(w.b, ',')
+	}
+	return w.b
+}
+
 // Comma writes a comma.
-func (w *Writer) Comma() { w.B = append(w.B, ',') }
+func (w Buf) Comma() Buf { return Buf{b: append(w.b, ',')} }
 
 // OpenObj opens an object.
-func (w *Writer) OpenObj() { w.sep(); w.B = append(w.B, '{') }
+func (w Buf) OpenObj() Buf { return Buf{b: append(w.sep(), '{')} }
 
 // CloseObj closes an object.
-func (w *Writer) CloseObj() { w.B = append(w.B, '}') }
+func (w Buf) CloseObj() Buf { return Buf{append(w.b, '}'), true} }
 
 // OpenArr opens an array.
-func (w *Writer) OpenArr() { w.sep(); w.B = append(w.B, '[') }
+func (w Buf) OpenArr() Buf { return Buf{b: append(w.sep(), '[')} }
 
 // CloseArr closes an array.
-func (w *Writer) CloseArr() { w.B = append(w.B, ']') }
+func (w Buf) CloseArr() Buf { return Buf{append(w.b, ']'), true} }
 
 // Key writes the name of a member and its colon (HTML characters escaped, as encoding/json
 // escapes them in names).
-func (w *Writer) Key(name string) {
-	w.sep()
-	w.B = append(AppendString(w.B, name, true), ':')
+func (w Buf) Key(name string) Buf {
+	return Buf{b: append(AppendString(w.sep(), name, true), ':')}
 }
 
 // Name is the name of a member rendered once, as Key writes it: quoted (HTML characters
 // escaped) and followed by its colon. The names written on every row or citation of an
-// answer are Names, so a row copies them rather than escaping them again.
-type Name []byte
+// answer are Names, so a row copies them rather than escaping them again; a Name constant
+// is copied by the few stores of its length, with no call.
+type Name string
 
 // NameOf is name rendered as a Name.
 func NameOf(name string) Name {
-	return append(AppendString(make(Name, 0, len(name)+3), name, true), ':')
+	return Name(append(AppendString(make([]byte, 0, len(name)+3), name, true), ':'))
 }
 
 // Name writes the name of a member rendered once, n.
-func (w *Writer) Name(n Name) {
-	w.sep()
-	w.B = append(w.B, n...)
-}
+func (w Buf) Name(n Name) Buf { return Buf{b: append(w.sep(), n...)} }
 
 // KeyJSON writes the name of a member rendered before as a JSON string, and its colon.
-func (w *Writer) KeyJSON(quoted []byte) {
-	w.sep()
-	w.B = append(append(w.B, quoted...), ':')
-}
+func (w Buf) KeyJSON(quoted []byte) Buf { return Buf{b: append(append(w.sep(), quoted...), ':')} }
 
 // String writes s as a JSON string (HTML characters kept as they are).
-func (w *Writer) String(s string) { w.sep(); w.B = AppendString(w.B, s, false) }
+func (w Buf) String(s string) Buf { return Buf{AppendString(w.sep(), s, false), true} }
 
 // KeyString writes a member whose value is the string s.
-func (w *Writer) KeyString(name, s string) { w.Key(name); w.String(s) }
-
-// KeyInt writes a member whose value is n.
-func (w *Writer) KeyInt(name string, n int64) { w.Key(name); w.Int(n) }
+func (w Buf) KeyString(name, s string) Buf { return w.Key(name).String(s) }
 
 // Int writes n.
-func (w *Writer) Int(n int64) { w.sep(); w.B = strconv.AppendInt(w.B, n, 10) }
+func (w Buf) Int(n int64) Buf { return Buf{strconv.AppendInt(w.sep(), n, 10), true} }
 
-// Bool writes b.
-func (w *Writer) Bool(b bool) { w.sep(); w.B = strconv.AppendBool(w.B, b) }
+// KeyInt writes a member whose value is n.
+func (w Buf) KeyInt(name string, n int64) Buf { return w.Key(name).Int(n) }
+
+// Bool writes v.
+func (w Buf) Bool(v bool) Buf { return Buf{strconv.AppendBool(w.sep(), v), true} }
 
 // Null writes null.
-func (w *Writer) Null() { w.sep(); w.B = append(w.B, "null"...) }
-
-// Num writes n as Num.AppendJSON does.
-func (w *Writer) Num(n Num) (err error) {
-	w.sep()
-	w.B, err = n.AppendJSON(w.B)
-	return err
-}
+func (w Buf) Null() Buf { return Buf{append(w.sep(), "null"...), true} }
 
 // Float writes f as AppendFloat does.
-func (w *Writer) Float(f float64) (err error) {
-	w.sep()
-	w.B, err = AppendFloat(w.B, f)
-	return err
-}
+func (w Buf) Float(f float64) (Buf, error) { return value(AppendFloat(w.sep(), f)) }
 
 // Value writes v as AppendValue does.
-func (w *Writer) Value(v any) (err error) {
-	w.sep()
-	w.B, err = AppendValue(w.B, v)
-	return err
-}
+func (w Buf) Value(v any) (Buf, error) { return value(AppendValue(w.sep(), v)) }
 
 // Obj writes o as AppendObj does.
-func (w *Writer) Obj(o Obj) (err error) {
-	w.sep()
-	w.B, err = AppendObj(w.B, o)
-	return err
-}
+func (w Buf) Obj(o Obj) (Buf, error) { return value(AppendObj(w.sep(), o)) }
+
+// value is the Buf b, in which a value was just written, as an Append function returned it.
+func value(b []byte, err error) (Buf, error) { return Buf{b, true}, err }
 
 // Members writes the members of o, without the braces around them, as AppendObj writes
 // them.
-func (w *Writer) Members(o Obj) error {
+func (w Buf) Members(o Obj) (Buf, error) {
 	for _, kv := range o {
-		w.Key(kv.K)
-		if err := w.Value(kv.V); err != nil {
-			return err
+		var err error
+		if w, err = w.Key(kv.K).Value(kv.V); err != nil {
+			return w, err
 		}
 	}
-	return nil
+	return w, nil
 }
 
-// Raw writes b, a piece rendered before (a value, members, or the name that opens a member),
-// after the comma it takes; an empty b writes nothing.
-func (w *Writer) Raw(b []byte) {
-	if len(b) > 0 {
-		w.sep()
-		w.B = append(w.B, b...)
+// Raw writes p, a piece rendered before (a value, members, or the name that opens a member),
+// after the comma it takes; an empty p writes nothing.
+func (w Buf) Raw(p []byte) Buf {
+	if len(p) == 0 {
+		return w
 	}
+	return Buf{append(w.sep(), p...), !noComma[p[len(p)-1]]}
 }
 
-// Append writes b as it is, with no comma before it.
-func (w *Writer) Append(b []byte) { w.B = append(w.B, b...) }
+// Append writes p as it is, with no comma before it; an empty p writes nothing.
+func (w Buf) Append(p []byte) Buf {
+	if len(p) == 0 {
+		return w
+	}
+	return Buf{append(w.b, p...), !noComma[p[len(p)-1]]}
+}
 
 // Member is the opening of a member that follows another, rendered once: a comma, the
 // name and its colon.
 func Member(name string) []byte {
-	w := Writer{B: []byte{','}}
-	w.Key(name)
-	return w.B
+	return Buf{}.Comma().Key(name).Bytes()
 }

@@ -101,121 +101,88 @@ func TestNumFastPath(t *testing.T) {
 	}
 }
 
-// TestWriterCommas checks that a Writer writes the commas between members and elements, and
-// none after an opening, a name, a comma or at the start, whatever writes the pieces.
-func TestWriterCommas(t *testing.T) {
+// TestBufCommas checks that a Buf writes the commas between members and elements, and none
+// after an opening, a name, a comma or at the start, whatever writes the pieces.
+func TestBufCommas(t *testing.T) {
 	cases := []struct {
 		name  string
-		write func(w *jsonw.Writer) error
+		write func(b jsonw.Buf) (jsonw.Buf, error)
 		want  string
 	}{
-		{"object of every value", func(w *jsonw.Writer) error {
-			w.OpenObj()
-			w.KeyString("s", "<a>")
-			w.Name(jsonw.NameOf("n<"))
-			w.String("named")
-			w.KeyInt("i", -7)
-			w.Key("b")
-			w.Bool(true)
-			w.Key("z")
-			w.Null()
-			w.Key("<h>")
-			if err := w.Num(jsonw.Num{V: 1167975.9000000001, Valid: true}); err != nil {
-				return err
+		{"object of every value", func(b jsonw.Buf) (jsonw.Buf, error) {
+			b = b.OpenObj().KeyString("s", "<a>").Name(jsonw.NameOf("n<")).String("named").KeyInt("i", -7)
+			b = b.Key("b").Bool(true).Key("z").Null()
+			var err error
+			if b, err = b.Key("<h>").Num(jsonw.Num{V: 1167975.9000000001, Valid: true}); err != nil {
+				return b, err
 			}
-			w.Key("f")
-			if err := w.Float(1e-7); err != nil {
-				return err
+			if b, err = b.Key("f").Float(1e-7); err != nil {
+				return b, err
 			}
-			w.Key("o")
-			if err := w.Obj(jsonw.Obj{{"x", 1}}); err != nil {
-				return err
+			if b, err = b.Key("o").Obj(jsonw.Obj{{"x", 1}}); err != nil {
+				return b, err
 			}
-			w.Key("v")
-			if err := w.Value([]string{"p", "q"}); err != nil {
-				return err
+			if b, err = b.Key("v").Value([]string{"p", "q"}); err != nil {
+				return b, err
 			}
-			w.CloseObj()
-			return nil
+			return b.CloseObj(), nil
 		}, `{"s":"<a>","n\u003c":"named","i":-7,"b":true,"z":null,"\u003ch\u003e":1167975.9,"f":1e-7,"o":{"x":1},"v":["p","q"]}`},
-		{"arrays of arrays and objects", func(w *jsonw.Writer) error {
-			w.OpenArr()
-			w.OpenArr()
-			w.CloseArr()
-			w.OpenArr()
-			w.Int(1)
-			w.Int(2)
-			w.CloseArr()
-			w.OpenObj()
-			w.CloseObj()
-			w.OpenObj()
-			w.Key("a")
-			w.OpenArr()
-			w.String("b")
-			w.CloseArr()
-			w.CloseObj()
-			w.CloseArr()
-			return nil
+		{"arrays of arrays and objects", func(b jsonw.Buf) (jsonw.Buf, error) {
+			b = b.OpenArr().OpenArr().CloseArr().OpenArr().Int(1).Int(2).CloseArr()
+			b = b.OpenObj().CloseObj().OpenObj().Key("a").OpenArr().String("b").CloseArr().CloseObj()
+			return b.CloseArr(), nil
 		}, `[[],[1,2],{},{"a":["b"]}]`},
-		{"members rendered before, and an empty piece", func(w *jsonw.Writer) error {
-			w.OpenObj()
-			w.Raw(nil)
-			w.Raw([]byte(`"a":1,"b":2`))
-			w.Raw(nil)
-			w.Raw([]byte(`"c":`))
-			w.Raw([]byte(`[3]`))
-			w.KeyJSON([]byte(`"d"`))
-			w.Raw([]byte(`"e"`))
-			w.CloseObj()
-			return nil
+		{"members rendered before, and an empty piece", func(b jsonw.Buf) (jsonw.Buf, error) {
+			b = b.OpenObj().Raw(nil).Raw([]byte(`"a":1,"b":2`)).Raw(nil).Raw([]byte(`"c":`)).Raw([]byte(`[3]`))
+			return b.KeyJSON([]byte(`"d"`)).Raw([]byte(`"e"`)).CloseObj(), nil
 		}, `{"a":1,"b":2,"c":[3],"d":"e"}`},
-		{"values back to back, and a comma written", func(w *jsonw.Writer) error {
-			w.OpenObj()
-			w.CloseObj()
-			w.Append([]byte(`{"x":`))
-			w.Int(1)
-			w.CloseObj()
-			w.Comma()
-			w.Key("y")
-			w.Int(2)
-			return nil
+		{"members of an object", func(b jsonw.Buf) (jsonw.Buf, error) {
+			b, err := b.OpenObj().KeyInt("a", 1).Members(jsonw.Obj{{"b", "<"}, {"c", nil}})
+			return b.CloseObj(), err
+		}, `{"a":1,"b":"<","c":null}`},
+		{"values back to back, and a comma written", func(b jsonw.Buf) (jsonw.Buf, error) {
+			b = b.OpenObj().CloseObj().Append([]byte(`{"x":`)).Int(1).CloseObj()
+			return b.Comma().Key("y").Int(2), nil
 		}, `{}{"x":1},"y":2`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var w jsonw.Writer
-			if err := c.write(&w); err != nil {
+			b, err := c.write(jsonw.Buf{})
+			if err != nil {
 				t.Fatal(err)
 			}
-			if string(w.B) != c.want {
-				t.Errorf("got  %s\nwant %s", w.B, c.want)
+			if string(b.Bytes()) != c.want {
+				t.Errorf("got  %s\nwant %s", b.Bytes(), c.want)
 			}
 		})
+	}
+	for _, c := range []struct{ before, want string }{
+		{`{"a":1`, `{"a":1,"b":2`}, {`[`, `["b":2`}, {`{"a":`, `{"a":"b":2`}, {``, `"b":2`},
+	} {
+		b := jsonw.NewBuf([]byte(c.before)).Key("b").Int(2)
+		if string(b.Bytes()) != c.want {
+			t.Errorf("NewBuf(%s): got %s, want %s", c.before, b.Bytes(), c.want)
+		}
+		if b = b.Reset().Int(3); string(b.Bytes()) != "3" || b.Len() != 1 {
+			t.Errorf("NewBuf(%s), reset: got %s", c.before, b.Bytes())
+		}
 	}
 	if got, want := string(jsonw.Member("a<b")), `,"a\u003cb":`; got != want {
 		t.Errorf("Member: got %s, want %s", got, want)
 	}
-	var w jsonw.Writer
-	if err := w.Float(math.Inf(1)); err == nil {
+	if _, err := (jsonw.Buf{}).Float(math.Inf(1)); err == nil {
 		t.Error("Float(+Inf): no error")
 	}
 }
 
-// TestWriterAllocs checks that a Writer over a buffer large enough writes without allocating.
-func TestWriterAllocs(t *testing.T) {
-	w := jsonw.Writer{B: make([]byte, 0, 1024)}
+// TestBufAllocs checks that a Buf over a buffer large enough writes without allocating.
+func TestBufAllocs(t *testing.T) {
+	b := jsonw.NewBuf(make([]byte, 0, 1024))
 	name := jsonw.NameOf("name")
 	allocs := testing.AllocsPerRun(100, func() {
-		w.B = w.B[:0]
-		w.OpenObj()
-		w.Name(name)
-		w.String("value")
-		w.Key("n")
-		w.Int(12345)
-		w.Key("x")
-		_ = w.Num(jsonw.Num{V: 2.5, Valid: true})
-		w.Raw([]byte(`"k":true`))
-		w.CloseObj()
+		b = b.Reset().OpenObj().Name(name).String("value").Key("n").Int(12345).Key("x")
+		b, _ = b.Num(jsonw.Num{V: 2.5, Valid: true})
+		b = b.Raw([]byte(`"k":true`)).CloseObj()
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations, want 0", allocs)

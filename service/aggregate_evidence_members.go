@@ -58,9 +58,7 @@ func (s *Service) checkPosted(c *capability.Capability, snap *Snapshot, src snap
 	lin := snap.lineage()
 	sample := sel.rows[:min(sampleRows, len(sel.rows))]
 	if len(p.Sample) > 0 {
-		var w jsonw.Writer
-		lin.writeSample(&w, sample, src.Derived)
-		want := w.B
+		want := lin.writeSample(jsonw.Buf{}, sample, src.Derived).Bytes()
 		if !sameJSON(p.Sample, want) {
 			return differs(apierror.CodeEvidenceRowsSample, "source_rows_sample", string(p.Sample), string(want)+" (the first five cited rows in source order)")
 		}

@@ -623,16 +623,14 @@ func (d *declared) render() {
 		if n < d.most {
 			msg = fmt.Sprintf("this group has a %s for %d periods (%s) where other groups of this answer have up to %d: its figures cover fewer periods than theirs", d.value, n, d.field, d.most)
 		}
-		var w jsonw.Writer
-		mustObj(&w, Obj{{"code", NotePeriodsPresent}, {"field", d.field}, {"periods", n}, {"most", d.most}, {"message", msg}})
-		d.rendered[n] = w.B
+		d.rendered[n] = mustObj(jsonw.Buf{}, Obj{{"code", NotePeriodsPresent}, {"field", d.field}, {"periods", n}, {"most", d.most}, {"message", msg}}).Bytes()
 	}
 }
 
 // writeRow writes to notes (the notes of a row, separated by commas) the periods_present
 // note of group gi.
-func (d *declared) writeRow(notes *jsonw.Writer, gi int) {
-	notes.Raw(d.rendered[d.periods[gi]])
+func (d *declared) writeRow(notes jsonw.Buf, gi int) jsonw.Buf {
+	return notes.Raw(d.rendered[d.periods[gi]])
 }
 
 // aggregatesColumn reports whether metric m aggregates the values of its column, leaving

@@ -82,9 +82,9 @@ func (id citeID) quoted(q *[20]byte) []byte {
 }
 
 // writeRef writes id as the JSON string "c_<16 hex digits>".
-func writeRef(w *jsonw.Writer, id citeID) {
+func writeRef(w jsonw.Buf, id citeID) jsonw.Buf {
 	var q [20]byte
-	w.Raw(id.quoted(&q))
+	return w.Raw(id.quoted(&q))
 }
 
 // String is id as the responses write it, c_<16 hex digits>.
@@ -110,11 +110,11 @@ func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters 
 	w := &citeWriter{c: c, snap: snap, buf: buf[:0], cache: cache, lin: snap.lineage(),
 		digest: sha256.New().(hashState)}
 	if len(filters) > 0 {
-		var fw jsonw.Writer
-		if err := fw.Members(filters); err != nil {
+		fw, err := jsonw.Buf{}.Members(filters)
+		if err != nil {
 			panic(err)
 		}
-		w.filters = fw.B
+		w.filters = fw.Bytes()
 	}
 	var ranges Obj
 	for _, r := range c.DateRanges {
@@ -125,12 +125,11 @@ func newCiteWriter(c *capability.Capability, snap *Snapshot, p *Params, filters 
 		}
 	}
 	if ranges != nil {
-		var rw jsonw.Writer
-		rw.Key("date_ranges")
-		if err := rw.Obj(ranges); err != nil {
+		rw, err := jsonw.Buf{}.Key("date_ranges").Obj(ranges)
+		if err != nil {
 			panic(err)
 		}
-		w.ranges = rw.B
+		w.ranges = rw.Bytes()
 	}
 	if cache != nil {
 		w.key = binary.AppendUvarint(w.key, snap.id)
@@ -260,53 +259,43 @@ func (w *citeWriter) cite(src columnar.Source, gf []byte, other bool) citeID {
 	}
 	head := &w.lin.heads[src.File]
 	start := len(w.buf)
-	b := jsonw.Writer{B: w.buf}
-	b.Append(head.head)
-	b.Int(src.Rows)
-	b.Name(nSourceRowsSample)
-	w.lin.writeSample(&b, src.Sample, len(w.lin.derived[src.File]) > 0)
-	b.Name(nVerify)
+	b := jsonw.NewBuf(w.buf).Append(head.head).Int(src.Rows).Name(nSourceRowsSample)
+	b = w.lin.writeSample(b, src.Sample, len(w.lin.derived[src.File]) > 0).Name(nVerify)
 	verifyRow := -1
 	if len(src.Sample) > 0 {
 		verifyRow = int(src.Sample[0])
-		w.lin.writeRecordCitation(&b, w.snap, verifyRow)
+		b = w.lin.writeRecordCitation(b, w.snap, verifyRow)
 	} else {
-		b.OpenObj()
-		b.CloseObj()
+		b = b.OpenObj().CloseObj()
 	}
-	b.Raw(head.filter)
-	b.Raw(w.filters)
-	b.Raw(gf)
-	b.CloseObj()
-	b.Raw(w.ranges)
+	b = b.Raw(head.filter).Raw(w.filters).Raw(gf).CloseObj().Raw(w.ranges)
 	if other {
-		b.Name(nExcludes)
-		b.Append(w.excludes)
+		b = b.Name(nExcludes).Append(w.excludes)
 	}
-	b.CloseObj()
+	b = b.CloseObj()
 	if w.c.SourceView {
-		b.Raw(head.view)
+		b = b.Raw(head.view)
 		if len(src.Sheets) == 0 {
-			b.Null()
+			b = b.Null()
 		} else {
 			sheets := w.lin.lineageText.sheet
-			b.OpenArr()
+			b = b.OpenArr()
 			for _, sh := range src.Sheets {
-				b.Raw(sheets[sh])
+				b = b.Raw(sheets[sh])
 			}
-			b.CloseArr()
+			b = b.CloseArr()
 		}
-		b.CloseObj()
+		b = b.CloseObj()
 	}
-	b.CloseObj()
+	b = b.CloseObj()
 	if err := w.digest.UnmarshalBinary(head.state); err != nil {
 		panic(err) // a state the same digest saved
 	}
-	w.digest.Write(b.B[start+len(head.head):])
+	w.buf = b.Bytes()
+	w.digest.Write(w.buf[start+len(head.head):])
 	id := citeID(binary.BigEndian.Uint64(w.digest.Sum(w.sum[:0])))
-	w.buf = b.B
 	if key != nil {
-		w.cache.put(key, cachedCite{id: id, json: append([]byte(nil), b.B[start:]...), verifyRow: verifyRow})
+		w.cache.put(key, cachedCite{id: id, json: append([]byte(nil), w.buf[start:]...), verifyRow: verifyRow})
 	}
 	w.add(id, start, verifyRow)
 	return id
@@ -318,23 +307,22 @@ func (w *citeWriter) refs(srcs []columnar.Source, group Obj) []string {
 	if len(srcs) == 0 {
 		return nil
 	}
-	var gf jsonw.Writer
+	var gf jsonw.Buf
 	other := false
 	for _, kv := range group {
 		if kv.V == OtherGroup {
 			other = true
 			continue
 		}
-		gf.Key(kv.K)
-		gf.OpenArr()
-		if err := gf.Value(kv.V); err != nil {
+		var err error
+		if gf, err = gf.Key(kv.K).OpenArr().Value(kv.V); err != nil {
 			panic(err)
 		}
-		gf.CloseArr()
+		gf = gf.CloseArr()
 	}
 	refs := make([]string, len(srcs))
 	for i, src := range srcs {
-		refs[i] = w.cite(src, gf.B, other).String()
+		refs[i] = w.cite(src, gf.Bytes(), other).String()
 	}
 	return refs
 }
@@ -350,17 +338,18 @@ func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, run *verifyRun)
 	}
 	// Each ref is a piece of its own, the citation written after it: the comma before the
 	// next is written, not read from the ref.
-	refs := jsonw.Writer{B: make([]byte, 0, len(cites)*len(`,"c_0123456789abcdef":`))}
+	refs := jsonw.NewBuf(make([]byte, 0, len(cites)*len(`,"c_0123456789abcdef":`)))
 	for i, cit := range cites {
-		start := len(refs.B)
+		start := refs.Len()
 		if i == 0 {
-			refs.OpenObj()
+			refs = refs.OpenObj()
 		} else {
-			refs.Comma()
+			refs = refs.Comma()
 		}
 		var q [20]byte
-		refs.KeyJSON(cit.id.quoted(&q))
-		ref, body := refs.B[start:len(refs.B):len(refs.B)], w.body(cit)
+		refs = refs.KeyJSON(cit.id.quoted(&q))
+		rb := refs.Bytes()
+		ref, body := rb[start:len(rb):len(rb)], w.body(cit)
 		if run == nil {
 			pieces = append(pieces, ref, body)
 			continue
@@ -373,12 +362,11 @@ func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, run *verifyRun)
 		if e != nil {
 			ev = Obj{{"verified", false}, {"error", Obj{{"code", e.Code}, {"message", e.Message}}}}
 		}
-		evw := jsonw.Writer{B: append([]byte(nil), evidenceMember...)}
-		if err := evw.Obj(ev); err != nil {
+		evw, err := jsonw.NewBuf(append([]byte(nil), evidenceMember...)).Obj(ev)
+		if err != nil {
 			panic(err)
 		}
-		evw.CloseObj()
-		pieces = append(pieces, ref, body[:len(body)-1], evw.B)
+		pieces = append(pieces, ref, body[:len(body)-1], evw.CloseObj().Bytes())
 	}
 	return append(pieces, []byte("}"))
 }
@@ -387,9 +375,7 @@ func (w *citeWriter) citationPieces(pieces [][]byte, s *Service, run *verifyRun)
 // endpoint takes, {"source_id", "source_url", "source_file", "sheet", "source_row",
 // "raw_file_sha256", "as_of", "derived"?, "original_url"?, "original_page"?}.
 func appendRecordCitation(b []byte, snap *Snapshot, r int) []byte {
-	w := jsonw.Writer{B: b}
-	snap.lineage().writeRecordCitation(&w, snap, r)
-	return w.B
+	return snap.lineage().writeRecordCitation(jsonw.NewBuf(b), snap, r).Bytes()
 }
 
 // evidenceMember opens the evidence member of a citation rendered with its verification.
@@ -434,36 +420,19 @@ type citeHead struct {
 // newCiteHead renders the constant parts of the citations of file.
 func newCiteHead(snap *Snapshot, file string) citeHead {
 	ms := snap.sources[file]
-	var b jsonw.Writer
-	b.OpenObj()
-	b.KeyString("source_id", ms.SourceID)
-	b.KeyString("publisher", ms.Publisher)
-	b.KeyString("source_url", ms.URL)
-	writeDerived(&b, ms)
-	b.KeyString("source_file", file)
-	b.KeyString("raw_file_sha256", ms.SHA256)
-	b.KeyString("as_of", snap.fileAsOf(file))
-	b.Key("source_rows_count")
+	b := jsonw.Buf{}.OpenObj().KeyString("source_id", ms.SourceID).KeyString("publisher", ms.Publisher).KeyString("source_url", ms.URL)
+	b = writeDerived(b, ms).KeyString("source_file", file).KeyString("raw_file_sha256", ms.SHA256).
+		KeyString("as_of", snap.fileAsOf(file)).Key("source_rows_count")
 	d := sha256.New()
-	d.Write(b.B)
+	d.Write(b.Bytes())
 	state, err := d.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
 		panic(err)
 	}
-	var f jsonw.Writer
-	f.Key("lineage_filter")
-	f.OpenObj()
-	f.KeyString("source_file", file)
-	f.KeyString("raw_file_sha256", ms.SHA256)
-	f.Key("filters")
-	f.OpenObj()
-	var v jsonw.Writer
-	v.Key("source_view")
-	v.OpenObj()
-	v.KeyString("title", ms.Title)
-	v.KeyString("release", ms.Release)
-	v.Key("sheets")
-	return citeHead{head: b.B, state: state, filter: f.B, view: v.B}
+	f := jsonw.Buf{}.Key("lineage_filter").OpenObj().KeyString("source_file", file).KeyString("raw_file_sha256", ms.SHA256).
+		Key("filters").OpenObj()
+	v := jsonw.Buf{}.Key("source_view").OpenObj().KeyString("title", ms.Title).KeyString("release", ms.Release).Key("sheets")
+	return citeHead{head: b.Bytes(), state: state, filter: f.Bytes(), view: v.Bytes()}
 }
 
 func (snap *Snapshot) lineage() lineageCols {
@@ -504,79 +473,65 @@ func quotedValues(c *columnar.Column) [][]byte {
 // writeQuoted writes row r of lineage column c as a JSON string (its text, "" when null),
 // from q, its values rendered once, when it has them: the value of the member just named,
 // which takes no comma before it.
-func writeQuoted(w *jsonw.Writer, c *columnar.Column, q [][]byte, r int) {
+func writeQuoted(w jsonw.Buf, c *columnar.Column, q [][]byte, r int) jsonw.Buf {
 	if q != nil {
 		if code := c.Codes[r]; code >= 0 {
-			w.Append(q[code])
-			return
+			return w.Append(q[code])
 		}
-		w.String("")
-		return
+		return w.String("")
 	}
 	v, _ := c.Text(r)
-	w.String(v)
+	return w.String(v)
 }
 
 // writeRecordCitation is appendRecordCitation, with the columns looked up once.
-func (l lineageCols) writeRecordCitation(w *jsonw.Writer, snap *Snapshot, r int) {
-	w.Raw(openRecordCitation)
-	writeQuoted(w, l.id, l.lineageText.id, r)
-	w.Name(nSourceURL)
+func (l lineageCols) writeRecordCitation(w jsonw.Buf, snap *Snapshot, r int) jsonw.Buf {
+	w = writeQuoted(w.OpenObj().Name(nSourceID), l.id, l.lineageText.id, r).Name(nSourceURL)
 	var derived []byte
 	if code := l.file.Codes[r]; l.url != nil && code >= 0 {
-		w.Append(l.url[code]) // the value of source_url
+		w = w.Append(l.url[code]) // the value of source_url
 		derived = l.derived[code]
 	} else {
 		file, _ := l.file.Text(r)
 		src := snap.sources[file]
-		w.String(src.URL)
+		w = w.String(src.URL)
 		derived = derivedMembers(src)
 	}
-	w.Name(nSourceFile)
-	writeQuoted(w, l.file, l.lineageText.file, r)
-	w.Name(nSheet)
-	writeQuoted(w, l.sheet, l.lineageText.sheet, r)
-	w.Name(nSourceRow)
-	w.Int(intAt(l.row, r))
-	w.Name(nRawFileSHA256)
-	writeQuoted(w, l.sha, l.lineageText.sha, r)
-	w.Name(nAsOf)
+	w = writeQuoted(w.Name(nSourceFile), l.file, l.lineageText.file, r)
+	w = writeQuoted(w.Name(nSheet), l.sheet, l.lineageText.sheet, r)
+	w = w.Name(nSourceRow).Int(intAt(l.row, r))
+	w = writeQuoted(w.Name(nRawFileSHA256), l.sha, l.lineageText.sha, r).Name(nAsOf)
 	if snap.derived != nil {
 		file, _ := l.file.Text(r)
-		w.String(snap.fileAsOf(file))
+		w = w.String(snap.fileAsOf(file))
 	} else {
-		w.Append(l.asOf) // the value of as_of
+		w = w.Append(l.asOf) // the value of as_of
 	}
 	if len(derived) > 0 && l.hasOriginal(r) {
-		w.Name(nDerived)
-		w.Bool(true)
-		l.writeOriginal(w, r)
+		w = l.writeOriginal(w.Name(nDerived).Bool(true), r)
 	} else {
-		w.Raw(derived)
+		w = w.Raw(derived)
 	}
-	w.CloseObj()
+	return w.CloseObj()
 }
 
 // writeSample writes the source_rows_sample of an aggregate citation: each of the table rows
 // rows as {"sheet", "source_row"}, with the row's original (writeOriginal) when the file is
 // derived; null for none.
-func (l lineageCols) writeSample(w *jsonw.Writer, rows []int32, derived bool) {
+func (l lineageCols) writeSample(w jsonw.Buf, rows []int32, derived bool) jsonw.Buf {
 	if len(rows) == 0 {
-		w.Null()
-		return
+		return w.Null()
 	}
-	w.OpenArr()
+	w = w.OpenArr()
 	for _, r := range rows {
-		w.Raw(openSample)
-		writeQuoted(w, l.sheet, l.lineageText.sheet, int(r))
-		w.Name(nSourceRow)
-		w.Int(intAt(l.row, int(r)))
+		w = writeQuoted(w.OpenObj().Name(nSheet), l.sheet, l.lineageText.sheet, int(r))
+		w = w.Name(nSourceRow).Int(intAt(l.row, int(r)))
 		if derived {
-			l.writeOriginal(w, int(r))
+			w = l.writeOriginal(w, int(r))
 		}
-		w.CloseObj()
+		w = w.CloseObj()
 	}
-	w.CloseArr()
+	return w.CloseArr()
 }
 
 // citationColumns are the columns the record citations of c read: the lineage columns, and
@@ -603,19 +558,18 @@ func (l lineageCols) hasOriginal(r int) bool {
 // ,"original_url":<the document>,"original_page":<its page> (the page left out when the row
 // names none). A row that names no document, or a capability whose rows do not, writes
 // nothing: its citation's original is the file's.
-func (l lineageCols) writeOriginal(w *jsonw.Writer, r int) {
+func (l lineageCols) writeOriginal(w jsonw.Buf, r int) jsonw.Buf {
 	if !l.hasOriginal(r) {
-		return
+		return w
 	}
 	doc, _ := l.doc.Text(r)
-	w.Name(nOriginalURL)
-	w.String(doc)
+	w = w.Name(nOriginalURL).String(doc)
 	if l.page != nil {
 		if page, ok := l.page.Text(r); ok && page != "" {
-			w.Name(nOriginalPage)
-			w.String(page)
+			w = w.Name(nOriginalPage).String(page)
 		}
 	}
+	return w
 }
 
 // fileAsOf is the as_of the snapshot cites file with: its own, or, for a derived snapshot,
@@ -645,67 +599,49 @@ func intAt(c *columnar.Column, r int) int64 {
 // writeDerived marks a citation of a derived file (a third party's extract or re-save of
 // the publisher's data): "derived":true and the publisher's own address of the original.
 // The file named, hashed and re-opened is the derived copy itself.
-func writeDerived(w *jsonw.Writer, src snapshots.Source) {
+func writeDerived(w jsonw.Buf, src snapshots.Source) jsonw.Buf {
 	if src.Derived {
-		w.Key("derived")
-		w.Bool(true)
-		w.KeyString("original_url", src.OriginalURL)
+		w = w.Key("derived").Bool(true).KeyString("original_url", src.OriginalURL)
 	}
+	return w
 }
 
 // derivedMembers are the members writeDerived writes for src, rendered (none for a file that
 // is not derived).
 func derivedMembers(src snapshots.Source) []byte {
-	var w jsonw.Writer
-	writeDerived(&w, src)
-	return w.B
+	return writeDerived(jsonw.Buf{}, src).Bytes()
 }
 
-// The names of the members written on every row, note and citation of an answer, rendered
-// once.
-var (
-	nAsOf             = jsonw.NameOf("as_of")
-	nCitation         = jsonw.NameOf("citation")
-	nCitationRef      = jsonw.NameOf("citation_ref")
-	nCitationRefs     = jsonw.NameOf("citation_refs")
-	nCode             = jsonw.NameOf("code")
-	nCount            = jsonw.NameOf("count")
-	nDerived          = jsonw.NameOf("derived")
-	nExcludes         = jsonw.NameOf("excludes")
-	nGroup            = jsonw.NameOf("group")
-	nLineage          = jsonw.NameOf("lineage")
-	nMessage          = jsonw.NameOf("message")
-	nMetric           = jsonw.NameOf("metric")
-	nMetrics          = jsonw.NameOf("metrics")
-	nNotes            = jsonw.NameOf("notes")
-	nOriginalPage     = jsonw.NameOf("original_page")
-	nOriginalURL      = jsonw.NameOf("original_url")
-	nRawFileSHA256    = jsonw.NameOf("raw_file_sha256")
-	nSheet            = jsonw.NameOf("sheet")
-	nSourceFile       = jsonw.NameOf("source_file")
-	nSourceID         = jsonw.NameOf("source_id")
-	nSourceRow        = jsonw.NameOf("source_row")
-	nSourceRowsCount  = jsonw.NameOf("source_rows_count")
-	nSourceRowsSample = jsonw.NameOf("source_rows_sample")
-	nSourceURL        = jsonw.NameOf("source_url")
-	nVerify           = jsonw.NameOf("verify")
+// The names of the members written on every row, note and citation of an answer, rendered:
+// constants, so that writing one is a few stores, with no call (TestNameConstants checks
+// each is what jsonw.NameOf renders).
+const (
+	nAsOf             jsonw.Name = `"as_of":`
+	nCitation         jsonw.Name = `"citation":`
+	nCitationRef      jsonw.Name = `"citation_ref":`
+	nCitationRefs     jsonw.Name = `"citation_refs":`
+	nCode             jsonw.Name = `"code":`
+	nCount            jsonw.Name = `"count":`
+	nDerived          jsonw.Name = `"derived":`
+	nExcludes         jsonw.Name = `"excludes":`
+	nGroup            jsonw.Name = `"group":`
+	nLineage          jsonw.Name = `"lineage":`
+	nMessage          jsonw.Name = `"message":`
+	nMetric           jsonw.Name = `"metric":`
+	nMetrics          jsonw.Name = `"metrics":`
+	nNotes            jsonw.Name = `"notes":`
+	nOriginalPage     jsonw.Name = `"original_page":`
+	nOriginalURL      jsonw.Name = `"original_url":`
+	nRawFileSHA256    jsonw.Name = `"raw_file_sha256":`
+	nSheet            jsonw.Name = `"sheet":`
+	nSourceFile       jsonw.Name = `"source_file":`
+	nSourceID         jsonw.Name = `"source_id":`
+	nSourceRow        jsonw.Name = `"source_row":`
+	nSourceRowsCount  jsonw.Name = `"source_rows_count":`
+	nSourceRowsSample jsonw.Name = `"source_rows_sample":`
+	nSourceURL        jsonw.Name = `"source_url":`
+	nVerify           jsonw.Name = `"verify":`
 )
-
-// The openings of the objects written most often, rendered once: a sample row of an
-// aggregate citation, a record citation, a row and its lineage.
-var (
-	openSample         = opening(func(w *jsonw.Writer) { w.OpenObj(); w.Name(nSheet) })
-	openRecordCitation = opening(func(w *jsonw.Writer) { w.OpenObj(); w.Name(nSourceID) })
-	openRow            = opening(func(w *jsonw.Writer) { w.OpenObj(); w.Name(nGroup); w.OpenObj() })
-	openLineage        = opening(func(w *jsonw.Writer) { w.Name(nLineage); w.OpenObj(); w.Name(nCitationRef) })
-)
-
-// opening renders the pieces write writes, once.
-func opening(write func(w *jsonw.Writer)) []byte {
-	var w jsonw.Writer
-	write(&w)
-	return w.B
-}
 
 // bufPool recycles the scratch buffers responses and citations are rendered in.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}

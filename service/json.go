@@ -28,12 +28,11 @@ func clean(v float64) float64 { return jsonw.Clean(v) }
 
 // writeTyped writes text v of a field of type t as jsonw writes typed(t, v), without making
 // it an interface value.
-func writeTyped(w *jsonw.Writer, t capability.Type, v string) error {
+func writeTyped(w jsonw.Buf, t capability.Type, v string) (jsonw.Buf, error) {
 	switch t {
 	case capability.Integer:
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			w.Int(n)
-			return nil
+			return w.Int(n), nil
 		}
 	case capability.Number:
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
@@ -41,10 +40,8 @@ func writeTyped(w *jsonw.Writer, t capability.Type, v string) error {
 		}
 	case capability.Boolean:
 		if x, err := strconv.ParseBool(v); err == nil {
-			w.Bool(x)
-			return nil
+			return w.Bool(x), nil
 		}
 	}
-	w.String(v)
-	return nil
+	return w.String(v), nil
 }

@@ -105,9 +105,7 @@ func TestNoteFastPaths(t *testing.T) {
 			}
 			for _, rows := range []int64{1, 7, 1234567} {
 				n++
-				var w jsonw.Writer
-				writeNullNote(&w, m, rows)
-				if got, want := w.B, mustJSON(nullNote(m, rows)); string(got) != string(want) {
+				if got, want := writeNullNote(jsonw.Buf{}, m, rows).Bytes(), mustJSON(nullNote(m, rows)); string(got) != string(want) {
 					t.Errorf("%s %s %d: got %s, want %s", c.ID, m.Name, rows, got, want)
 				}
 			}
@@ -124,9 +122,44 @@ func TestNoteFastPaths(t *testing.T) {
 			msg = fmt.Sprintf("this group has a %s for %d periods (%s) where other groups of this answer have up to %d: its figures cover fewer periods than theirs", d.value, periods, d.field, d.most)
 		}
 		want := append([]byte(`{"a":1},`), mustJSON(Obj{{"code", NotePeriodsPresent}, {"field", d.field}, {"periods", periods}, {"most", d.most}, {"message", msg}})...)
-		w := jsonw.Writer{B: []byte(`{"a":1}`)}
-		if d.writeRow(&w, gi); string(w.B) != string(want) {
-			t.Errorf("group %d: got %s, want %s", gi, w.B, want)
+		if w := d.writeRow(jsonw.NewBuf([]byte(`{"a":1}`)), gi).Bytes(); string(w) != string(want) {
+			t.Errorf("group %d: got %s, want %s", gi, w, want)
+		}
+	}
+}
+
+// TestNameConstants checks that each member name written as a constant is its name as
+// jsonw.NameOf renders it.
+func TestNameConstants(t *testing.T) {
+	for name, n := range map[string]jsonw.Name{
+		"as_of":              nAsOf,
+		"citation":           nCitation,
+		"citation_ref":       nCitationRef,
+		"citation_refs":      nCitationRefs,
+		"code":               nCode,
+		"count":              nCount,
+		"derived":            nDerived,
+		"excludes":           nExcludes,
+		"group":              nGroup,
+		"lineage":            nLineage,
+		"message":            nMessage,
+		"metric":             nMetric,
+		"metrics":            nMetrics,
+		"notes":              nNotes,
+		"original_page":      nOriginalPage,
+		"original_url":       nOriginalURL,
+		"raw_file_sha256":    nRawFileSHA256,
+		"sheet":              nSheet,
+		"source_file":        nSourceFile,
+		"source_id":          nSourceID,
+		"source_row":         nSourceRow,
+		"source_rows_count":  nSourceRowsCount,
+		"source_rows_sample": nSourceRowsSample,
+		"source_url":         nSourceURL,
+		"verify":             nVerify,
+	} {
+		if n != jsonw.NameOf(name) {
+			t.Errorf("%s: the constant is %s, jsonw renders %s", name, n, jsonw.NameOf(name))
 		}
 	}
 }

@@ -422,19 +422,14 @@ func (s *Service) render(c *capability.Capability, snap *Snapshot, p *Params, ev
 		}
 		summary = append(summary, pageSummary(p, p.offset+nrecs, more)...)
 	}
-	var head jsonw.Writer
-	head.OpenObj()
-	head.KeyString("capability", c.ID)
-	head.KeyString("as_of", snap.Manifest.AsOf)
-	head.Key("query")
-	if err := head.Value(canon); err != nil {
+	head, err := jsonw.Buf{}.OpenObj().KeyString("capability", c.ID).KeyString("as_of", snap.Manifest.AsOf).Key("query").Value(canon)
+	if err == nil {
+		head, err = head.Key("summary").Obj(summary)
+	}
+	if err != nil {
 		panic(err)
 	}
-	head.Key("summary")
-	if err := head.Obj(summary); err != nil {
-		panic(err)
-	}
-	return s.assemble(head.B, out, rowsTail, recs, cw, verify), nil
+	return s.assemble(head.Bytes(), out, rowsTail, recs, cw, verify), nil
 }
 
 // keptGroups are the groups of rows, listed before (other): the (other) row's lineage filter
@@ -464,11 +459,9 @@ func keptGroups(c *capability.Capability, p *Params, rows []outRow) []Obj {
 // bracket). release returns the buffers.
 func (s *Service) renderRows(c *capability.Capability, rr *rowRenderer, rows []outRow, cw *citeWriter, filters Obj) (out, tail []byte, release func()) {
 	rowsBuf := getBuf()
-	w := jsonw.Writer{B: (*rowsBuf)[:0]}
-	w.OpenArr()
+	w := jsonw.NewBuf((*rowsBuf)[:0]).OpenArr()
 	if len(rows) < parallelRows || runtime.GOMAXPROCS(0) < 2 {
-		rr.render(&w, rows, cw)
-		out = w.B
+		out = rr.render(w, rows, cw).Bytes()
 		return out, nil, func() { putBuf(rowsBuf, out) }
 	}
 	mid := len(rows) / 2
@@ -479,16 +472,15 @@ func (s *Service) renderRows(c *capability.Capability, rr *rowRenderer, rows []o
 		n2 += len(r.sources)
 	}
 	cw2.excludes, cw2.cites = cw.excludes, make([]citation, 0, n2)
-	second := jsonw.Writer{B: (*secondBuf)[:0]}
+	var second []byte
 	var failed any
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer func() { failed = recover() }()
-		rr.render(&second, rows[mid:], cw2)
+		second = rr.render(jsonw.NewBuf((*secondBuf)[:0]), rows[mid:], cw2).Bytes()
 	}()
-	rr.render(&w, rows[:mid], cw)
-	out = w.B
+	out = rr.render(w, rows[:mid], cw).Bytes()
 	<-done
 	if failed != nil {
 		putBuf(rowsBuf, out)
@@ -497,7 +489,7 @@ func (s *Service) renderRows(c *capability.Capability, rr *rowRenderer, rows []o
 	// The second half is written after the first, from its own buffer, and the second
 	// writer's citations with the first's.
 	cw.merge(cw2)
-	return out, second.B, func() { putBuf(rowsBuf, out); putBuf(secondBuf, second.B); putBuf(citeBuf2, cw2.buf) }
+	return out, second, func() { putBuf(rowsBuf, out); putBuf(secondBuf, second); putBuf(citeBuf2, cw2.buf) }
 }
 
 // summary is the answer's summary up to its notes: the group counts, the matched rows, every
@@ -612,85 +604,75 @@ func newRowRenderer(c *capability.Capability, snap *Snapshot, p *Params, results
 	return rr
 }
 
-// render writes rows to out, separated by commas, citing their sources with cw.
-func (rr *rowRenderer) render(out *jsonw.Writer, rows []outRow, cw *citeWriter) {
+// render writes rows to out, separated by commas, citing their sources with cw, and returns
+// out.
+func (rr *rowRenderer) render(out jsonw.Buf, rows []outRow, cw *citeWriter) jsonw.Buf {
 	notesMemo := newNoteMemo(len(rr.results))
 	// notes holds the row's notes, gf its members of the lineage filters, ids its citations.
-	var notes, gf jsonw.Writer
+	var notes, gf jsonw.Buf
 	var ids []citeID
+	var err error
 	for i := range rows {
 		r := &rows[i]
-		out.Raw(openRow)
-		gf.B = gf.B[:0]
+		out = out.OpenObj().Name(nGroup).OpenObj()
+		gf = gf.Reset()
 		for k, key := range rr.keys {
-			out.Name(key)
-			from := len(out.B)
+			out = out.Name(key)
+			from := out.Len()
 			switch {
 			case r.other:
-				out.String(OtherGroup)
+				out = out.String(OtherGroup)
 			case r.null[k]:
-				out.Null()
+				out = out.Null()
 			default:
-				if err := writeTyped(out, rr.types[k], r.group[k]); err != nil {
+				if out, err = writeTyped(out, rr.types[k], r.group[k]); err != nil {
 					panic(err)
 				}
 			}
 			if !r.other {
-				gf.Name(key)
-				gf.OpenArr()
-				gf.Append(out.B[from:])
-				gf.CloseArr()
+				gf = gf.Name(key).OpenArr().Append(out.Bytes()[from:]).CloseArr()
 			}
 		}
-		out.CloseObj()
-		out.Name(nMetrics)
-		out.OpenObj()
-		notes.B = notes.B[:0]
+		out = out.CloseObj().Name(nMetrics).OpenObj()
+		notes = notes.Reset()
 		for j := range rr.results {
 			mr := &rr.results[j]
-			out.Name(rr.metricKeys[j])
 			v := rowValue(mr, r)
-			if err := out.Num(v); err != nil {
+			if out, err = out.Name(rr.metricKeys[j]).Num(v); err != nil {
 				panic(err)
 			}
 			if v.Valid && !r.other && !mr.Groups.Mixed[r.gi] && (mr.Metric.NullNote == "" || mr.Groups.NullRows[r.gi] == 0) {
 				continue // no note (noteMemo.row would add none)
 			}
-			notesMemo.row(&notes, rr.snap, rr.p, j, mr, r, v.Valid)
+			notes = notesMemo.row(notes, rr.snap, rr.p, j, mr, r, v.Valid)
 		}
 		if rr.decl != nil && !r.other {
-			rr.decl.writeRow(&notes, r.gi)
+			notes = rr.decl.writeRow(notes, r.gi)
 		}
-		out.CloseObj()
-		if len(notes.B) > 0 {
-			out.Name(nNotes)
-			out.OpenArr()
-			out.Append(notes.B)
-			out.CloseArr()
+		out = out.CloseObj()
+		if notes.Len() > 0 {
+			out = out.Name(nNotes).OpenArr().Append(notes.Bytes()).CloseArr()
 		}
 		ids = ids[:0]
 		for _, src := range r.sources {
-			ids = append(ids, cw.cite(src, gf.B, r.other))
+			ids = append(ids, cw.cite(src, gf.Bytes(), r.other))
 		}
-		out.Raw(openLineage)
+		out = out.Name(nLineage).OpenObj().Name(nCitationRef)
 		if len(ids) == 0 {
-			out.Null()
+			out = out.Null()
 		} else {
-			writeRef(out, ids[0])
+			out = writeRef(out, ids[0])
 		}
 		if len(ids) > 1 {
-			out.Name(nCitationRefs)
-			out.OpenArr()
+			out = out.Name(nCitationRefs).OpenArr()
 			for _, id := range ids {
-				writeRef(out, id)
+				out = writeRef(out, id)
 			}
-			out.CloseArr()
+			out = out.CloseArr()
 		}
-		out.Name(nSourceRowsCount)
-		out.Int(sourceRows(r.sources))
-		out.CloseObj()
-		out.CloseObj()
+		out = out.Name(nSourceRowsCount).Int(sourceRows(r.sources)).CloseObj().CloseObj()
 	}
+	return out
 }
 
 func orEmptyNotes(n []Obj) []Obj {
@@ -830,21 +812,20 @@ func newNoteMemo(metrics int) *noteMemo {
 // row writes to notes (the notes of a row, separated by commas) the notes of metric j
 // (result mr) on row r, whose value is valid or null, as the rows render them: the null-row
 // count and mixed-units notes, then rowNullNote for a null value.
-func (m *noteMemo) row(notes *jsonw.Writer, snap *Snapshot, p *Params, j int, mr *MetricResult, r *outRow, valid bool) {
+func (m *noteMemo) row(notes jsonw.Buf, snap *Snapshot, p *Params, j int, mr *MetricResult, r *outRow, valid bool) jsonw.Buf {
 	if !r.other && mr.held != nil && mr.held[r.gi] != nil {
-		mustObj(notes, mr.held[r.gi])
-		return
+		return mustObj(notes, mr.held[r.gi])
 	}
 	if !r.other {
 		if mr.Metric.NullNote != "" && mr.Groups.NullRows[r.gi] > 0 {
-			writeNullNote(notes, mr.Metric, mr.Groups.NullRows[r.gi])
+			notes = writeNullNote(notes, mr.Metric, mr.Groups.NullRows[r.gi])
 		}
 		if mr.Groups.Mixed[r.gi] {
-			m.once(notes, j, 0, func() []Obj { return []Obj{mixedNote(mr.Metric)} })
+			notes = m.once(notes, j, 0, func() []Obj { return []Obj{mixedNote(mr.Metric)} })
 		}
 	}
 	if valid || !r.other && mr.Groups.Mixed[r.gi] {
-		return
+		return notes
 	}
 	kind := 1
 	if r.other {
@@ -852,32 +833,34 @@ func (m *noteMemo) row(notes *jsonw.Writer, snap *Snapshot, p *Params, j int, mr
 	}
 	if !r.other && len(snap.Cap.Repeats) > 0 {
 		for _, n := range rowNullNote(snap, p, *mr, *r) {
-			mustObj(notes, n)
+			notes = mustObj(notes, n)
 		}
-		return
+		return notes
 	}
-	m.once(notes, j, kind, func() []Obj { return rowNullNote(snap, p, *mr, *r) })
+	return m.once(notes, j, kind, func() []Obj { return rowNullNote(snap, p, *mr, *r) })
 }
 
 // mustObj writes o, which cannot fail to render (a note); it panics otherwise.
-func mustObj(w *jsonw.Writer, o Obj) {
-	if err := w.Obj(o); err != nil {
+func mustObj(w jsonw.Buf, o Obj) jsonw.Buf {
+	w, err := w.Obj(o)
+	if err != nil {
 		panic(err)
 	}
+	return w
 }
 
 // once writes the notes of metric j of a kind, rendered the first time.
-func (m *noteMemo) once(dst *jsonw.Writer, j, kind int, notes func() []Obj) {
+func (m *noteMemo) once(dst jsonw.Buf, j, kind int, notes func() []Obj) jsonw.Buf {
 	i := 3*j + kind
 	if !m.done[i] {
-		var w jsonw.Writer
+		var w jsonw.Buf
 		for _, n := range notes() {
-			mustObj(&w, n)
+			w = mustObj(w, n)
 		}
-		m.text[i] = w.B
+		m.text[i] = w.Bytes()
 		m.done[i] = true
 	}
-	dst.Raw(m.text[i])
+	return dst.Raw(m.text[i])
 }
 
 func nullNote(m capability.Metric, n int64) Obj {
@@ -886,17 +869,9 @@ func nullNote(m capability.Metric, n int64) Obj {
 
 // writeNullNote writes nullNote(m, n) as jsonw renders it, without building it: a row's
 // note, written once per row of a many-group answer.
-func writeNullNote(w *jsonw.Writer, m capability.Metric, n int64) {
-	w.OpenObj()
-	w.Name(nCode)
-	w.String(m.NullNote)
-	w.Name(nMetric)
-	w.String(m.Name)
-	w.Name(nCount)
-	w.Int(n)
-	w.Name(nMessage)
-	w.String(nullMessage(m, n))
-	w.CloseObj()
+func writeNullNote(w jsonw.Buf, m capability.Metric, n int64) jsonw.Buf {
+	return w.OpenObj().Name(nCode).String(m.NullNote).Name(nMetric).String(m.Name).Name(nCount).Int(n).
+		Name(nMessage).String(nullMessage(m, n)).CloseObj()
 }
 
 // nullMessage is the message of nullNote.
@@ -984,44 +959,36 @@ func (s *Service) records(c *capability.Capability, snap *Snapshot, sel columnar
 		keys[fi] = jsonw.NameOf(f.Name)
 	}
 	lin := snap.lineage()
-	b := jsonw.Writer{B: make([]byte, 0, n*(64+32*len(c.Fields)))}
-	b.OpenArr()
+	b := jsonw.NewBuf(make([]byte, 0, n*(64+32*len(c.Fields)))).OpenArr()
 	for i, r := range rows {
-		b.OpenObj()
+		b = b.OpenObj()
 		for fi, f := range c.Fields {
-			b.Name(keys[fi])
-			if err := writeCell(&b, f.Type, cells[fi], i); err != nil {
+			b = b.Name(keys[fi])
+			if b, err = writeCell(b, f.Type, cells[fi], i); err != nil {
 				panic(err)
 			}
 		}
-		b.Name(nCitation)
-		lin.writeRecordCitation(&b, snap, r)
-		b.CloseObj()
-		if len(b.B) >= PageBytes && i+1 < n {
-			b.CloseArr()
-			return b.B, i + 1, nil
+		b = lin.writeRecordCitation(b.Name(nCitation), snap, r).CloseObj()
+		if b.Len() >= PageBytes && i+1 < n {
+			return b.CloseArr().Bytes(), i + 1, nil
 		}
 	}
-	b.CloseArr()
-	return b.B, n, nil
+	return b.CloseArr().Bytes(), n, nil
 }
 
 // writeCell writes cell i of a field of type t as a record gives it: null, a number (with
 // at most 15 significant digits), an integer, a boolean, or the text.
-func writeCell(w *jsonw.Writer, t capability.Type, c *columnar.Cells, i int) error {
+func writeCell(w jsonw.Buf, t capability.Type, c *columnar.Cells, i int) (jsonw.Buf, error) {
 	if !c.Valid[i] {
-		w.Null()
-		return nil
+		return w.Null(), nil
 	}
 	switch {
 	case t == capability.Number && c.Floats != nil:
 		return w.Num(Num{V: c.Floats[i], Valid: true})
 	case t == capability.Integer && c.Ints != nil:
-		w.Int(c.Ints[i])
-		return nil
+		return w.Int(c.Ints[i]), nil
 	case t == capability.Boolean && c.Bools != nil:
-		w.Bool(c.Bools[i])
-		return nil
+		return w.Bool(c.Bools[i]), nil
 	}
 	v, _ := c.Text(i)
 	if t == capability.Number {
@@ -1029,8 +996,7 @@ func writeCell(w *jsonw.Writer, t capability.Type, c *columnar.Cells, i int) err
 		return w.Num(Num{V: fv, Valid: true})
 	}
 	if t == capability.String || t == capability.Date {
-		w.String(v) // typed's value of these, without boxing it
-		return nil
+		return w.String(v), nil // typed's value of these, without boxing it
 	}
 	return w.Value(typed(t, v))
 }

@@ -36,7 +36,7 @@ func (s *Service) openRaw(src snapshots.Source) (*grid.Workbook, string, *apierr
 	if got != src.SHA256 {
 		return nil, "", s.changedOnDisk(src.File, got, src.SHA256, src.URL)
 	}
-	wb, err := s.evidence.get(got, path)
+	wb, err := s.workbook(got, path)
 	if err != nil {
 		return nil, "", apierror.New(400, apierror.CodeEvidenceUnreadable, "the raw file %s does not parse (%v)", src.File, err)
 	}

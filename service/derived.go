@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
@@ -57,61 +56,6 @@ func (in *derivedInput) Select(where map[string][]string, names []string) ([]int
 	return selectTexts(in.snap, where, names)
 }
 
-// derivedCache keeps the derived snapshots built, by capability, as_of and the inputs'
-// fingerprints; a reload that changes the catalog empties it. A snapshot is built once
-// however many queries ask for it at the same time: the others wait for that build, and
-// queries of other keys wait for nothing.
-type derivedCache struct {
-	mu    sync.Mutex
-	snaps map[string]*derivedEntry
-}
-
-// derivedEntry is one derived snapshot, built or being built (done is closed when the
-// build ends).
-type derivedEntry struct {
-	done chan struct{}
-	snap *Snapshot
-	err  *apierror.Error
-}
-
-// get is the snapshot of key: the one kept or being built, else the one build makes now. A
-// failed build is not kept: the next query tries again.
-func (d *derivedCache) get(key string, build func() (*Snapshot, *apierror.Error)) (*Snapshot, *apierror.Error) {
-	d.mu.Lock()
-	if e, ok := d.snaps[key]; ok {
-		d.mu.Unlock()
-		<-e.done
-		return e.snap, e.err
-	}
-	e := &derivedEntry{done: make(chan struct{})}
-	if d.snaps == nil {
-		d.snaps = map[string]*derivedEntry{}
-	}
-	d.snaps[key] = e
-	d.mu.Unlock()
-	// What those waiting get should build panic.
-	e.err = apierror.New(500, apierror.CodeInternal, "the derived table was not computed; retry, and report it if it persists")
-	defer func() {
-		close(e.done)
-		if e.err != nil {
-			d.mu.Lock()
-			if d.snaps[key] == e {
-				delete(d.snaps, key)
-			}
-			d.mu.Unlock()
-		}
-	}()
-	e.snap, e.err = build()
-	return e.snap, e.err
-}
-
-// reset forgets every derived snapshot (a build under way still ends for those waiting).
-func (d *derivedCache) reset() {
-	d.mu.Lock()
-	d.snaps = nil
-	d.mu.Unlock()
-}
-
 // derivedDates are the as_of dates of derived capability c: every as_of of an input on
 // which each input has a snapshot (its own, or an earlier one).
 func (s *Service) derivedDates(c *capability.Capability) []string {
@@ -149,7 +93,7 @@ func (s *Service) derivedSnapshot(c *capability.Capability, asOf string) (*Snaps
 			}
 		}
 	}
-	return s.derived.get(key, func() (*Snapshot, *apierror.Error) {
+	snap, err := s.derived.get(key, func() (*Snapshot, error) {
 		build := derive.For(c.ID)
 		if build == nil {
 			return nil, apierror.New(500, apierror.CodeInternal, "%s has inputs but no join; report it", c.ID)
@@ -162,8 +106,15 @@ func (s *Service) derivedSnapshot(c *capability.Capability, asOf string) (*Snaps
 			}
 		}
 		return nil, apierror.New(500, apierror.CodeInternal, "%s as_of %s cannot be computed from its inputs (%v); retry, and report it if it persists", c.ID, asOf, err)
-	})
+	}, derivedLost)
+	if err != nil {
+		return nil, err.(*apierror.Error) // the build's, or derivedLost: every error of s.derived is one
+	}
+	return snap, nil
 }
+
+// derivedLost is what the queries waiting on a derived snapshot's build get should it panic.
+var derivedLost = apierror.New(500, apierror.CodeInternal, "the derived table was not computed; retry, and report it if it persists")
 
 // loadDerived makes the derived rows a fact table in memory (a Parquet file written to a
 // buffer, as ingest writes a snapshot's) and decodes every column of it.

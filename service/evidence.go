@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/grid"
@@ -162,7 +162,7 @@ func (s *Service) verify(c Citation, outside bool, memo *verifyRun) (Obj, *apier
 	if got != c.SHA256 {
 		return nil, s.changedOnDisk(c.File, got, c.SHA256, c.SourceURL)
 	}
-	wb, err := s.evidence.get(got, path)
+	wb, err := s.workbook(got, path)
 	if err != nil {
 		return nil, apierror.New(400, apierror.CodeEvidenceUnreadable, "the raw file %s does not parse (%v)", c.File, err)
 	}
@@ -276,66 +276,21 @@ func kindName(k grid.Kind) string {
 	return "empty"
 }
 
-// workbookCache keeps a few parsed raw files, keyed by the hash they were verified against.
-// A file is parsed once however many requests ask for it at the same time: the others wait
-// for that parse (parsing a large workbook takes far more memory than the file's size).
-type workbookCache struct {
-	mu    sync.Mutex
-	max   int
-	order []string
-	books map[string]*parsedBook
-}
-
-// parsedBook is one raw file's parse, done or under way (done is closed when it ends).
-type parsedBook struct {
-	done chan struct{}
-	wb   *grid.Workbook
-	err  error
-}
-
 // parseWorkbook parses a raw file; tests count its calls.
 var parseWorkbook = grid.Parse
 
-func newWorkbookCache(max int) *workbookCache {
-	return &workbookCache{max: max, books: map[string]*parsedBook{}}
-}
-
-func (w *workbookCache) get(sha, path string) (*grid.Workbook, error) {
-	w.mu.Lock()
-	if b, ok := w.books[sha]; ok {
-		w.mu.Unlock()
-		<-b.done
-		return b.wb, b.err
-	}
-	b := &parsedBook{done: make(chan struct{})}
-	w.books[sha] = b
-	w.order = append(w.order, sha)
-	if len(w.order) > w.max {
-		delete(w.books, w.order[0])
-		w.order = w.order[1:]
-	}
-	w.mu.Unlock()
-
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.err = fmt.Errorf("read %s: %w", path, err)
-	} else {
-		b.wb, b.err = parseWorkbook(data)
-	}
-	close(b.done)
-	if b.err != nil {
-		// A failed parse is not kept: the next request tries again.
-		w.mu.Lock()
-		if w.books[sha] == b {
-			delete(w.books, sha)
-			for i, k := range w.order {
-				if k == sha {
-					w.order = append(w.order[:i], w.order[i+1:]...)
-					break
-				}
-			}
+// workbook is the raw file at path, verified to hash as sha, parsed: once however many
+// requests ask for it at the same time (parsing a large workbook takes far more memory than
+// the file's size), and kept among the few parsed last.
+func (s *Service) workbook(sha, path string) (*grid.Workbook, error) {
+	return s.evidence.get(sha, func() (*grid.Workbook, error) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
-		w.mu.Unlock()
-	}
-	return b.wb, b.err
+		return parseWorkbook(data)
+	}, errParseLost)
 }
+
+// errParseLost is what the requests waiting on a raw file's parse get should it panic.
+var errParseLost = errors.New("its parse failed; retry, and report it if it persists")

@@ -15,6 +15,7 @@ import (
 	"github.com/citeq/citeq/apierror"
 	"github.com/citeq/citeq/capability"
 	"github.com/citeq/citeq/columnar"
+	"github.com/citeq/citeq/grid"
 	"github.com/citeq/citeq/snapshots"
 )
 
@@ -62,10 +63,12 @@ type Service struct {
 	index    *rawIndex                       // the raw files the snapshots of byCap cite
 	catStamp time.Time
 
-	evidence *workbookCache
+	evidence *onceCache[*grid.Workbook] // a few parsed raw files, by the hash they were verified against
 	cache    *responseCache
 	cites    *citeCache
-	derived  derivedCache
+	// derived keeps the derived capabilities' snapshots built, by capability, as_of and the
+	// inputs' fingerprints; a reload that changes the catalog empties it.
+	derived onceCache[*Snapshot]
 
 	// aggregate bounds the aggregate evidence's verifications in flight.
 	aggregate *aggregateGate
@@ -74,7 +77,7 @@ type Service struct {
 
 // New loads every promoted snapshot of the data directory.
 func New(dataDir string) (*Service, error) {
-	s := &Service{store: &snapshots.Store{Dir: dataDir}, loaded: map[string]*Snapshot{}, evidence: newWorkbookCache(4),
+	s := &Service{store: &snapshots.Store{Dir: dataDir}, loaded: map[string]*Snapshot{}, evidence: &onceCache[*grid.Workbook]{max: 4},
 		cache: newResponseCache(DefaultCacheBytes), cites: newCiteCache(DefaultCiteCacheBytes),
 		aggregate: newAggregateGate(DefaultAggregateInFlight)}
 	if _, err := s.Reload(); err != nil {

@@ -925,8 +925,11 @@ func (fr *FileRead) readSheet(spec *Sheet) {
 		}
 		if t := spec.Tally; t != nil && t.Field != "" {
 			for _, row := range r.added {
-				if v, ok := row.Get(t.Field).(float64); ok {
+				switch v := row.Get(t.Field).(type) {
+				case float64:
 					s.Total += v
+				case int64: // a whole-number field (AsInt)
+					s.Total += float64(v)
 				}
 			}
 		}

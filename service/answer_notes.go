@@ -702,7 +702,7 @@ func missingNotes(c *capability.Capability, t *columnar.Table, ev *Evaluation) (
 			msg += fmt.Sprintf("; %s by record key: %s (include_records lists the records, %s null)", which, strings.Join(examples, ", "), col)
 		}
 		out = append(out, Obj{{"code", NoteValuesMissing}, {"column", col}, {"rows", nulls}, {"matched_rows", matched},
-			{"metrics", metrics}, {"first", orEmptyList(examples)}, {"message", msg}})
+			{"metrics", metrics}, {"first", orEmpty(examples)}, {"message", msg}})
 	}
 	return out, nil
 }

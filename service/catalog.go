@@ -229,7 +229,7 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *apierror.Error)
 	}
 	doc = append(doc, Obj{
 		{"as_of", asOf},
-		{"as_of_available", orEmptyList(dates)},
+		{"as_of_available", orEmpty(dates)},
 		{"as_of_rule", c.AsOfRule},
 		{"documents", documentsDoc(c, snap)},
 		{"mcp_tools", Obj{{"describe", "describe_" + c.ToolName() + "_v1"}, {"query", "query_" + c.ToolName() + "_v1"}}},
@@ -251,7 +251,7 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *apierror.Error)
 			{"aggregate", aggregateCitationFields(c)},
 		}},
 		{"codebooks", codebooks},
-		{"partitions", orEmptyList(c.Partitions)},
+		{"partitions", orEmpty(c.Partitions)},
 		{"join_keys", joinKeysDoc(c)},
 	}...)
 	if len(c.Repeats) > 0 {
@@ -266,7 +266,7 @@ func (s *Service) schemaAt(p, at string, compact bool) ([]byte, *apierror.Error)
 	if snap != nil && snap.derived != nil {
 		doc = append(doc, KV{"inputs", snap.derived.inputs()})
 	}
-	doc = append(doc, KV{"rules", c.Rules}, KV{"sources", sources})
+	doc = append(doc, KV{"rules", orEmpty(c.Rules)}, KV{"sources", sources})
 	if fr := s.freshnessDoc(c, snap); fr != nil {
 		doc = append(doc, KV{"freshness", fr})
 	}
@@ -300,13 +300,6 @@ func rangeDoc(r capability.DateRange) Obj {
 	return Obj{{"from", r.From()}, {"to", r.To()}, {"field", r.Column},
 		{"format", dateBoundFormat + "; " + instantBoundFormat},
 		{"instants", Obj{{"from_field", r.Instants.From}, {"to_field", r.Instants.To}, {"time_zone", "UTC"}, {"convention", r.Instants.Convention}}}}
-}
-
-func orEmpty(l []Obj) []Obj {
-	if l == nil {
-		return []Obj{}
-	}
-	return l
 }
 
 func aggregateCitationFields(c *capability.Capability) []string {

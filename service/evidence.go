@@ -219,7 +219,7 @@ func (s *Service) verify(c Citation, outside bool, memo *verifyRun) (Obj, *apier
 	} else {
 		out = append(out, KV{"header_row", nil})
 	}
-	out = append(out, KV{"cells", cells}, KV{"cited_by", orEmptyObjs(citedBy)})
+	out = append(out, KV{"cells", cells}, KV{"cited_by", orEmpty(citedBy)})
 	return out, nil
 }
 
@@ -229,13 +229,6 @@ func (s *Service) verify(c Citation, outside bool, memo *verifyRun) (Obj, *apier
 func (s *Service) changedOnDisk(file, got, cited, url string) *apierror.Error {
 	return apierror.New(400, apierror.CodeEvidenceHash, "this service's stored copy of %s no longer hashes to the cited %s (it hashes to %s), so nothing cited from it can be verified here now; the operator has been told. The publisher's file is at %s: its sha256 must be the cited one", file, cited, got, orDash(url)).Becausef(
 		"the raw file %s with sha256 %s has changed on disk since ingest (it now hashes to %s): fetch it again from %s into the raw store and run citeq ingest", file, cited, got, orDash(url))
-}
-
-func orEmptyObjs(l []Obj) []Obj {
-	if l == nil {
-		return []Obj{}
-	}
-	return l
 }
 
 func orDash(s string) string {

@@ -136,7 +136,7 @@ func (s *Service) freshnessDoc(c *capability.Capability, snap *Snapshot) Obj {
 			nextCheck = src.NextCheck
 		}
 		o := Obj{{"source_id", src.SourceID}, {"publisher", src.Publisher}, {"checked", true}, {"cadence", src.Cadence},
-			{"check", src.Check}, {"addresses", orEmptyList(src.Addresses)},
+			{"check", src.Check}, {"addresses", orEmpty(src.Addresses)},
 			{"last_checked", instant(src.LastChecked)}, {"last_succeeded", instant(src.LastSucceeded)},
 			{"last_changed", instant(src.LastChanged)}, {"next_check", instant(src.NextCheck)},
 			{"consecutive_failures", src.Failures}, {"last_error", nullIfBlank(src.LastError)},

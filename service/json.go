@@ -45,3 +45,12 @@ func writeTyped(w jsonw.Buf, t capability.Type, v string) (jsonw.Buf, error) {
 	}
 	return w.String(v), nil
 }
+
+// orEmpty is l, or an empty one in place of nil: a list or object member is written [] or {},
+// never null.
+func orEmpty[S ~[]E, E any](l S) S {
+	if l == nil {
+		return S{}
+	}
+	return l
+}

@@ -52,7 +52,7 @@ func (p *Params) canonical(c *capability.Capability) Obj {
 			fs = append(fs, KV{name, list})
 		}
 	}
-	o = append(o, KV{"filters", orEmptyObj(fs)})
+	o = append(o, KV{"filters", orEmpty(fs)})
 	for _, r := range c.DateRanges {
 		if b, ok := p.Ranges[r.Name]; ok {
 			if b[0] != "" {
@@ -63,7 +63,7 @@ func (p *Params) canonical(c *capability.Capability) Obj {
 			}
 		}
 	}
-	o = append(o, KV{"group_by", orEmptyList(p.GroupBy)})
+	o = append(o, KV{"group_by", orEmpty(p.GroupBy)})
 	if p.OrderBy != "" {
 		o = append(o, KV{"order_by", p.OrderBy})
 	}
@@ -80,20 +80,6 @@ func (p *Params) canonical(c *capability.Capability) Obj {
 		o = append(o, KV{capability.ParamCursor, p.cursor})
 	}
 	return o
-}
-
-func orEmptyObj(o Obj) Obj {
-	if o == nil {
-		return Obj{}
-	}
-	return o
-}
-
-func orEmptyList(l []string) []string {
-	if l == nil {
-		return []string{}
-	}
-	return l
 }
 
 // members are the members of a params object as sent: name → JSON value. The GET pairs are

@@ -407,7 +407,7 @@ func (s *Service) render(c *capability.Capability, snap *Snapshot, p *Params, ev
 	if e != nil {
 		return nil, e
 	}
-	summary = append(summary, KV{"citation_refs", orEmptyList(cw.refs(ev.Total, Obj{}))})
+	summary = append(summary, KV{"citation_refs", orEmpty(cw.refs(ev.Total, Obj{}))})
 	var recs rawJSON
 	if p.IncludeRecords {
 		var nrecs int
@@ -548,7 +548,7 @@ func (s *Service) summary(c *capability.Capability, snap *Snapshot, p *Params, e
 		{"matched_source_rows", sel.Len()},
 		{"totals", totals},
 		{"units", units},
-		{"notes", orEmptyNotes(notes)},
+		{"notes", orEmpty(notes)},
 	}, nil
 }
 
@@ -673,13 +673,6 @@ func (rr *rowRenderer) render(out jsonw.Buf, rows []outRow, cw *citeWriter) json
 		out = out.Name(nSourceRowsCount).Int(sourceRows(r.sources)).CloseObj().CloseObj()
 	}
 	return out
-}
-
-func orEmptyNotes(n []Obj) []Obj {
-	if n == nil {
-		return []Obj{}
-	}
-	return n
 }
 
 func sourceRows(srcs []columnar.Source) int64 {

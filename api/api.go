@@ -172,6 +172,12 @@ func NewWith(svc *service.Service, cfg Config) (http.Handler, error) {
 				p, suffix = strings.TrimSuffix(p, end), end
 			}
 		}
+		if capability.ByPath(p) != nil {
+			// A capability's own path, without its endpoint.
+			writeErr(c, &apierror.Error{Status: 404, Code: apierror.CodeNotFound,
+				Message: "no endpoint at " + c.Request.URL.Path + ": /v1/" + p + " is a capability, whose endpoints are GET /v1/" + p + "/schema and POST or GET /v1/" + p + "/query"})
+			return
+		}
 		writeErr(c, &apierror.Error{Status: 404, Code: apierror.CodeNotFound,
 			Message: "no endpoint at " + c.Request.URL.Path + " (capability path " + p + " unknown); " + service.DidYouMean(p, suffix) +
 				"GET /v1/capabilities lists what is served, each with its /schema and /query paths"})

@@ -83,7 +83,8 @@ func TestFilterValuesTrimmed(t *testing.T) {
 	}
 }
 
-// TestFirstHour: a misspelt capability path is answered with the path meant; a derived
+// TestFirstHour: a misspelt capability path is answered with the path meant, a capability's
+// path without its endpoint with its endpoints; a derived
 // capability no query can be answered from is listed as not answerable, saying which files
 // would make it answer.
 func TestFirstHour(t *testing.T) {
@@ -94,6 +95,8 @@ func TestFirstHour(t *testing.T) {
 		{"/v1/natural-gas/price/query", "did you mean natural-gas/prices (/v1/natural-gas/prices/query)?"},
 		{"/v1/power/interconnection_queue_pjm/query", "did you mean power/interconnection-queue-pjm (/v1/power/interconnection-queue-pjm/query)?"},
 		{"/v1/weather/rain/query", ""},
+		// A capability's own path, its endpoint left out: named, never "did you mean" itself.
+		{"/v1/natural-gas/prices", "/v1/natural-gas/prices is a capability, whose endpoints are GET /v1/natural-gas/prices/schema and POST or GET /v1/natural-gas/prices/query"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			status, body := get(t, srv, tc.path)

@@ -51,13 +51,7 @@ var scaledCaps = []string{capability.PowerCapacity.ID, capability.PowerPriceERCO
 // empty); the test is skipped when the raw files are absent.
 func source(t *testing.T, capID ...string) *Source {
 	t.Helper()
-	raw := os.Getenv("CITEQ_RAW")
-	if raw == "" {
-		raw = filepath.Join("..", "..", "..", "shared", "data", "raw")
-	}
-	if _, err := os.Stat(raw); err != nil {
-		testenv.SkipRaw(t, "raw files not available (%v); set CITEQ_RAW", err)
-	}
+	raw := testenv.Raw(t)
 	srcOnce.Do(func() {
 		srcData, srcErr = os.MkdirTemp("", "citeq-synth-test-")
 		if srcErr != nil {

@@ -42,13 +42,17 @@ func RepoRoot(t testing.TB) string {
 	}
 }
 
-// Raw returns the raw-files directory: $CITEQ_RAW, else ../shared/data/raw beside the
-// repository. The test is skipped when it is absent (failed with CITEQ_REQUIRE_RAW=1).
+// Raw returns the raw-files directory: $CITEQ_RAW (a relative one read from the repository's
+// root, as make reads it, not from the test's package folder), else ../shared/data/raw beside
+// the repository. The test is skipped when it is absent (failed with CITEQ_REQUIRE_RAW=1).
 func Raw(t testing.TB) string {
 	t.Helper()
 	raw := os.Getenv("CITEQ_RAW")
-	if raw == "" {
+	switch {
+	case raw == "":
 		raw = filepath.Join(RepoRoot(t), "..", "shared", "data", "raw")
+	case !filepath.IsAbs(raw):
+		raw = filepath.Join(RepoRoot(t), raw)
 	}
 	if _, err := os.Stat(raw); err != nil {
 		SkipRaw(t, "raw files not available (%v); set CITEQ_RAW", err)

@@ -43,19 +43,11 @@ type RawJSON []byte
 
 // AppendObj appends o rendered as a JSON object.
 func AppendObj(b []byte, o Obj) ([]byte, error) {
-	b = append(b, '{')
-	var err error
-	for i, kv := range o {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = AppendString(b, kv.K, true)
-		b = append(b, ':')
-		if b, err = AppendValue(b, kv.V); err != nil {
-			return nil, err
-		}
+	w, err := Buf{b: b}.OpenObj().Members(o)
+	if err != nil {
+		return nil, err
 	}
-	return append(b, '}'), nil
+	return w.CloseObj().b, nil
 }
 
 // AppendValue appends v rendered as JSON, as encoding/json renders it (Obj members in
@@ -83,53 +75,36 @@ func AppendValue(b []byte, v any) ([]byte, error) {
 	case float64:
 		return AppendFloat(b, v)
 	case []Obj:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		var err error
-		for i, o := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = AppendObj(b, o); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendList(b, v, AppendObj)
 	case []any:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		var err error
-		for i, x := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = AppendValue(b, x); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendList(b, v, AppendValue)
 	case []string:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendString(b, s, false)
-		}
-		return append(b, ']'), nil
+		return appendList(b, v, func(b []byte, s string) ([]byte, error) { return AppendString(b, s, false), nil })
 	}
 	enc, err := Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	return append(b, enc...), nil
+}
+
+// appendList appends l as a JSON array (null when nil, as encoding/json writes a nil slice),
+// each element written by each.
+func appendList[E any](b []byte, l []E, each func([]byte, E) ([]byte, error)) ([]byte, error) {
+	if l == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	var err error
+	for i, x := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = each(b, x); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
 }
 
 // AppendFloat writes f as encoding/json does: like %g, with the exponent cutoffs of ES6.
